@@ -1,0 +1,170 @@
+r"""Losses of the margin ``z = X w``: value, first and second derivative per sample.
+
+Every loss is a frozen object with three vectorised methods taking the labels ``y`` and
+the raw outputs ``z`` (both of shape ``(n,)``):
+
+* ``value(y, z)``             -- :math:`\ell(y_i, z_i)` per sample,
+* ``derivative(y, z)``        -- :math:`\partial \ell / \partial z_i`,
+* ``second_derivative(y, z)`` -- :math:`\partial^2 \ell / \partial z_i^2` (a generalised
+  second derivative for the piecewise-quadratic squared hinge).
+
+Classification losses take ``y`` in {-1, +1}. Solvers combine them with a penalty; they
+never need to know which loss they hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+__all__ = [
+    "Hinge",
+    "SquaredHinge",
+    "SmoothedHinge",
+    "Logistic",
+    "Squared",
+    "EpsilonInsensitive",
+]
+
+
+@dataclass(frozen=True)
+class Hinge:
+    r"""Hinge loss :math:`\max(0, 1 - y z)` (seed-000 (2.19), seed 001 §1.3).
+
+    Not differentiable at :math:`yz = 1`; ``derivative`` returns the subgradient
+    :math:`-y\,\mathbb{1}[yz < 1]`. Used by dual and path solvers, not by smooth ones.
+    """
+
+    smooth = False
+
+    def value(self, y, z):
+        return np.maximum(0.0, 1.0 - y * z)
+
+    def derivative(self, y, z):
+        return np.where(y * z < 1.0, -y, 0.0)
+
+    def second_derivative(self, y, z):
+        raise ValueError("the hinge loss has no second derivative; use SmoothedHinge")
+
+
+@dataclass(frozen=True)
+class SquaredHinge:
+    r"""Squared hinge :math:`\max(0, 1 - y z)^2` of the L2-SVM (seed 002 §7).
+
+    Once differentiable; ``second_derivative`` is the generalised Hessian
+    :math:`2\,\mathbb{1}[yz < 1]` used by the finite Newton method.
+    """
+
+    smooth = True
+
+    def value(self, y, z):
+        r = np.maximum(0.0, 1.0 - y * z)
+        return r * r
+
+    def derivative(self, y, z):
+        return -2.0 * y * np.maximum(0.0, 1.0 - y * z)
+
+    def second_derivative(self, y, z):
+        return np.where(y * z < 1.0, 2.0, 0.0)
+
+
+@dataclass(frozen=True)
+class SmoothedHinge:
+    r"""Softplus-smoothed hinge of seed-000 (4.18)-(4.20).
+
+    .. math::
+        \ell_\mu(u) = \mu \log(1 + e^{u/\mu}),\quad u = 1 - y z,\qquad
+        \ell_\mu'(u) = \sigma(u/\mu),\quad
+        \ell_\mu''(u) = \sigma(u/\mu)(1-\sigma(u/\mu))/\mu,
+
+    so :math:`\partial\ell/\partial z = -y\,\sigma(u/\mu)` and
+    :math:`\partial^2\ell/\partial z^2 = \ell_\mu''(u)` (as :math:`y^2 = 1`).
+    :math:`\ell_\mu \to` hinge as :math:`\mu \to 0` (Zhang et al. 2003).
+
+    Parameters
+    ----------
+    smoothing : float
+        The thesis's :math:`\mu > 0` (default 0.25).
+    """
+
+    smoothing: float = 0.25
+    smooth = True
+
+    def __post_init__(self):
+        if not (np.isfinite(self.smoothing) and self.smoothing > 0):
+            raise ValueError(f"hinge_smoothing must be a positive float, got {self.smoothing!r}")
+
+    def value(self, y, z):
+        mu = self.smoothing
+        return mu * np.logaddexp(0.0, (1.0 - y * z) / mu)
+
+    def derivative(self, y, z):
+        return -y * expit((1.0 - y * z) / self.smoothing)
+
+    def second_derivative(self, y, z):
+        s = expit((1.0 - y * z) / self.smoothing)
+        return s * (1.0 - s) / self.smoothing
+
+
+@dataclass(frozen=True)
+class Logistic:
+    r"""Logistic loss :math:`\log(1 + e^{-y z})` (seed 002 §2.2, kernel logistic regression).
+
+    :math:`\partial\ell/\partial z = -y\,\sigma(-yz)`,
+    :math:`\partial^2\ell/\partial z^2 = \sigma(yz)\,\sigma(-yz)`.
+    """
+
+    smooth = True
+
+    def value(self, y, z):
+        return np.logaddexp(0.0, -y * z)
+
+    def derivative(self, y, z):
+        return -y * expit(-y * z)
+
+    def second_derivative(self, y, z):
+        s = expit(y * z)
+        return s * (1.0 - s)
+
+
+@dataclass(frozen=True)
+class Squared:
+    r"""Squared error :math:`\tfrac12 (z - y)^2` (ridge, kernel ridge, least-squares SVM)."""
+
+    smooth = True
+
+    def value(self, y, z):
+        r = z - y
+        return 0.5 * r * r
+
+    def derivative(self, y, z):
+        return z - y
+
+    def second_derivative(self, y, z):
+        return np.ones_like(np.asarray(z, dtype=float))
+
+
+@dataclass(frozen=True)
+class EpsilonInsensitive:
+    r"""Vapnik's :math:`\varepsilon`-insensitive loss :math:`\max(0, |z - y| - \varepsilon)`
+    of ε-SVR (seed 001 §2). Not differentiable; used through its dual.
+    """
+
+    epsilon: float = 0.1
+    smooth = False
+
+    def __post_init__(self):
+        if not (np.isfinite(self.epsilon) and self.epsilon >= 0):
+            raise ValueError(f"epsilon must be a non-negative float, got {self.epsilon!r}")
+
+    def value(self, y, z):
+        return np.maximum(0.0, np.abs(z - y) - self.epsilon)
+
+    def derivative(self, y, z):
+        r = z - y
+        return np.where(np.abs(r) > self.epsilon, np.sign(r), 0.0)
+
+    def second_derivative(self, y, z):
+        raise ValueError("the epsilon-insensitive loss has no second derivative")

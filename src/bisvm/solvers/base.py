@@ -1,0 +1,128 @@
+r"""What every solver shares: the problem record, the result record, and the warning on an
+iteration cap.
+
+A *smooth problem* is
+
+.. math::
+    \min_w F(w) = \frac{1}{n}\sum_{i=1}^n s_i\,\ell(y_i, x_i^\top w) + P(w),
+
+with a loss ``ℓ`` from :mod:`bisvm.losses` and a smooth penalty ``P`` from
+:mod:`bisvm.penalties` (seed-000 §1.5 for the smoothed elastic-net SVM; seed 002 §3 for
+the primal methods). Solvers take the problem and an explicit warm start and return a
+frozen :class:`SolverResult`; they keep no state between calls.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+__all__ = ["SmoothProblem", "SolverResult", "ConvergenceRecord", "warn_cap", "ConvergenceWarning"]
+
+
+@dataclass(frozen=True)
+class SmoothProblem:
+    r"""A frozen smooth, convex primal problem :math:`F(w) = \frac1n\sum s_i \ell_i + P(w)`.
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d)
+        Design matrix (include a column of ones to fit a bias inside ``w``).
+    y : ndarray, shape (n,)
+        Targets (±1 for classification losses).
+    loss : object with ``value``, ``derivative``, ``second_derivative``
+    penalty : object with ``value``, ``gradient``, ``hessian``
+    sample_weight : ndarray, shape (n,), optional
+        ``s_i`` (ones by default).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    loss: object
+    penalty: object
+    sample_weight: np.ndarray | None = None
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    def _s(self):
+        n = self.X.shape[0]
+        return (1.0 / n) if self.sample_weight is None else self.sample_weight / n
+
+    def value(self, w):
+        z = self.X @ w
+        return float(np.sum(self._s() * self.loss.value(self.y, z))) + self.penalty.value(w)
+
+    def value_and_gradient(self, w):
+        z = self.X @ w
+        s = self._s()
+        f = float(np.sum(s * self.loss.value(self.y, z))) + self.penalty.value(w)
+        g = self.X.T @ (s * self.loss.derivative(self.y, z)) + self.penalty.gradient(w)
+        return f, g
+
+    def gradient(self, w):
+        return self.value_and_gradient(w)[1]
+
+    def hessian(self, w):
+        r""":math:`\frac1n X^\top \mathrm{diag}(s\,\ell'') X + \nabla^2 P(w)` (dense)."""
+        z = self.X @ w
+        h = self._s() * self.loss.second_derivative(self.y, z)
+        H = (self.X.T * h) @ self.X
+        H += self.penalty.hessian(w)
+        return H
+
+
+@dataclass(frozen=True)
+class ConvergenceRecord:
+    """Per-iteration objective, gradient norm and elapsed seconds of one solve."""
+
+    objective: np.ndarray
+    grad_norm: np.ndarray
+    seconds: np.ndarray
+
+
+@dataclass(frozen=True)
+class SolverResult:
+    """Frozen outcome of a solve.
+
+    Attributes
+    ----------
+    coef : ndarray
+        The solution ``w``.
+    objective : float
+    grad_norm : float
+        Final stopping certificate (gradient norm for smooth solvers).
+    n_iter : int
+        Iterations (Newton / quasi-Newton steps).
+    n_evals : int
+        Objective-and-gradient evaluations (line-search trials included).
+    converged : bool
+    seconds : float
+    record : ConvergenceRecord
+    extra : dict
+        Solver-specific outputs (dual coefficients, active set, ...).
+    """
+
+    coef: np.ndarray
+    objective: float
+    grad_norm: float
+    n_iter: int
+    n_evals: int
+    converged: bool
+    seconds: float
+    record: ConvergenceRecord
+    extra: dict = field(default_factory=dict)
+
+
+def warn_cap(solver, max_iter, certificate, tol):
+    """Warn with :class:`ConvergenceWarning` that ``solver`` stopped on its iteration cap."""
+    warnings.warn(
+        f"{solver} stopped after max_iter={max_iter} iterations with a stopping "
+        f"criterion of {certificate:.3g} > tol={tol:.3g}; increase max_iter or tol",
+        ConvergenceWarning,
+        stacklevel=3,
+    )
