@@ -1,0 +1,282 @@
+r"""Kernel functions and Gram blocks (seed 001 Example 8.2, seed 003 §5 eqs. (52)–(55)).
+
+=================  ==============================================================
+``"linear"``       :math:`k(x, x') = \langle x, x'\rangle`
+``"poly"``         :math:`k(x, x') = (\gamma\langle x, x'\rangle + c_0)^{d}`
+``"rbf"``          :math:`k(x, x') = \exp(-\gamma\lVert x - x'\rVert_2^2)`
+``"laplacian"``    :math:`k(x, x') = \exp(-\gamma\lVert x - x'\rVert_1)`
+``"sigmoid"``      :math:`k(x, x') = \tanh(\gamma\langle x, x'\rangle + c_0)`
+callable           ``kernel(X, Y)`` returns the ``(n_x, n_y)`` block
+``"precomputed"``  the user passes the Gram matrix itself
+=================  ==============================================================
+
+``gamma`` follows scikit-learn: a positive float, ``"scale"`` (``1 / (d · Var(X))``) or
+``"auto"`` (``1 / d``). The Laplacian uses the L1 distance, as scikit-learn's
+``laplacian_kernel`` does (seed 001 writes ``exp(-t‖x − y‖)`` without naming the norm).
+The sigmoid kernel is not positive semi-definite for every ``(γ, c0)``; it is accepted as
+LIBSVM accepts it.
+
+Blocks are computed with one BLAS matrix product plus element-wise operations, never with
+Python loops over rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = [
+    "KERNELS",
+    "Kernel",
+    "linear_kernel",
+    "polynomial_kernel",
+    "rbf_kernel",
+    "laplacian_kernel",
+    "sigmoid_kernel",
+    "resolve_gamma",
+    "check_precomputed",
+    "make_kernel",
+    "gram_matrix",
+]
+
+KERNELS = ("linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed")
+
+#: Integer codes understood by the compiled SMO column routines.
+KERNEL_CODES = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3, "laplacian": 4, "precomputed": 5}
+
+
+def _as_2d(X, name):
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array, got shape {X.shape}")
+    return X
+
+
+def _pair(X, Y):
+    X = _as_2d(X, "X")
+    Y = X if Y is None else _as_2d(Y, "Y")
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(
+            f"X and Y must have the same number of features, got {X.shape[1]} and {Y.shape[1]}"
+        )
+    return X, Y
+
+
+def _sq_dists(X, Y):
+    r""":math:`\lVert x_i - y_j\rVert^2 = \lVert x_i\rVert^2 + \lVert y_j\rVert^2 - 2x_i^\top y_j`
+    through one GEMM, clipped at 0 against cancellation."""
+    xx = np.einsum("ij,ij->i", X, X)
+    yy = xx if Y is X else np.einsum("ij,ij->i", Y, Y)
+    D = X @ Y.T
+    D *= -2.0
+    D += xx[:, None]
+    D += yy[None, :]
+    np.maximum(D, 0.0, out=D)
+    if Y is X:
+        np.fill_diagonal(D, 0.0)
+    return D
+
+
+def linear_kernel(X, Y=None):
+    r"""Linear kernel :math:`K_{ij} = \langle x_i, y_j\rangle` (seed 003 eq. (52))."""
+    X, Y = _pair(X, Y)
+    return X @ Y.T
+
+
+def polynomial_kernel(X, Y=None, gamma=1.0, coef0=0.0, degree=3):
+    r"""Polynomial kernel :math:`K_{ij} = (\gamma\langle x_i, y_j\rangle + c_0)^d`
+    (seed 003 eq. (53); seed 001's ``(x^T y + c)^r`` is ``gamma=1``)."""
+    X, Y = _pair(X, Y)
+    K = X @ Y.T
+    K *= gamma
+    K += coef0
+    return K**degree
+
+
+def rbf_kernel(X, Y=None, gamma=1.0):
+    r"""Gaussian kernel :math:`K_{ij} = \exp(-\gamma\lVert x_i - y_j\rVert^2)` (seed 003
+    eq. (54); seed 001's ``exp(-‖x − y‖²/(2σ²))`` is ``gamma = 1/(2σ²)``)."""
+    X, Y = _pair(X, Y)
+    K = _sq_dists(X, Y)
+    K *= -gamma
+    np.exp(K, out=K)
+    return K
+
+
+def laplacian_kernel(X, Y=None, gamma=1.0):
+    r"""Laplacian kernel :math:`K_{ij} = \exp(-\gamma\lVert x_i - y_j\rVert_1)` (seed 001
+    Example 8.2, L1 distance as in scikit-learn)."""
+    from scipy.spatial.distance import cdist
+
+    X, Y = _pair(X, Y)
+    K = cdist(X, Y, metric="cityblock")
+    K *= -gamma
+    np.exp(K, out=K)
+    return K
+
+
+def sigmoid_kernel(X, Y=None, gamma=1.0, coef0=0.0):
+    r"""Sigmoid kernel :math:`K_{ij} = \tanh(\gamma\langle x_i, y_j\rangle + c_0)` (seed 003
+    eq. (55))."""
+    X, Y = _pair(X, Y)
+    K = X @ Y.T
+    K *= gamma
+    K += coef0
+    np.tanh(K, out=K)
+    return K
+
+
+def resolve_gamma(gamma, X):
+    """Return the numeric kernel width for ``gamma`` in ``{float > 0, "scale", "auto"}``.
+
+    ``"scale"`` is ``1 / (n_features · X.var())`` and ``"auto"`` is ``1 / n_features``
+    (scikit-learn's conventions). A constant ``X`` under ``"scale"`` gives ``1.0``.
+    """
+    X = np.asarray(X)
+    if isinstance(gamma, str):
+        if gamma == "scale":
+            var = float(X.var()) if X.size else 0.0
+            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+        if gamma == "auto":
+            return 1.0 / X.shape[1]
+        raise ValueError(f"gamma must be a positive float, 'scale' or 'auto'; got {gamma!r}")
+    if isinstance(gamma, bool) or not isinstance(gamma, Real):
+        raise TypeError(f"gamma must be a positive float, 'scale' or 'auto'; got {gamma!r}")
+    gamma = float(gamma)
+    if not np.isfinite(gamma) or gamma <= 0:
+        raise ValueError(f"gamma must be > 0, got {gamma!r}")
+    return gamma
+
+
+def check_precomputed(K, *, n_train=None, symmetric=True, rtol=1e-8, atol=1e-10):
+    """Validate a precomputed Gram matrix.
+
+    At fit time (``symmetric=True``) ``K`` must be square, finite and symmetric within
+    ``|K - Kᵀ| <= atol + rtol·max|K|``. At prediction time pass ``n_train`` and
+    ``symmetric=False``: ``K`` must then have ``n_train`` columns.
+    """
+    K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2:
+        raise ValueError(f"precomputed kernel must be a 2-D array, got shape {K.shape}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("precomputed kernel contains NaN or infinity")
+    if symmetric:
+        if K.shape[0] != K.shape[1]:
+            raise ValueError(f"precomputed kernel must be a square matrix, got shape {K.shape}")
+        scale = float(np.max(np.abs(K))) if K.size else 0.0
+        if K.size and float(np.max(np.abs(K - K.T))) > atol + rtol * scale:
+            raise ValueError("precomputed kernel must be symmetric (K != K.T within tolerance)")
+    if n_train is not None and K.shape[1] != n_train:
+        raise ValueError(
+            f"precomputed kernel must have {n_train} columns (the number of training "
+            f"samples), got shape {K.shape}"
+        )
+    return K
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A resolved kernel: name plus numeric parameters, or a callable.
+
+    ``kernel(X, Y)`` gives the block ``K(X, Y)``; :meth:`diag` gives ``k(x_i, x_i)``.
+    For ``"precomputed"`` the block is the input itself.
+    """
+
+    name: str
+    gamma: float = 1.0
+    coef0: float = 0.0
+    degree: int = 3
+    function: object = None
+
+    @property
+    def code(self):
+        """Integer code of the compiled column routines (callables are precomputed)."""
+        return KERNEL_CODES["precomputed" if self.function is not None else self.name]
+
+    def __call__(self, X, Y=None):
+        name = self.name
+        if self.function is not None:
+            Xa = np.asarray(X)
+            K = np.asarray(self.function(Xa, Xa if Y is None else np.asarray(Y)), dtype=float)
+            n_y = Xa.shape[0] if Y is None else np.asarray(Y).shape[0]
+            if K.shape != (Xa.shape[0], n_y):
+                raise ValueError(
+                    f"kernel callable must return an array of shape {(Xa.shape[0], n_y)}, "
+                    f"got {K.shape}"
+                )
+            return K
+        if name == "linear":
+            return linear_kernel(X, Y)
+        if name == "poly":
+            return polynomial_kernel(X, Y, self.gamma, self.coef0, self.degree)
+        if name == "rbf":
+            return rbf_kernel(X, Y, self.gamma)
+        if name == "laplacian":
+            return laplacian_kernel(X, Y, self.gamma)
+        if name == "sigmoid":
+            return sigmoid_kernel(X, Y, self.gamma, self.coef0)
+        if name == "precomputed":
+            return np.asarray(X, dtype=np.float64)
+        raise ValueError(f"unknown kernel {name!r}")
+
+    def diag(self, X):
+        """The diagonal ``k(x_i, x_i)`` without forming the block."""
+        X = np.asarray(X, dtype=np.float64)
+        name = self.name
+        if self.function is not None:
+            return np.array(
+                [self.function(X[i : i + 1], X[i : i + 1])[0, 0] for i in range(len(X))]
+            )
+        if name in ("rbf", "laplacian"):
+            return np.ones(X.shape[0])
+        if name == "precomputed":
+            return np.diag(X).copy()
+        sq = np.einsum("ij,ij->i", X, X)
+        if name == "linear":
+            return sq
+        if name == "poly":
+            return (self.gamma * sq + self.coef0) ** self.degree
+        return np.tanh(self.gamma * sq + self.coef0)
+
+
+def make_kernel(kernel="rbf", *, gamma="scale", coef0=0.0, degree=3, X=None):
+    """Validate kernel parameters and return a :class:`Kernel`.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed"} or callable
+    gamma : float > 0, "scale" or "auto"
+        Resolved against the training data ``X`` (needed for "scale"/"auto").
+    coef0 : float
+        ``c_0`` of the polynomial and sigmoid kernels.
+    degree : int >= 0
+        Degree of the polynomial kernel.
+    X : array, optional
+        Training data, used only to resolve ``gamma``.
+    """
+    if callable(kernel):
+        return Kernel("callable", function=kernel)
+    if not isinstance(kernel, str) or kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS} or a callable; got {kernel!r}")
+    if isinstance(coef0, bool) or not isinstance(coef0, Real) or not np.isfinite(coef0):
+        raise ValueError(f"coef0 must be a finite real number, got {coef0!r}")
+    if isinstance(degree, bool) or not isinstance(degree, Integral | Real):
+        raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
+    if kernel == "poly" and (degree < 0 or float(degree) != int(degree)):
+        raise ValueError(f"degree must be a non-negative integer, got {degree!r}")
+    if kernel in ("poly", "rbf", "laplacian", "sigmoid"):
+        if X is None and isinstance(gamma, str):
+            raise ValueError("gamma='scale'/'auto' needs the training data X")
+        g = resolve_gamma(gamma, X)
+    else:
+        g = 1.0
+        if not isinstance(gamma, str):
+            resolve_gamma(gamma, np.zeros((1, 1)))  # still reject gamma <= 0
+    return Kernel(kernel, gamma=g, coef0=float(coef0), degree=int(degree))
+
+
+def gram_matrix(kernel, X, Y=None):
+    """``K(X, Y)`` for a :class:`Kernel` (convenience wrapper)."""
+    return kernel(X, Y)
