@@ -2,8 +2,12 @@
 explicit warm start and returns a frozen :class:`~bisvm.solvers.base.SolverResult`."""
 
 from .base import ConvergenceRecord, SmoothProblem, SolverResult
+from .cg import conjugate_gradient, minimize_nonlinear_cg, solve_nonlinear_cg
+from .coordinate import solve_block_coordinate_descent
+from .gradient import minimize_gradient_descent, solve_gradient_descent
 from .lbfgs import minimize_lbfgs, solve_lbfgs
 from .newton import minimize_newton, solve_newton
+from .quasi_newton import minimize_bfgs, solve_bfgs
 
 __all__ = [
     "ConvergenceRecord",
@@ -13,4 +17,12 @@ __all__ = [
     "minimize_newton",
     "solve_lbfgs",
     "solve_newton",
+    "conjugate_gradient",
+    "minimize_nonlinear_cg",
+    "solve_nonlinear_cg",
+    "solve_block_coordinate_descent",
+    "minimize_gradient_descent",
+    "solve_gradient_descent",
+    "minimize_bfgs",
+    "solve_bfgs",
 ]

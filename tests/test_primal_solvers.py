@@ -1,0 +1,129 @@
+"""Primal methods of seed 002 §3 (and the finite Newton method of §7) against scipy's
+L-BFGS-B and against each other, on strongly convex problems."""
+
+import numpy as np
+import pytest
+import scipy.optimize as so
+from sklearn.exceptions import ConvergenceWarning
+
+from bisvm.losses import Logistic, SmoothedHinge, Squared, SquaredHinge
+from bisvm.penalties import L2, GroupPseudoHuber, SumPenalty
+from bisvm.solvers import SmoothProblem, solve_lbfgs, solve_newton
+from bisvm.solvers.cg import conjugate_gradient, solve_nonlinear_cg
+from bisvm.solvers.coordinate import solve_block_coordinate_descent
+from bisvm.solvers.gradient import solve_gradient_descent
+from bisvm.solvers.quasi_newton import solve_bfgs
+
+LOSSES = {
+    "squared_hinge": SquaredHinge(),
+    "logistic": Logistic(),
+    "smoothed_hinge": SmoothedHinge(0.25),
+    "squared": Squared(),
+}
+
+SOLVERS = {
+    "gradient_descent": solve_gradient_descent,
+    "bfgs": solve_bfgs,
+    "lbfgs": solve_lbfgs,
+    "newton": solve_newton,
+    "cg_pr+": solve_nonlinear_cg,
+    "cg_fr": lambda P, **k: solve_nonlinear_cg(P, beta="FR", **k),
+    "cg_hs": lambda P, **k: solve_nonlinear_cg(P, beta="HS", **k),
+    "bcd_1": solve_block_coordinate_descent,
+    "bcd_3": lambda P, **k: solve_block_coordinate_descent(P, block_size=3, **k),
+}
+
+
+def _problem(loss, penalty="l2", seed=0, n=150, d=8):
+    rng = np.random.default_rng(seed)
+    X = np.c_[rng.normal(size=(n, d)) * np.linspace(0.5, 2.0, d), np.ones(n)]
+    y = np.sign(X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=n))
+    if penalty == "l2":
+        pen = L2(0.05)
+    else:  # the smoothed elastic net of seed-000 §1.5, groups of two
+        groups = np.r_[np.repeat(np.arange(d // 2), 2), -1]
+        pen = SumPenalty((L2(0.05), GroupPseudoHuber(np.full(d // 2, 0.02), groups, 0.1)))
+    return SmoothProblem(X, y, loss, pen)
+
+
+def _reference(P):
+    return so.minimize(P.value_and_gradient, np.zeros(P.n_features), jac=True,
+                       method="L-BFGS-B",
+                       options=dict(gtol=1e-13, ftol=1e-16, maxiter=20000, maxcor=20))
+
+
+@pytest.mark.parametrize("penalty", ["l2", "elastic_net"])
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+def test_every_solver_reaches_the_scipy_optimum(loss, penalty):
+    P = _problem(LOSSES[loss], penalty)
+    ref = _reference(P)
+    objs = {}
+    for name, solve in SOLVERS.items():
+        r = solve(P, tol=1e-8)
+        gap = (r.objective - ref.fun) / abs(ref.fun)
+        assert abs(gap) <= 1e-8, (name, gap)
+        # either the gradient test was met, or the solver stopped because the objective
+        # was flat to working precision (gradient still tiny)
+        assert r.converged or r.grad_norm <= 1e-6, (name, r.grad_norm)
+        assert r.objective == pytest.approx(P.value(r.coef), rel=1e-14)
+        assert np.max(np.abs(r.coef - ref.x)) < 1e-4, name
+        # the convergence record is complete and the objective never increases
+        assert r.record.objective.shape == (r.n_iter + 1,)
+        assert np.all(np.diff(r.record.objective) <= 1e-12 * abs(ref.fun)), name
+        objs[name] = r.objective
+    vals = np.array(list(objs.values()))
+    assert np.ptp(vals) <= 1e-8 * abs(ref.fun)
+
+
+def test_warm_start_at_the_optimum_stops_at_once():
+    P = _problem(Logistic())
+    r = solve_bfgs(P, tol=1e-8)
+    for solve in (solve_gradient_descent, solve_bfgs, solve_nonlinear_cg,
+                  solve_block_coordinate_descent):
+        r2 = solve(P, w0=r.coef, tol=1e-6)
+        assert r2.converged and r2.n_iter == 0
+
+
+def test_linear_cg_solves_spd_system_in_at_most_d_steps():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(30, 30))
+    P = A @ A.T + 0.1 * np.eye(30)
+    b = rng.normal(size=30)
+    x, k, res = conjugate_gradient(lambda v: P @ v, b, tol=1e-12)
+    np.testing.assert_allclose(x, np.linalg.solve(P, b), rtol=1e-8, atol=1e-10)
+    assert res <= 1e-12 * np.linalg.norm(b) * 10
+    # conjugate directions: finite termination (a few extra steps for rounding)
+    assert k <= 60
+
+
+def test_bfgs_inverse_hessian_approximates_the_true_one_on_a_quadratic():
+    P = _problem(Squared())
+    r = solve_bfgs(P, tol=1e-10)
+    H = np.linalg.inv(P.hessian(r.coef))
+    Happ = r.extra["inverse_hessian"]
+    # inexact (Wolfe) line searches: close, not exact; and positive definite throughout
+    assert np.linalg.norm(Happ - H) / np.linalg.norm(H) < 0.2
+    assert np.all(np.linalg.eigvalsh(Happ) > 0)
+
+
+@pytest.mark.parametrize("solve", [solve_gradient_descent, solve_bfgs, solve_nonlinear_cg,
+                                   solve_block_coordinate_descent])
+def test_iteration_cap_warns(solve):
+    P = _problem(SmoothedHinge(0.25))
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        r = solve(P, tol=1e-12, max_iter=2)
+    assert not r.converged and r.n_iter == 2
+
+
+def test_bad_parameters_are_rejected():
+    P = _problem(Logistic())
+    with pytest.raises(ValueError, match="tol"):
+        solve_bfgs(P, tol=-1.0)
+    with pytest.raises(ValueError, match="max_iter"):
+        solve_gradient_descent(P, max_iter=0)
+    with pytest.raises(ValueError, match="beta"):
+        solve_nonlinear_cg(P, beta="XY")
+    with pytest.raises(ValueError, match="partition"):
+        solve_block_coordinate_descent(P, blocks=[[0, 1], [1, 2]])
+    with pytest.raises(ValueError, match="block_size"):
+        solve_block_coordinate_descent(P, block_size=0)
