@@ -1,0 +1,317 @@
+r"""SMO / decomposition solver for the generic SVM dual (seed 002 §4, LIBSVM's rules).
+
+The problem solved is
+
+.. math::
+    \min_{\alpha\in\mathbb R^l}\ \tfrac12\,\alpha^\top Q\,\alpha + p^\top\alpha
+    \quad\text{s.t.}\quad y^\top\alpha = \Delta,\qquad 0 \le \alpha_t \le C_t,
+
+with :math:`Q_{tu} = y_t y_u\,k(x_{s_t}, x_{s_u}) + \delta_{tu}\,\mathrm{shift}_t`,
+:math:`y_t = \pm1` and :math:`C_t \in (0, \infty]`. The formulations are thin builders of
+``(sample_index, y, p, C, shift)``:
+
+* C-SVC (hinge loss): :math:`p = -e`, :math:`C_t = C\,w_t` (class and sample weights);
+* L2-SVM (squared hinge :math:`\tfrac12\xi^2`, seed 002 §2.2.3): :math:`p = -e`,
+  :math:`C_t = \infty`, :math:`\mathrm{shift}_t = 1/(C w_t)`;
+* hard margin: :math:`C_t = \infty`;
+* ε-SVR: :math:`2n` variables on :math:`n` samples, :math:`y = (e, -e)`,
+  :math:`p = (\varepsilon e - z, \varepsilon e + z)`, coefficients
+  :math:`\beta_s = \alpha_s - \alpha_{s+n}`.
+
+Algorithm (run entirely in :mod:`bisvm.solvers._smo_kernels`): start from a feasible α
+(zero by default) with :math:`G = Q\alpha + p`; at each iteration choose
+:math:`i \in \arg\max_{I_{up}} -y_tG_t` and :math:`j` either by the maximal violating
+pair (seed 002 §4.4.2) or by the second-order rule (LIBSVM); take the analytic step along
+:math:`(y_i, -y_j)` clipped to the box; update :math:`G` with two kernel columns over the
+active set (seed 002 §4.4.3); stop when :math:`m(\alpha) - M(\alpha) \le` ``tol``.
+Shrinking drops bounded variables that cannot enter a violating pair and rebuilds their
+gradient from :math:`\bar G = \sum_{u:\alpha_u=C_u} C_u Q_{:u}` before stopping. Kernel
+columns live in an LRU cache of ``cache_size`` MB; when the whole Gram matrix fits, it is
+computed once with BLAS instead.
+
+The bias is :math:`\rho = ` mean of :math:`y_tG_t` over free variables, or the midpoint of
+the feasible interval when none is free (LIBSVM), and the decision function of C-SVC is
+:math:`f(x) = \sum_t \alpha_t y_t k(x, x_{s_t}) - \rho`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bisvm.kernels import Kernel
+from bisvm.solvers._smo_kernels import smo_solve
+from bisvm.solvers.base import warn_cap
+
+__all__ = [
+    "DualProblem",
+    "SMOResult",
+    "solve_smo",
+    "csvc_dual",
+    "epsilon_svr_dual",
+    "dense_hessian",
+]
+
+
+@dataclass(frozen=True)
+class DualProblem:
+    r"""A frozen instance of the generic dual (see the module docstring).
+
+    Attributes
+    ----------
+    X : ndarray, shape (n, d)
+        Training samples, or the ``(n, n)`` Gram matrix when ``kernel.code`` is
+        ``precomputed`` (also used for callable kernels).
+    kernel : Kernel
+    sample_index : ndarray of int, shape (l,)
+        Sample :math:`s_t` of each dual variable.
+    y : ndarray, shape (l,)
+        Signs :math:`\pm1`.
+    p : ndarray, shape (l,)
+        Linear term.
+    upper : ndarray, shape (l,)
+        Upper bounds :math:`C_t` (``inf`` allowed).
+    shift : ndarray, shape (l,)
+        Added to the diagonal of :math:`Q` (``1/C`` for the L2-SVM).
+    """
+
+    X: np.ndarray
+    kernel: Kernel
+    sample_index: np.ndarray
+    y: np.ndarray
+    p: np.ndarray
+    upper: np.ndarray
+    shift: np.ndarray
+
+    @property
+    def n_variables(self):
+        return self.y.shape[0]
+
+
+@dataclass(frozen=True)
+class SMOResult:
+    """Frozen outcome of :func:`solve_smo`.
+
+    Attributes
+    ----------
+    alpha : ndarray, shape (l,)
+    gradient : ndarray, shape (l,)
+        :math:`Q\\alpha + p` at the solution.
+    rho : float
+        Bias term: decision values are ``sum_t alpha_t y_t k(x, x_t) - rho``.
+    objective : float
+        :math:`\\tfrac12\\alpha^\\top Q\\alpha + p^\\top\\alpha`.
+    gap : float
+        Final maximal violation :math:`m(\\alpha) - M(\\alpha)`.
+    n_iter : int
+    converged : bool
+    n_kernel_columns : int
+        Kernel columns computed (cache misses).
+    """
+
+    alpha: np.ndarray
+    gradient: np.ndarray
+    rho: float
+    objective: float
+    gap: float
+    n_iter: int
+    converged: bool
+    n_kernel_columns: int
+
+
+def csvc_dual(X, y, kernel, C=1.0, *, weights=None, loss="hinge"):
+    r"""Build the C-SVC dual (hinge) or the L2-SVM dual (squared hinge).
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d) or (n, n) for a precomputed kernel
+    y : ndarray, shape (n,)
+        Labels in {-1, +1}.
+    kernel : Kernel
+    C : float > 0 or inf
+        ``inf`` gives the hard-margin SVM (hinge loss only).
+    weights : ndarray, shape (n,), optional
+        Per-sample multipliers of ``C`` (class weight × sample weight).
+    loss : {"hinge", "squared_hinge"}
+        Hinge: :math:`0 \le \alpha_i \le C w_i`. Squared hinge with the loss
+        :math:`\tfrac12\max(0, 1 - y f)^2` (seed 002 §2.2.1): :math:`\alpha_i \ge 0` and
+        :math:`Q + \mathrm{diag}(1/(C w_i))`.
+    """
+    n = y.shape[0]
+    c = np.full(n, float(C)) if weights is None else float(C) * np.asarray(weights, float)
+    y = np.where(np.asarray(y) > 0, 1.0, -1.0)
+    if loss == "hinge":
+        upper, shift = c, np.zeros(n)
+    elif loss == "squared_hinge":
+        if not np.all(np.isfinite(c)):
+            raise ValueError("C must be finite for loss='squared_hinge'")
+        upper, shift = np.full(n, np.inf), 1.0 / c
+    else:
+        raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {loss!r}")
+    return DualProblem(X, kernel, np.arange(n), y, -np.ones(n), upper, shift)
+
+
+def epsilon_svr_dual(X, z, kernel, C=1.0, epsilon=0.1, *, weights=None):
+    r"""Build the ε-SVR dual on :math:`2n` variables (seed 003 eq. (77), LIBSVM's signs).
+
+    :math:`\alpha_{1..n}` carry :math:`y = +1`, :math:`p = \varepsilon - z`;
+    :math:`\alpha_{n+1..2n}` carry :math:`y = -1`, :math:`p = \varepsilon + z`; the
+    regressor is :math:`f(x) = \sum_s (\alpha_s - \alpha_{s+n})k(x, x_s) - \rho`.
+    In seed 003's notation :math:`\alpha_s = \alpha_s^-` and
+    :math:`\alpha_{s+n} = \alpha_s^+`.
+    """
+    z = np.asarray(z, dtype=float)
+    n = z.shape[0]
+    c = np.full(n, float(C)) if weights is None else float(C) * np.asarray(weights, float)
+    idx = np.arange(n)
+    return DualProblem(
+        X,
+        kernel,
+        np.concatenate([idx, idx]),
+        np.concatenate([np.ones(n), -np.ones(n)]),
+        np.concatenate([epsilon - z, epsilon + z]),
+        np.concatenate([c, c]),
+        np.zeros(2 * n),
+    )
+
+
+def dense_hessian(problem):
+    """The full ``(l, l)`` matrix ``Q`` of a problem (small problems and tests only)."""
+    s = problem.sample_index
+    K = problem.kernel(problem.X)[np.ix_(s, s)]
+    Q = problem.y[:, None] * problem.y[None, :] * K
+    Q[np.diag_indices_from(Q)] += problem.shift
+    return Q
+
+
+def _prepare_kernel_data(problem, cache_size):
+    """Arrays for the compiled loop, and the cache (prefilled when the Gram matrix fits)."""
+    ker = problem.kernel
+    code = ker.code
+    if code == 5:
+        if ker.function is not None:
+            G = ker(problem.X)
+        else:
+            G = np.asarray(problem.X, dtype=np.float64)
+        G = np.ascontiguousarray(G, dtype=np.float64)
+        n = G.shape[0]
+        return G, np.zeros(n), np.ascontiguousarray(np.diag(G)), code, G, True
+    X = np.ascontiguousarray(problem.X, dtype=np.float64)
+    n = X.shape[0]
+    sqn = np.einsum("ij,ij->i", X, X)
+    kdiag = ker.diag(X)
+    budget = float(cache_size) * 2**20
+    if n * n * 8 <= budget:
+        cache = np.empty((n, n))
+        _fill_blocks(cache, ker, X)
+        return X, sqn, kdiag, code, cache, True
+    if n * n * 4 <= budget:
+        cache = np.empty((n, n), dtype=np.float32)
+        _fill_blocks(cache, ker, X)
+        return X, sqn, kdiag, code, cache, True
+    n_slots = int(max(2, min(n, budget // (4 * n))))
+    cache = np.empty((n_slots, n), dtype=np.float32)
+    return X, sqn, kdiag, code, cache, False
+
+
+def _fill_blocks(cache, ker, X, block=2048):
+    for a in range(0, X.shape[0], block):
+        cache[a : a + block] = ker(X[a : a + block], X)
+
+
+def solve_smo(
+    problem,
+    *,
+    alpha0=None,
+    tol=1e-3,
+    selection="second_order",
+    shrinking=True,
+    cache_size=200.0,
+    max_iter=-1,
+):
+    """Solve a :class:`DualProblem` by SMO.
+
+    Parameters
+    ----------
+    problem : DualProblem
+    alpha0 : ndarray, shape (l,), optional
+        Feasible warm start (``0 <= alpha0 <= upper``; its ``y @ alpha0`` fixes Δ).
+        Zero by default (Δ = 0).
+    tol : float > 0
+        Stop when :math:`m(\\alpha) - M(\\alpha) \\le` ``tol``.
+    selection : {"second_order", "max_violating_pair"}
+    shrinking : bool
+    cache_size : float
+        Kernel cache size in MB.
+    max_iter : int
+        Iteration cap (``-1``: none). Stopping on it warns with ``ConvergenceWarning``.
+
+    Returns
+    -------
+    SMOResult
+    """
+    if selection not in ("second_order", "max_violating_pair"):
+        raise ValueError(
+            f"selection must be 'second_order' or 'max_violating_pair', got {selection!r}"
+        )
+    if not tol > 0:
+        raise ValueError(f"tol must be > 0, got {tol!r}")
+    if not cache_size > 0:
+        raise ValueError(f"cache_size must be > 0, got {cache_size!r}")
+    l = problem.n_variables
+    upper = np.ascontiguousarray(problem.upper, dtype=np.float64)
+    if alpha0 is None:
+        alpha = np.zeros(l)
+    else:
+        alpha = np.array(alpha0, dtype=np.float64)
+        if alpha.shape != (l,):
+            raise ValueError(f"alpha0 must have shape ({l},), got {alpha.shape}")
+        if np.any(alpha < 0) or np.any(alpha > upper):
+            raise ValueError("alpha0 must satisfy 0 <= alpha0 <= upper")
+    X, sqn, kdiag, code, cache, prefilled = _prepare_kernel_data(problem, cache_size)
+    n = X.shape[0]
+    slot_of = np.full(n, -1, dtype=np.int64)
+    G = np.empty(l)
+    G_bar = np.empty(l)
+    stats = np.zeros(5)
+    ker = problem.kernel
+    smo_solve(
+        X,
+        sqn,
+        np.ascontiguousarray(kdiag, dtype=np.float64),
+        code,
+        float(ker.gamma),
+        float(ker.coef0),
+        float(ker.degree),
+        np.ascontiguousarray(problem.sample_index, dtype=np.int64),
+        np.ascontiguousarray(problem.y, dtype=np.float64),
+        np.ascontiguousarray(problem.p, dtype=np.float64),
+        upper,
+        np.ascontiguousarray(problem.shift, dtype=np.float64),
+        alpha,
+        G,
+        G_bar,
+        cache,
+        slot_of,
+        prefilled,
+        float(tol),
+        selection == "second_order",
+        bool(shrinking),
+        int(max_iter),
+        stats,
+    )
+    n_iter, converged, gap, rho, ncols = stats
+    if not converged:
+        warn_cap("SMO", int(max_iter), float(gap), float(tol))
+    objective = 0.5 * float(alpha @ (G + problem.p))
+    return SMOResult(
+        alpha=alpha,
+        gradient=G,
+        rho=float(rho),
+        objective=objective,
+        gap=float(gap),
+        n_iter=int(n_iter),
+        converged=bool(converged),
+        n_kernel_columns=int(ncols),
+    )
