@@ -136,6 +136,7 @@ def minimize_lbfgs(
     max_ls=30,
     first_step=None,
     max_step=None,
+    ftol=0.0,
     callback=None,
     name="L-BFGS",
     warn=True,
@@ -165,6 +166,9 @@ def minimize_lbfgs(
     max_step : float, optional
         Largest :math:`\|\tau p\|_\infty` tried at unit step (a safeguard for the outer
         problem in log space).
+    ftol : float
+        Also stop when an iteration decreases f by at most
+        ``ftol * max(|f_k|, |f_{k+1}|, 1)`` (as scipy's L-BFGS-B ``factr``); 0 disables it.
     callback : callable, optional
         ``callback(k, x, f, g)`` after every accepted iteration (k = 0 is the start).
 
@@ -219,6 +223,7 @@ def minimize_lbfgs(
         if a is None:
             break  # no decrease possible along p: stalled at working precision
         g_new = cache[a]
+        small_decrease = f - f_new <= ftol * max(abs(f), abs(f_new), 1.0)
         s, yv = x_new - x, g_new - g
         if float(s @ yv) > 1e-12 * float(yv @ yv):
             s_list.append(s)
@@ -230,7 +235,7 @@ def minimize_lbfgs(
         secs.append(time.perf_counter() - t0)
         if callback is not None:
             callback(k, x, f, g)
-        converged = gns[-1] <= tol
+        converged = gns[-1] <= tol or (ftol > 0 and small_decrease)
     if not converged and k >= max_iter and warn:
         warn_cap(name, max_iter, gns[-1], tol)
     rec = ConvergenceRecord(np.array(objs), np.array(gns), np.array(secs))

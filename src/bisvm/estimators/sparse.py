@@ -1,0 +1,412 @@
+r"""Sparse linear SVMs with the smoothed elastic-net penalty of seed-000 §1.5.
+
+* :class:`ElasticNetSVC` -- the lower level alone, with given L1 weights;
+* :class:`BilevelSVC` -- the same model whose L1 weights (one scalar, one per feature or
+  one per group) are *learned* by BiSVM L-BFGS on a validation criterion (seed-000
+  Algorithm 8), with importance scores (§2.9-2.10).
+
+Both minimise, for labels :math:`y_i \in \{-1, +1\}` and :math:`w = (w_{1..d}, b)`,
+
+.. math::
+    E(w) = \frac1n\sum_i \mu\log\big(1 + e^{(1 - y_i(x_i^\top w_{1..d} + b))/\mu}\big)
+         + \frac{\alpha}{2}\|w\|^2 + \sum_k \beta_k\big(\sqrt{\gamma^2 + \|w_k\|^2}-\gamma\big)
+
+(the bias is penalised like the thesis unless ``penalize_intercept=False``). Multiclass
+targets are handled one-vs-rest (beyond the thesis). Features should be on one scale
+(standardise them first, e.g. in a :class:`~sklearn.pipeline.Pipeline`): the penalty and
+the importance scores compare coefficients across features.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..selection.bilevel import (
+    BilevelObjective,
+    Fold,
+    LowerLevel,
+    bisvm_lbfgs,
+    make_hyper_model,
+)
+from ..selection.importance import importance_scores
+
+__all__ = ["ElasticNetSVC", "BilevelSVC"]
+
+
+def _augment(X):
+    return np.c_[X, np.ones(X.shape[0])]
+
+
+class _SmoothedSVMBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Label handling, one-vs-rest and fitted attributes shared by the two estimators."""
+
+    def _check_common(self):
+        for name in ("l2_penalty", "hinge_smoothing", "l1_smoothing"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+                np.isfinite(v) and v > 0
+            ):
+                raise ValueError(f"{name} must be a positive finite number, got {v!r}")
+        if not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        if self.solver not in ("newton", "lbfgs"):
+            raise ValueError(f"solver must be 'newton' or 'lbfgs', got {self.solver!r}")
+        return LowerLevel(
+            l2_penalty=float(self.l2_penalty), hinge_smoothing=float(self.hinge_smoothing),
+            l1_smoothing=float(self.l1_smoothing),
+            penalize_intercept=bool(self.penalize_intercept), solver=self.solver,
+        )
+
+    def _validate_xy(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if self.classes_.size < 2:
+            raise ValueError(
+                f"the target has 1 class ({self.classes_[0]!r}); a classifier needs at "
+                "least 2 classes"
+            )
+        return X, y
+
+    def _binary_targets(self, y):
+        """(+1/-1 targets, class index) per one-vs-rest problem; one problem if binary."""
+        if self.classes_.size == 2:
+            return [(np.where(y == self.classes_[1], 1.0, -1.0), 1)]
+        return [(np.where(y == c, 1.0, -1.0), k) for k, c in enumerate(self.classes_)]
+
+    def _store(self, coefs):
+        W = np.array(coefs)
+        self.coef_ = W[:, :-1].copy()
+        self.intercept_ = W[:, -1].copy()
+
+    def _feature_groups_ok(self, n_features):
+        groups = self.groups
+        if groups is None:
+            return None
+        if isinstance(groups, dict):
+            return {str(k): list(v) for k, v in groups.items()}
+        return [list(g) for g in groups]
+
+
+class ElasticNetSVC(_SmoothedSVMBase):
+    r"""Smoothed elastic-net (L2L1) SVM with fixed L1 weights (seed-000 (4.21)/(4.28)/(4.37)).
+
+    Parameters
+    ----------
+    penalty_weight : float or array-like
+        The thesis's β: a scalar for every coefficient, one weight per coefficient
+        (``groups=None``; length ``n_features`` + 1 with the intercept last when it is
+        penalised) or one per group (``groups`` given; plus one for the intercept).
+    groups : dict of str -> list of int, or list of lists, optional
+        Feature groups of the group penalty :math:`\sum_k\beta_k\bar H_\gamma(w_k)`.
+    l2_penalty : float, default=0.01
+        The thesis's α.
+    hinge_smoothing : float, default=0.25
+        The thesis's μ (softplus hinge :math:`\mu\log(1+e^{u/\mu})`).
+    l1_smoothing : float, default=0.01
+        The thesis's γ (Pseudo-Huber :math:`\sqrt{\gamma^2+w^2}-\gamma`).
+    penalize_intercept : bool, default=True
+    solver : {"newton", "lbfgs"}, default="newton"
+    tol : float, default=1e-8
+        Gradient-norm tolerance.
+    max_iter : int, default=500
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray
+    n_iter_ : ndarray of int
+    """
+
+    def __init__(self, penalty_weight=0.1, *, groups=None, l2_penalty=0.01,
+                 hinge_smoothing=0.25, l1_smoothing=0.01, penalize_intercept=True,
+                 solver="newton", tol=1e-8, max_iter=500):
+        self.penalty_weight = penalty_weight
+        self.groups = groups
+        self.l2_penalty = l2_penalty
+        self.hinge_smoothing = hinge_smoothing
+        self.l1_smoothing = l1_smoothing
+        self.penalize_intercept = penalize_intercept
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def fit(self, X, y):
+        """Fit the model; returns self."""
+        lower = self._check_common()
+        lower = LowerLevel(**{**lower.__dict__, "max_iter": int(self.max_iter)})
+        X, y = self._validate_xy(X, y)
+        d = X.shape[1]
+        groups = self._feature_groups_ok(d)
+        hyper = make_hyper_model("group" if groups is not None else "vector", d,
+                                 groups=groups, penalize_intercept=self.penalize_intercept)
+        beta = np.asarray(self.penalty_weight, dtype=float)
+        if beta.ndim == 0:
+            beta = np.full(hyper.n_hyper, float(beta))
+        if beta.shape != (hyper.n_hyper,):
+            raise ValueError(
+                f"penalty_weight must be a scalar or have {hyper.n_hyper} entries "
+                f"({', '.join(hyper.names)}), got shape {beta.shape}"
+            )
+        if not np.all(np.isfinite(beta)) or np.any(beta < 0):
+            raise ValueError("penalty_weight must be finite and non-negative")
+        Xa = _augment(X)
+        coefs, iters = [], []
+        for yb, _ in self._binary_targets(y):
+            P = lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(beta))
+            r = lower.solve(P, tol=self.tol)
+            coefs.append(r.coef)
+            iters.append(r.n_iter)
+        self._store(coefs)
+        self.n_iter_ = np.array(iters)
+        return self
+
+
+class BilevelSVC(_SmoothedSVMBase):
+    r"""Sparse SVM whose L1 weights are learned by bilevel optimisation (seed-000).
+
+    The lower level is the smoothed elastic-net SVM of :class:`ElasticNetSVC`; the upper
+    level chooses its L1 weights β to minimise a validation criterion, by BiSVM L-BFGS
+    (seed-000 Algorithm 8) on log-scale coordinates with the KKT hypergradient
+    :math:`\nabla_\beta J = (\nabla_{w\beta}E)^\top\hat\lambda`,
+    :math:`\hat\lambda = -[\nabla^2_{ww}E]^{-1}\nabla_w J` (§2.5-2.7). The final model is
+    refitted on all rows at the learned β (``refit=True``).
+
+    Parameters
+    ----------
+    model : {"scalar", "vector", "group"}, default="vector"
+        One β for all coefficients, one per coefficient (bias included), or one per group.
+    groups : dict of str -> list of int, or list of lists, optional
+        Feature groups for ``model="group"``; features in no group form singleton groups.
+    l2_penalty : float, default=0.01
+        The thesis's α (fixed ridge weight).
+    hinge_smoothing : float, default=0.25
+        The thesis's μ of the softplus hinge.
+    l1_smoothing : float, default=0.01
+        The thesis's γ of the Pseudo-Huber L1 smoothing.
+    criterion : {"holdout", "kfold", "logistic", "holdout_logistic"}, default="kfold"
+        Upper-level criterion. ``"holdout"`` is the thesis's
+        :math:`J = \frac{1}{2m}\|V\hat w - \eta\|^2` on one stratified validation split of
+        ``validation_fraction`` of the rows; ``"kfold"`` is the same averaged over ``cv``
+        stratified folds; ``"logistic"`` is the mean logistic loss of the validation
+        margins :math:`\frac1m\sum\log(1+e^{-\eta_i v_i^\top\hat w})` over ``cv`` folds, and
+        ``"holdout_logistic"`` the same on one split. Why k-fold squared error by default:
+        on held-out test rows over 10 split seeds (``benchmarks/bench_accuracy.py``) a
+        single 20 % validation split overfits the many weights of the vector model,
+        averaging over folds does not, and the squared and logistic criteria are then
+        within noise of each other (see the README's table).
+    validation_fraction : float, default=0.2
+        Share of rows held out by ``criterion="holdout"`` (the thesis's 80/20).
+    cv : int, default=5
+        Number of folds of the k-fold criteria.
+    init_penalty : float, default=0.01
+        Starting β (the thesis starts every component at 0.01).
+    warm_init : bool, default=True
+        For the vector and group models, start from the learned scalar β instead of
+        ``init_penalty`` (the scalar run is cheap and is then a point the vector model
+        can only improve on). ``False`` reproduces the thesis.
+    penalize_intercept : bool, default=True
+        Penalise the bias as the thesis does (needed to reproduce it).
+    solver : {"newton", "lbfgs"}, default="newton"
+        Lower-level solver (``benchmarks/bench_bilevel.py``: Newton is faster).
+    max_iter : int, default=100
+        Cap on outer (BiSVM) iterations.
+    tol : float, default=1e-4
+        Outer stopping tolerance on the norm of the log-scale hypergradient.
+    support_threshold : float, default=0.01
+        The thesis's ε: coefficients with :math:`|w_j| \le \varepsilon` are not selected.
+    refit : bool, default=True
+        Refit on all rows at the learned β (else keep the first fold's solution).
+    random_state : int, RandomState or None
+        Seeds the validation split / folds.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    penalty_weights_ : ndarray of shape (n_weights,) or (n_classes, n_weights)
+        Learned β.
+    penalty_weight_names_ : tuple of str
+    validation_score_ : float or ndarray
+        Upper-level criterion at the learned β.
+    importance_ : ndarray
+        Scores of seed-000 §2.9-2.10 per penalty group (bias included), summing to 1.
+    importance_names_ : tuple of str
+    feature_importances_ : ndarray of shape (n_features,)
+        Importance per feature, intercept excluded, summing to 1 (group scores are shared
+        evenly by a group's features; the scalar model, whose tied weights carry no
+        ranking, uses :math:`|\hat w_j|`); averaged over classes when multiclass.
+    support_ : ndarray of bool, shape (n_features,)
+        Selected features (nonzero importance).
+    history_ : tuple of HistoryEntry, or list of them per class
+        β, J, nonzero count, cumulated lower-level solves / iterations, seconds per outer
+        iteration.
+    n_iter_ : int or ndarray
+        Outer iterations.
+    lower_level_solves_, lower_level_iterations_ : int
+        Totals over the whole fit (line-search trials and the scalar warm start included).
+    """
+
+    def __init__(self, model="vector", groups=None, l2_penalty=0.01, hinge_smoothing=0.25,
+                 l1_smoothing=0.01, criterion="kfold", validation_fraction=0.2, cv=5,
+                 init_penalty=0.01, warm_init=True, penalize_intercept=True,
+                 solver="newton", max_iter=100, tol=1e-4, support_threshold=0.01,
+                 refit=True, random_state=None):
+        self.model = model
+        self.groups = groups
+        self.l2_penalty = l2_penalty
+        self.hinge_smoothing = hinge_smoothing
+        self.l1_smoothing = l1_smoothing
+        self.criterion = criterion
+        self.validation_fraction = validation_fraction
+        self.cv = cv
+        self.init_penalty = init_penalty
+        self.warm_init = warm_init
+        self.penalize_intercept = penalize_intercept
+        self.solver = solver
+        self.max_iter = max_iter
+        self.tol = tol
+        self.support_threshold = support_threshold
+        self.refit = refit
+        self.random_state = random_state
+
+    _CRITERIA = {
+        "holdout": ("holdout", "squared"),
+        "kfold": ("kfold", "squared"),
+        "logistic": ("kfold", "logistic"),
+        "holdout_logistic": ("holdout", "logistic"),
+        "margin": ("kfold", "squared_hinge"),
+        "holdout_margin": ("holdout", "squared_hinge"),
+    }
+
+    def _splits(self, X, y, split):
+        classes, counts = np.unique(y, return_counts=True)
+        if split == "holdout":
+            f = self.validation_fraction
+            if isinstance(f, bool) or not isinstance(f, numbers.Real) or not 0 < f < 1:
+                raise ValueError(f"validation_fraction must be in (0, 1), got {f!r}")
+            if counts.min() < 2:
+                raise ValueError(
+                    f"a class has {counts.min()} sample; the stratified validation split "
+                    "needs at least 2 samples per class"
+                )
+            n_val = int(np.ceil(f * len(y)))
+            if n_val < 2 or len(y) - n_val < 2:
+                raise ValueError(
+                    f"n_samples={len(y)} is too few for validation_fraction={f}"
+                )
+            sss = StratifiedShuffleSplit(1, test_size=f, random_state=self.random_state)
+            return list(sss.split(X, y))
+        k = self.cv
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
+            raise ValueError(f"cv must be an integer >= 2, got {k!r}")
+        if len(y) < k:
+            raise ValueError(f"n_samples={len(y)} is fewer than cv={k} folds")
+        if counts.min() < k:
+            raise ValueError(
+                f"the smallest class has {counts.min()} samples, fewer than cv={k} folds"
+            )
+        skf = StratifiedKFold(k, shuffle=True, random_state=self.random_state)
+        return list(skf.split(X, y))
+
+    def fit(self, X, y):
+        """Learn the L1 weights and the SVM; returns self."""
+        t0 = time.perf_counter()
+        lower = self._check_common()
+        if self.criterion not in self._CRITERIA:
+            raise ValueError(
+                f"criterion must be one of {sorted(self._CRITERIA)}, got {self.criterion!r}"
+            )
+        for name in ("init_penalty", "tol", "support_threshold"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+                np.isfinite(v) and v > 0
+            ):
+                raise ValueError(f"{name} must be a positive finite number, got {v!r}")
+        X, y = self._validate_xy(X, y)
+        d = X.shape[1]
+        feature_names = (
+            [str(c) for c in self.feature_names_in_] if hasattr(self, "feature_names_in_")
+            else None
+        )
+        hyper = make_hyper_model(self.model, d, groups=self._feature_groups_ok(d),
+                                 penalize_intercept=self.penalize_intercept,
+                                 feature_names=feature_names)
+        split, loss = self._CRITERIA[self.criterion]
+        Xa = _augment(X)
+        per_class = []
+        for yb, _ in self._binary_targets(y):
+            per_class.append(self._fit_binary(Xa, yb, lower, hyper, split, loss))
+        self._store([r["coef"] for r in per_class])
+        binary = len(per_class) == 1
+        pick = (lambda k: per_class[0][k]) if binary else (
+            lambda k: np.array([r[k] for r in per_class])
+        )
+        self.penalty_weights_ = pick("beta")
+        self.penalty_weight_names_ = hyper.names
+        self.validation_score_ = pick("value")
+        self.importance_ = pick("importance")
+        self.importance_names_ = hyper.group_names
+        self.n_iter_ = pick("n_iter")
+        self.history_ = per_class[0]["history"] if binary else [r["history"] for r in per_class]
+        fi = np.array([r["feature_importance"] for r in per_class]).mean(axis=0)
+        self.feature_importances_ = fi
+        self.support_ = fi > 0
+        self.lower_level_solves_ = int(sum(r["solves"] for r in per_class))
+        self.lower_level_iterations_ = int(sum(r["iterations"] for r in per_class))
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+    def _fit_binary(self, Xa, yb, lower, hyper, split, loss):
+        folds = tuple(
+            Fold(Xa[tr], yb[tr], Xa[va], yb[va]) for tr, va in self._splits(Xa, yb, split)
+        )
+        obj = BilevelObjective(folds, lower, hyper, loss=loss)
+        solves = iters = 0
+        beta0 = float(self.init_penalty)
+        if self.model != "scalar" and self.warm_init:
+            scal = make_hyper_model("scalar", Xa.shape[1] - 1,
+                                    penalize_intercept=self.penalize_intercept)
+            r0 = bisvm_lbfgs(BilevelObjective(folds, lower, scal, loss=loss), beta0,
+                             max_iter=int(self.max_iter), tol=float(self.tol),
+                             nonzero_threshold=self.support_threshold)
+            solves, iters = r0.lower_solves, r0.lower_iterations
+            beta0 = r0.beta[0]
+        res = bisvm_lbfgs(obj, beta0, max_iter=int(self.max_iter), tol=float(self.tol),
+                          nonzero_threshold=self.support_threshold)
+        solves += res.lower_solves
+        iters += res.lower_iterations
+        if self.refit:
+            P = lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(res.beta))
+            r = lower.solve(P, w0=np.mean(res.coefs, axis=0))
+            coef = r.coef
+            solves += 1
+            iters += r.n_iter
+        else:
+            coef = res.coefs[0]
+        imp = importance_scores(coef, res.beta, hyper, threshold=self.support_threshold)
+        d = Xa.shape[1] - 1
+        pg = hyper.penalty_groups[:d]
+        if hyper.kind == "scalar":
+            a = np.abs(coef[:d]) * (np.abs(coef[:d]) > self.support_threshold)
+        else:
+            sizes = np.bincount(pg[pg >= 0], minlength=len(hyper.hyper_of_group))
+            a = np.where(pg >= 0, imp[np.maximum(pg, 0)] / np.maximum(sizes[pg], 1), 0.0)
+        fi = a / a.sum() if a.sum() > 0 else np.zeros(d)
+        return dict(coef=coef, beta=res.beta, value=res.value, importance=imp,
+                    feature_importance=fi, n_iter=res.n_iter, history=res.history,
+                    solves=solves, iterations=iters)
+
+    def get_support(self, indices=False):
+        """Mask (or indices) of the selected features, as scikit-learn's selectors."""
+        check_is_fitted(self, "support_")
+        return np.flatnonzero(self.support_) if indices else self.support_.copy()
