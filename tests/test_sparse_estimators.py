@@ -1,0 +1,113 @@
+"""BilevelSVC and ElasticNetSVC: scikit-learn compatibility, agreement with the lower-level
+solvers, multiclass, selection API and bad input."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_iris, make_classification
+from sklearn.feature_selection import SelectFromModel
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC
+
+
+@parametrize_with_checks([
+    BilevelSVC(model="vector", max_iter=15),
+    BilevelSVC(model="scalar", criterion="holdout", max_iter=15),
+    ElasticNetSVC(penalty_weight=0.05),
+])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def _bc(n=None):
+    d = load_breast_cancer()
+    X = StandardScaler().fit_transform(d.data)
+    return (X, d.target) if n is None else (X[:n], d.target[:n])
+
+
+def test_elastic_net_svc_solution_is_stationary_and_solvers_agree():
+    X, y = _bc(200)
+    a = ElasticNetSVC(penalty_weight=0.2, tol=1e-10).fit(X, y)
+    b = ElasticNetSVC(penalty_weight=0.2, solver="lbfgs", tol=1e-9).fit(X, y)
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-6)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, atol=1e-6)
+    # bigger beta -> fewer coefficients above the thesis's epsilon
+    c = ElasticNetSVC(penalty_weight=0.8).fit(X, y)
+    assert np.sum(np.abs(c.coef_) > 0.01) < np.sum(np.abs(a.coef_) > 0.01)
+
+
+def test_bilevel_svc_binary_attributes_and_selection_api():
+    X, y = _bc()
+    groups = {"mean": range(10), "se": range(10, 20), "worst": range(20, 30)}
+    m = BilevelSVC(model="group", groups=groups, random_state=0).fit(X, y)
+    assert m.coef_.shape == (1, 30) and m.intercept_.shape == (1,)
+    assert m.penalty_weights_.shape == (4,)
+    assert m.penalty_weight_names_ == ("mean", "se", "worst", "intercept")
+    assert np.all(m.penalty_weights_ > 0)
+    assert m.feature_importances_.sum() == pytest.approx(1.0)
+    assert m.importance_.sum() == pytest.approx(1.0)
+    np.testing.assert_array_equal(m.get_support(), m.feature_importances_ > 0)
+    np.testing.assert_array_equal(m.get_support(indices=True), np.flatnonzero(m.support_))
+    assert len(m.history_) == m.n_iter_ + 1
+    assert m.score(X, y) > 0.9
+    # works as a model inside SelectFromModel and a Pipeline
+    pipe = make_pipeline(SelectFromModel(BilevelSVC(model="scalar", random_state=0)),
+                         BilevelSVC(model="scalar", random_state=0))
+    pipe.fit(X, y)
+    assert pipe.score(X, y) > 0.9
+
+
+def test_bilevel_svc_multiclass_one_vs_rest():
+    d = load_iris()
+    X = StandardScaler().fit_transform(d.data)
+    m = BilevelSVC(model="vector", criterion="margin", random_state=0).fit(X, d.target)
+    assert m.coef_.shape == (3, 4) and m.penalty_weights_.shape == (3, 5)
+    assert m.score(X, d.target) > 0.9
+    assert m.decision_function(X).shape == (150, 3)
+    np.testing.assert_array_equal(m.predict(X), m.classes_[np.argmax(m.decision_function(X), 1)])
+
+
+def test_string_labels_and_label_invariance():
+    X, y = make_classification(120, 5, n_informative=3, random_state=0)
+    a = BilevelSVC(model="scalar", random_state=1).fit(X, y)
+    b = BilevelSVC(model="scalar", random_state=1).fit(X, np.where(y == 1, "yes", "no"))
+    np.testing.assert_allclose(a.coef_, b.coef_)
+    assert set(b.predict(X)) <= {"yes", "no"}
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(model="matrix"), "model"),
+    (dict(criterion="aic"), "criterion"),
+    (dict(l2_penalty=0.0), "l2_penalty"),
+    (dict(hinge_smoothing=-1.0), "hinge_smoothing"),
+    (dict(l1_smoothing=np.nan), "l1_smoothing"),
+    (dict(cv=1), "cv"),
+    (dict(criterion="holdout", validation_fraction=1.5), "validation_fraction"),
+    (dict(model="group"), "groups"),
+    (dict(model="group", groups={"a": [0, 99]}), "outside"),
+    (dict(solver="sgd"), "solver"),
+])
+def test_bad_parameters_raise_value_error(kwargs, match):
+    X, y = _bc(100)
+    with pytest.raises(ValueError, match=match):
+        BilevelSVC(**kwargs).fit(X, y)
+
+
+def test_bad_data_raise_value_error():
+    X, y = _bc(60)
+    Xn = X.copy()
+    Xn[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        BilevelSVC().fit(Xn, y)
+    Xi = X.copy()
+    Xi[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        BilevelSVC().fit(Xi, y)
+    with pytest.raises(ValueError, match="1 class"):
+        BilevelSVC().fit(X, np.ones(60))
+    with pytest.raises(ValueError, match="fewer than cv"):
+        BilevelSVC(cv=5).fit(X[:4], [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="penalty_weight"):
+        ElasticNetSVC(penalty_weight=[1.0, 2.0]).fit(X, y)
