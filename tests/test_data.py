@@ -3,6 +3,7 @@ splits and target encoding. Files are written by the tests into ``tmp_path``."""
 
 import dataclasses
 import json
+import os
 import sys
 
 import numpy as np
@@ -496,7 +497,9 @@ def test_binary_target_errors(y, kwargs, pattern):
 
 # --------------------------------------------------------------------------- fuzz
 
-FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
+# BISVM_FUZZ_EXAMPLES=5000 python -m pytest tests/test_data.py -k fuzz: a longer run
+FUZZ = settings(max_examples=int(os.environ.get("BISVM_FUZZ_EXAMPLES", 60)), deadline=None,
+                derandomize="BISVM_FUZZ_EXAMPLES" not in os.environ,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])
 
