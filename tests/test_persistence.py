@@ -3,6 +3,7 @@
 bisvm's estimators are checked with :func:`bisvm.persistence.check_round_trip` in their own
 tests; here scikit-learn's estimators, registered for the test, stand in for them."""
 
+import dataclasses
 import io
 import json
 import os
@@ -28,6 +29,7 @@ from bisvm.persistence import (
     FORMAT_VERSION,
     ModelFileError,
     check_round_trip,
+    class_path,
     load_model,
     register_estimator,
     save_model,
@@ -41,6 +43,12 @@ class PrivateStateSVC(SVC):
         "_sparse", "_gamma", "_n_support", "_dual_coef_", "_intercept_", "_probA", "_probB",
         "_effective_probability", "_num_iter",
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class BisvmRecord:
+    a: np.ndarray
+    b: tuple
 
 
 class Holder(ClassifierMixin, BaseEstimator):
@@ -57,7 +65,7 @@ class Holder(ClassifierMixin, BaseEstimator):
 def registry(monkeypatch):
     monkeypatch.setattr(persistence, "_REGISTRY", dict(persistence._REGISTRY))
     for cls in (LinearSVC, LogisticRegression, OneVsRestClassifier, LabelBinarizer,
-                PrivateStateSVC, Holder):
+                PrivateStateSVC, Holder, BisvmRecord):
         register_estimator(cls)
 
 
@@ -190,6 +198,86 @@ def test_file_is_a_zip_of_meta_and_standard_npz(model_file):
     meta = read_meta(path)
     assert meta["arrays"]["attr/coef_"]["shape"] == [3, 4]
     assert len(meta["arrays"]["attr/coef_"]["sha256"]) == 64
+
+
+def _binary_iris():
+    X, y = load_iris(return_X_y=True)
+    X = (X - X.mean(0)) / X.std(0)
+    return X, y
+
+
+BISVM_ESTIMATORS = [
+    ("bisvm.estimators.sparse", "ElasticNetSVC", {}, "multiclass"),
+    ("bisvm.estimators.sparse", "BilevelSVC", {"model": "scalar"}, "binary"),
+    ("bisvm.estimators.sparse", "BilevelSVC", {"model": "vector", "max_iter": 5}, "multiclass"),
+    ("bisvm.estimators.sparse", "BilevelSVC",
+     {"model": "group", "groups": {"sepal": [0, 1], "petal": [2, 3]}}, "binary"),
+    ("bisvm.estimators.svm", "SVC", {"probability": True}, "multiclass"),
+    ("bisvm.estimators.svm", "SVR", {"kernel": "poly", "degree": 2}, "regression"),
+]
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("module, name, params, task", BISVM_ESTIMATORS,
+                         ids=[f"{n}-{t}" for _, n, _, t in BISVM_ESTIMATORS])
+def test_bisvm_estimators_round_trip_without_registration(module, name, params, task):
+    cls = getattr(pytest.importorskip(module), name, None)
+    if cls is None:
+        pytest.skip(f"{module}.{name} not written yet")
+    X, y = _binary_iris()
+    if task == "binary":
+        X, y = X[y < 2], y[y < 2]
+    target = X[:, 0] if task == "regression" else y
+    est = cls(**params).fit(X[:, 1:] if task == "regression" else X, target)
+    Xp = X[:, 1:] if task == "regression" else X
+    private = [k for k in vars(est) if k.startswith("_") and not k.startswith("__")]
+    missing = sorted(set(private) - set(getattr(cls, "_persist_attrs", ())))
+    if missing:
+        pytest.xfail(f"{name} keeps private fitted state {missing} that it does not list in "
+                     "_persist_attrs")
+    loaded = check_round_trip(est, Xp)
+    assert class_path(type(loaded.estimator)) == f"{module}.{name}"
+    assert class_path(type(loaded.estimator)) not in persistence._REGISTRY
+
+
+def test_private_state_of_bisvm_kernels_via_persist_attrs(monkeypatch):
+    """bisvm's SMO estimators keep a kernel record (a bisvm dataclass) in private state:
+    listing it in ``_persist_attrs`` is all they need."""
+    svm = pytest.importorskip("bisvm.estimators.svm")
+    X, y = _binary_iris()
+    for base, target in ((svm.SVC, y), (svm.SVR, X[:, 0])):
+        cls = type(f"Listed{base.__name__}", (base,), {"__module__": __name__})
+        register_estimator(cls)
+        est = cls(kernel="rbf").fit(X, target)
+        monkeypatch.setattr(cls, "_persist_attrs", tuple(
+            k for k in vars(est) if k.startswith("_") and not k.startswith("__")), raising=False)
+        loaded = check_round_trip(est, X)
+        assert type(loaded.estimator._kernel) is type(est._kernel)
+
+
+def test_records_are_allow_listed(tmp_path):
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class Foreign:
+        a: int
+
+    est = Holder()
+    est.r_ = Foreign(1)
+    with pytest.raises(TypeError, match=r"Holder\.r_: dataclass .*Foreign is not defined in "
+                                        "bisvm; register it"):
+        save_model(est, tmp_path / "r.bisvm")
+    est.r_ = BisvmRecord(a=np.arange(3), b=(1, "x"))
+    check_round_trip(est, np.zeros((1, 1)), tmp_path / "r.bisvm")
+    meta = read_meta(tmp_path / "r.bisvm")
+    rec = meta["estimator"]["$estimator"]["attributes"]["r_"]["$record"]
+    for cls_path, pattern in [("os.path.join", "not allowed"),
+                              ("bisvm.data.Dataset", "field 'X' mismatch"),
+                              ("bisvm.data.Scaler", "is not a bisvm record class")]:
+        rec["class"] = cls_path
+        p = rewrite(tmp_path / "r.bisvm", tmp_path / "t.bisvm", meta=meta)
+        with pytest.raises(ModelFileError, match=pattern):
+            load_model(p)
 
 
 # --------------------------------------------------------------------------- save errors

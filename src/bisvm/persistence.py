@@ -37,6 +37,7 @@ its ``predict`` needs). Values are JSON with these tagged forms:
 ``{"$float": "nan" | "inf" | "-inf"}``      non-finite float
 ``{"$dtype": "<f8"}``                       numpy dtype
 ``{"$estimator": {...}}``                   nested estimator (one-vs-rest sub-models, ...)
+``{"$record": {"class": c, "fields": {}}}``  dataclass instance (e.g. a history entry)
 ==========================================  ===============================================
 
 Object arrays are stored only when every element is a string (e.g. ``classes_`` of string
@@ -49,9 +50,9 @@ Why loading cannot run code
 Nothing is unpickled (``allow_pickle=False``; object dtypes in an ``.npy`` header are
 refused before reading) and nothing is evaluated. The class named in the file is looked up
 in an allow-list: classes registered with :func:`register_estimator`, and estimator classes
-defined in bisvm's own modules (resolved by importing that ``bisvm.*`` module, never any
-other). The constructor receives only JSON-decoded values, and only attribute names that are
-fitted-attribute names of the allowed form are set.
+and dataclasses defined in bisvm's own modules (resolved by importing that ``bisvm.*``
+module, never any other). The constructor receives only JSON-decoded values, and only
+attribute names that are fitted-attribute names of the allowed form are set.
 
 What loading checks
 -------------------
@@ -66,6 +67,7 @@ is not signed); a forged file can still only describe an allowed estimator with 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import io
@@ -124,9 +126,10 @@ def register_estimator(cls=None, *, name=None):
     """Allow a class to be stored in and loaded from model files.
 
     Use as a decorator (``@register_estimator``) or a call (``register_estimator(cls)``).
-    bisvm's own estimator classes are allowed without it; registering is how tests and
-    applications allow others (e.g. scikit-learn's). Registration is by class path, so a
-    file names its class as ``module.QualName``.
+    bisvm's own estimator classes and dataclass records (such as a fit's history entries)
+    are allowed without it; registering is how tests and applications allow others (e.g.
+    scikit-learn's estimators, or a dataclass of their own). Registration is by class path,
+    so a file names its class as ``module.QualName``.
 
     Parameters
     ----------
@@ -140,35 +143,42 @@ def register_estimator(cls=None, *, name=None):
     """
 
     def add(c):
-        if not isinstance(c, type) or not hasattr(c, "get_params"):
-            raise TypeError(f"register_estimator expects an estimator class, got {c!r}")
+        if not isinstance(c, type) or not (hasattr(c, "get_params") or dataclasses.is_dataclass(c)):
+            raise TypeError(f"register_estimator expects an estimator or dataclass type, got {c!r}")
         _REGISTRY[name or class_path(c)] = c
         return c
 
     return add if cls is None else add(cls)
 
 
-def _is_bisvm_estimator(cls):
+def _is_kind(cls, kind):
     from sklearn.base import BaseEstimator
 
+    if not isinstance(cls, type):
+        return False
+    if kind == "record":
+        return dataclasses.is_dataclass(cls)
+    return issubclass(cls, BaseEstimator)
+
+
+def _is_bisvm_class(cls, kind):
     mod = getattr(cls, "__module__", "") or ""
-    return (
-        isinstance(cls, type)
-        and issubclass(cls, BaseEstimator)
-        and (mod == "bisvm" or mod.startswith("bisvm."))
-    )
+    return _is_kind(cls, kind) and (mod == "bisvm" or mod.startswith("bisvm."))
 
 
-def _allowed_for_save(cls):
+def _allowed_for_save(cls, kind):
     path = class_path(cls)
-    return _REGISTRY.get(path) is cls or (_is_bisvm_estimator(cls) and "<" not in path)
+    return _REGISTRY.get(path) is cls or (_is_bisvm_class(cls, kind) and "<" not in path)
 
 
-def _resolve_class(path):
-    """Class for a stored path: the registry, else a bisvm module's own estimator class."""
+def _resolve_class(path, kind="estimator"):
+    """Class for a stored path: the registry, else a bisvm module's own class of that kind
+    (``"estimator"``: a scikit-learn estimator; ``"record"``: a dataclass)."""
     if not isinstance(path, str):
-        raise ModelFileError(f"estimator class must be a string, got {type(path).__name__}")
+        raise ModelFileError(f"{kind} class must be a string, got {type(path).__name__}")
     if path in _REGISTRY:
+        if not _is_kind(_REGISTRY[path], kind):
+            raise ModelFileError(f"{path!r} is not an {kind} class")
         return _REGISTRY[path]
     module, _, name = path.rpartition(".")
     parts = module.split(".")
@@ -189,8 +199,8 @@ def _resolve_class(path):
             f"estimator class {path!r}: module {module!r} does not exist in this bisvm"
         ) from None
     cls = getattr(mod, name, None)
-    if not _is_bisvm_estimator(cls) or cls.__module__ != module:
-        raise ModelFileError(f"{path!r} is not a bisvm estimator class")
+    if not _is_bisvm_class(cls, kind) or cls.__module__ != module:
+        raise ModelFileError(f"{path!r} is not a bisvm {kind} class")
     return cls
 
 
@@ -275,15 +285,31 @@ class _Encoder:
             return {"$dict": items}
         if isinstance(v, BaseEstimator):
             return self.estimator(v, key, where)
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            return self.record(v, key, where)
         raise TypeError(
             f"{where}: a {type(v).__module__}.{type(v).__qualname__} cannot be stored in a "
             "model file (only arrays, numbers, strings, bools, None, lists, tuples, dicts "
             "and estimators)"
         )
 
+    def record(self, obj, key, where):
+        cls = type(obj)
+        if not _allowed_for_save(cls, "record"):
+            raise TypeError(
+                f"{where}: dataclass {class_path(cls)} is not defined in bisvm; register it "
+                "with bisvm.persistence.register_estimator to store it"
+            )
+        fields = {
+            f.name: self.value(getattr(obj, f.name), f"{key}/{f.name}", f"{where}.{f.name}")
+            for f in dataclasses.fields(obj)
+            if f.init
+        }
+        return {"$record": {"class": class_path(cls), "fields": fields}}
+
     def estimator(self, est, key, where):
         cls = type(est)
-        if not _allowed_for_save(cls):
+        if not _allowed_for_save(cls, "estimator"):
             raise TypeError(
                 f"{where}: class {class_path(cls)} is not a bisvm estimator; register it with "
                 "bisvm.persistence.register_estimator to store it"
@@ -370,14 +396,30 @@ class _Decoder:
             return dt.type if v.get("type") is True else dt
         if tag == "$estimator" and isinstance(body, dict):
             return self.estimator(body, where)
+        if tag == "$record" and isinstance(body, dict):
+            return self.record(body, where)
         raise ModelFileError(f"{where}: unknown or malformed tag {tag[:40]!r}")
+
+    def record(self, node, where):
+        if set(node) != {"class", "fields"} or not isinstance(node["fields"], dict):
+            raise ModelFileError(f"{where}: malformed record")
+        cls = _resolve_class(node["class"], "record")
+        names = {f.name for f in dataclasses.fields(cls) if f.init}
+        if set(node["fields"]) != names:
+            diff = sorted(set(node["fields"]) ^ names)
+            raise ModelFileError(f"{where}: {class_path(cls)} field {diff[0][:60]!r} mismatch")
+        fields = {k: self.value(x, f"{where}.{k}") for k, x in node["fields"].items()}
+        try:
+            return cls(**fields)
+        except (TypeError, ValueError) as exc:
+            raise ModelFileError(f"{where}: cannot construct {class_path(cls)}: {exc}") from None
 
     def estimator(self, node, where):
         if set(node) != {"class", "params", "attributes"} or not (
             isinstance(node["params"], dict) and isinstance(node["attributes"], dict)
         ):
             raise ModelFileError(f"{where}: malformed estimator record")
-        cls = _resolve_class(node["class"])
+        cls = _resolve_class(node["class"], "estimator")
         allowed = set(cls._get_param_names()) if hasattr(cls, "_get_param_names") else set()
         unknown = sorted(set(node["params"]) - allowed)
         if unknown:
@@ -817,6 +859,11 @@ def _assert_same_value(a, b, where):
         for name in _fitted_attribute_names(a):
             assert name in vars(b), f"{where}.{name} is missing after loading"
             _assert_same_value(getattr(a, name), getattr(b, name), f"{where}.{name}")
+        return
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        assert type(a) is type(b), f"{where}: {type(b)} after loading, {type(a)} before"
+        for f in dataclasses.fields(a):
+            _assert_same_value(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
         return
     if isinstance(a, np.ndarray | np.generic):
         assert _same(a, b) and type(a) is type(b), f"{where} differs after loading"
