@@ -5,4 +5,32 @@ Public API only; see ``DESIGN.md`` for the layers.
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+from bisvm.data import (  # noqa: E402
+    DataError,
+    Dataset,
+    Scaler,
+    binary_target,
+    list_datasets,
+    load_dataset,
+    parse_groups,
+    read_table,
+    train_test_split_seeded,
+)
+from bisvm.persistence import ModelFileError, load_model, register_estimator, save_model  # noqa: E402
+
+__all__ = [
+    "__version__",
+    "DataError",
+    "Dataset",
+    "Scaler",
+    "binary_target",
+    "list_datasets",
+    "load_dataset",
+    "parse_groups",
+    "read_table",
+    "train_test_split_seeded",
+    "ModelFileError",
+    "load_model",
+    "register_estimator",
+    "save_model",
+]
