@@ -260,6 +260,7 @@ def test_schema_reapplies_columns_and_categories(tmp_path):
 
 def test_parquet_without_pyarrow_says_how_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # import fails
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     p = write(tmp_path, "d.parquet", b"PAR1....PAR1")
     with pytest.raises(DataError, match="pip install pyarrow"):
         read_table(p)
@@ -276,6 +277,23 @@ def test_parquet_round_trip(tmp_path):
     write(tmp_path, "junk.pq", b"not parquet at all")
     with pytest.raises(DataError, match="cannot be read as Parquet"):
         read_table(tmp_path / "junk.pq")
+    frame.iloc[:0].to_parquet(tmp_path / "empty.parquet")
+    with pytest.raises(DataError, match="empty.parquet: no rows"):
+        read_table(tmp_path / "empty.parquet")
+    frame["a"] = [1.0, np.inf, 3.0]
+    frame.to_parquet(tmp_path / "inf.parquet")
+    with pytest.raises(DataError, match="column 'a', row 2: infinite value inf"):
+        read_table(tmp_path / "inf.parquet")
+
+
+def test_parquet_duplicate_columns(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    table = pa.table([pa.array([1, 2]), pa.array([3, 4]), pa.array([0, 1])], names=["a", "a", "y"])
+    pq.write_table(table, tmp_path / "d.parquet")
+    with pytest.raises(DataError, match="d.parquet: duplicate column name 'a'"):
+        read_table(tmp_path / "d.parquet")
 
 
 # --------------------------------------------------------------------------- svmlight

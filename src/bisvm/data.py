@@ -454,10 +454,8 @@ def _read_csv(path, *, encoding, sep):
 
 
 def _read_parquet(path):
-    import pandas as pd
-
     try:
-        import pyarrow  # noqa: F401
+        import pyarrow.parquet as pq
     except ImportError:
         raise DataError(
             f"{path}: reading Parquet needs pyarrow: pip install pyarrow "
@@ -465,13 +463,15 @@ def _read_parquet(path):
             path=path,
         ) from None
     try:
-        frame = pd.read_parquet(path)
+        pfile = pq.ParquetFile(path)
+        _check_duplicates(path, [str(c) for c in pfile.schema_arrow.names])
+        frame = pfile.read().to_pandas()
+    except DataError:
+        raise
     except Exception as exc:  # pyarrow raises its own ArrowInvalid/OSError family
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise DataError(f"{path}: cannot be read as Parquet: {msg}", path=path) from None
-    names = [str(c) for c in frame.columns]
-    _check_duplicates(path, names)
-    frame.columns = names
+    frame.columns = [str(c) for c in frame.columns]
     if len(frame) == 0:
         raise DataError(f"{path}: no rows", path=path)
     return frame
