@@ -555,3 +555,25 @@ def test_fuzz_mutated_csv_only_data_error(tmp_path, edits, drop):
         assert "\n" not in str(exc)
         return
     assert np.isfinite(ds.X).all() and len(ds.feature_names) == ds.X.shape[1]
+
+
+TRICKY = ["", "nan", "inf", "-inf", "1e400", "1e300", "1e-320", "abc", "1", "0", " ", '"', '""',
+          "NA", "True", "False", "-0", "1,5", "é", "\t", "2.5", "x y", "0x10", "None", "?", "'"]
+
+
+@FUZZ
+@given(n_cols=st.integers(1, 4),
+       rows=st.lists(st.lists(st.sampled_from(TRICKY), min_size=1, max_size=5), max_size=8),
+       drop=st.booleans(), categorical=st.sampled_from(["auto", "none"]))
+def test_fuzz_tables_of_tricky_cells(tmp_path, n_cols, rows, drop, categorical):
+    """Ragged rows, quotes, missing/infinite/overflowing numbers, text among numbers."""
+    header = ",".join(f"c{i}" for i in range(n_cols))
+    p = tmp_path / "t.csv"
+    p.write_text(header + "\n" + "\n".join(",".join(r) for r in rows) + "\n")
+    try:
+        ds = read_table(p, drop_missing=drop, categorical=categorical)
+    except DataError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert np.isfinite(ds.X).all() and ds.X.shape == (len(ds.y), len(ds.feature_names))
+    assert np.unique(ds.y).size >= 2
