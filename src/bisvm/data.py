@@ -632,27 +632,20 @@ def _frame_to_dataset(
     for c in feature_cols:
         s = frame[c]
         if c in forced:
-            present = s.notna().to_numpy()
-            vals = np.where(present, s.astype(str).to_numpy(dtype=object), None)
-            kinds[c] = ("categorical", vals)
-            bad_mask |= ~present
-            continue
-        if _is_numeric_series(s):
-            v = _numeric_values(s)
+            kind, v = "categorical", None
+        elif _is_numeric_series(s):
+            kind, v = "numeric", _numeric_values(s)
         else:
             kind, v = _text_column(
                 path, c, s, lines, allow_categorical=allow_cat, max_categories=max_categories
             )
-            if kind == "categorical":
-                present = s.notna().to_numpy()
-                kinds[c] = (
-                    "categorical",
-                    np.where(present, s.astype(str).to_numpy(dtype=object), None),
-                )
-                bad_mask |= ~present
-                continue
-        kinds[c] = ("numeric", v)
-        bad_mask |= ~np.isfinite(v)
+        if kind == "categorical":
+            present = s.notna().to_numpy()
+            v = np.where(present, s.astype(str).to_numpy(dtype=object), None)
+            bad_mask |= ~present
+        else:
+            bad_mask |= ~np.isfinite(v)
+        kinds[c] = (kind, v)
 
     y = None
     if target is not False:
