@@ -53,14 +53,17 @@ def methods(quick):
     crits = ["kfold", "logistic", "margin"] if quick else [
         "holdout", "kfold", "logistic", "margin"]
     models = ["scalar", "vector"] if quick else ["scalar", "vector", "group"]
-    for model in models:
-        for crit in crits:
-            def make(s, g, model=model, crit=crit):
-                if model == "group" and g is None:
-                    return None
-                return BilevelSVC(model=model, criterion=crit, random_state=s,
-                                  groups=g if model == "group" else None)
-            yield f"BilevelSVC {model} / {crit}", make
+    for pen_b, l2 in ((True, False), (False, False), (False, True)):
+        for model in models:
+            for crit in crits:
+                def make(s, g, model=model, crit=crit, pen_b=pen_b, l2=l2):
+                    if model == "group" and g is None:
+                        return None
+                    return BilevelSVC(model=model, criterion=crit, random_state=s,
+                                      penalize_intercept=pen_b, learn_l2_penalty=l2,
+                                      groups=g if model == "group" else None)
+                tag = ("" if pen_b else ", free intercept") + (", learned α" if l2 else "")
+                yield f"BilevelSVC {model} / {crit}{tag}", make
 
 
 def n_features_kept(est):
@@ -75,6 +78,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--churn-rows", type=int, default=5000)
+    ap.add_argument("--only", default=None, help="substring filter on method names")
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "bench_accuracy.md"))
     args = ap.parse_args()
     n_seeds = args.seeds or (3 if args.quick else 10)
@@ -82,6 +86,8 @@ def main():
     rows = []
     for dname, X, y, groups in datasets(args.churn_rows):
         for mname, make in methods(args.quick):
+            if args.only and not any(t in mname for t in args.only.split("|")):
+                continue
             accs, kept, secs = [], [], []
             for s in range(n_seeds):
                 Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=s,

@@ -24,18 +24,20 @@ def _folds(kind, seed):
 
 
 CRITERIA = {"holdout": ("holdout", "squared"), "kfold": ("kfold", "squared"),
-            "logistic": ("kfold", "logistic")}
+            "logistic": ("kfold", "logistic"), "margin": ("kfold", "squared_hinge")}
 
 
 @pytest.mark.parametrize("model", ["scalar", "vector", "group"])
 @pytest.mark.parametrize("criterion", sorted(CRITERIA))
-@pytest.mark.parametrize("penalize_intercept", [True, False])
-def test_hypergradient_matches_central_differences(model, criterion, penalize_intercept):
+@pytest.mark.parametrize("penalize_intercept, learn_l2", [(True, False), (False, False),
+                                                          (True, True)])
+def test_hypergradient_matches_central_differences(model, criterion, penalize_intercept,
+                                                   learn_l2):
     split, loss = CRITERIA[criterion]
     lower = LowerLevel(l2_penalty=0.05, hinge_smoothing=0.3, l1_smoothing=0.1,
                        penalize_intercept=penalize_intercept)
     hyper = make_hyper_model(model, D, groups=GROUPS if model == "group" else None,
-                             penalize_intercept=penalize_intercept)
+                             penalize_intercept=penalize_intercept, learn_l2=learn_l2)
     obj = BilevelObjective(_folds(split, 1), lower, hyper, loss=loss)
     rng = np.random.default_rng(2)
     beta = rng.uniform(0.02, 0.15, size=hyper.n_hyper)

@@ -30,10 +30,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..selection.bilevel import (
+    THESIS_GRID,
     BilevelObjective,
     Fold,
     LowerLevel,
     bisvm_lbfgs,
+    grid_search,
     make_hyper_model,
 )
 from ..selection.importance import importance_scores
@@ -223,7 +225,12 @@ class BilevelSVC(_SmoothedSVMBase):
     tol : float, default=1e-4
         Outer stopping tolerance on the norm of the log-scale hypergradient.
     support_threshold : float, default=0.01
-        The thesis's ε: coefficients with :math:`|w_j| \le \varepsilon` are not selected.
+        The thesis's ε: coefficients with :math:`|w_j| \le \varepsilon` are not selected
+        (for the group model: groups with :math:`\|w_k\|_2 \le \varepsilon`).
+    learn_l2_penalty : bool, default=False
+        Learn the ridge weight α as one more hyperparameter, by the same hypergradient
+        (:math:`\partial\nabla_w E/\partial\alpha = w`), starting from ``l2_penalty``
+        (beyond the thesis, which fixes α = 0.01).
     refit : bool, default=True
         Refit on all rows at the learned β (else keep the first fold's solution).
     random_state : int, RandomState or None
@@ -238,15 +245,24 @@ class BilevelSVC(_SmoothedSVMBase):
     penalty_weight_names_ : tuple of str
     validation_score_ : float or ndarray
         Upper-level criterion at the learned β.
+    l2_penalty_ : float or ndarray
+        α used by the final model (learned when ``learn_l2_penalty=True``).
     importance_ : ndarray
-        Scores of seed-000 §2.9-2.10 per penalty group (bias included), summing to 1.
+        The thesis's scores (seed-000 §2.9-2.10) per penalty group (bias included),
+        summing to 1: the learned weights β masked by the support, normalised.
     importance_names_ : tuple of str
     feature_importances_ : ndarray of shape (n_features,)
-        Importance per feature, intercept excluded, summing to 1 (group scores are shared
-        evenly by a group's features; the scalar model, whose tied weights carry no
-        ranking, uses :math:`|\hat w_j|`); averaged over classes when multiclass.
+        Share of each selected feature in :math:`\sum_j|\hat w_j|` (intercept excluded;
+        averaged over classes when multiclass). Why not the thesis's score: at the lower
+        optimum :math:`\hat\beta_j \approx |\partial_j L(\hat w)| - \alpha|\hat w_j|` is
+        the price a feature pays, not its weight in the decision; a feature the criterion
+        wants unshrunk gets a small β and a small thesis score however large its
+        coefficient (in the thesis's own Iris example petal width, with
+        :math:`\hat w = 0.02`, outranks petal length, :math:`\hat w = 0.85`). On
+        standardised features the coefficient share is the usual linear-model importance;
+        both are reported.
     support_ : ndarray of bool, shape (n_features,)
-        Selected features (nonzero importance).
+        Selected features (:math:`|\hat w_j| > \varepsilon`, by group for the group model).
     history_ : tuple of HistoryEntry, or list of them per class
         β, J, nonzero count, cumulated lower-level solves / iterations, seconds per outer
         iteration.
@@ -260,7 +276,7 @@ class BilevelSVC(_SmoothedSVMBase):
                  l1_smoothing=0.01, criterion="kfold", validation_fraction=0.2, cv=5,
                  init_penalty=0.01, warm_init=True, penalize_intercept=True,
                  solver="newton", max_iter=100, tol=1e-4, support_threshold=0.01,
-                 refit=True, random_state=None):
+                 learn_l2_penalty=False, refit=True, random_state=None):
         self.model = model
         self.groups = groups
         self.l2_penalty = l2_penalty
@@ -276,6 +292,7 @@ class BilevelSVC(_SmoothedSVMBase):
         self.max_iter = max_iter
         self.tol = tol
         self.support_threshold = support_threshold
+        self.learn_l2_penalty = learn_l2_penalty
         self.refit = refit
         self.random_state = random_state
 
@@ -339,7 +356,8 @@ class BilevelSVC(_SmoothedSVMBase):
         )
         hyper = make_hyper_model(self.model, d, groups=self._feature_groups_ok(d),
                                  penalize_intercept=self.penalize_intercept,
-                                 feature_names=feature_names)
+                                 feature_names=feature_names,
+                                 learn_l2=bool(self.learn_l2_penalty))
         split, loss = self._CRITERIA[self.criterion]
         Xa = _augment(X)
         per_class = []
@@ -350,8 +368,10 @@ class BilevelSVC(_SmoothedSVMBase):
         pick = (lambda k: per_class[0][k]) if binary else (
             lambda k: np.array([r[k] for r in per_class])
         )
-        self.penalty_weights_ = pick("beta")
-        self.penalty_weight_names_ = hyper.names
+        n_l1 = hyper.n_hyper - int(hyper.learn_l2)
+        self.penalty_weights_ = pick("beta")[..., :n_l1]
+        self.penalty_weight_names_ = hyper.names[:n_l1]
+        self.l2_penalty_ = pick("beta")[..., -1] if hyper.learn_l2 else float(self.l2_penalty)
         self.validation_score_ = pick("value")
         self.importance_ = pick("importance")
         self.importance_names_ = hyper.group_names
@@ -371,21 +391,29 @@ class BilevelSVC(_SmoothedSVMBase):
         )
         obj = BilevelObjective(folds, lower, hyper, loss=loss)
         solves = iters = 0
-        beta0 = float(self.init_penalty)
+        learn_l2 = hyper.learn_l2
+        n_l1 = hyper.n_hyper - int(learn_l2)
+        l1_0, l2_0 = float(self.init_penalty), lower.l2_penalty
         if self.model != "scalar" and self.warm_init:
-            scal = make_hyper_model("scalar", Xa.shape[1] - 1,
+            scal = make_hyper_model("scalar", Xa.shape[1] - 1, learn_l2=learn_l2,
                                     penalize_intercept=self.penalize_intercept)
-            r0 = bisvm_lbfgs(BilevelObjective(folds, lower, scal, loss=loss), beta0,
+            start = np.r_[l1_0, l2_0] if learn_l2 else np.array([l1_0])
+            r0 = bisvm_lbfgs(BilevelObjective(folds, lower, scal, loss=loss), start,
                              max_iter=int(self.max_iter), tol=float(self.tol),
                              nonzero_threshold=self.support_threshold)
             solves, iters = r0.lower_solves, r0.lower_iterations
-            beta0 = r0.beta[0]
+            l1_0 = r0.beta[0]
+            l2_0 = r0.beta[-1] if learn_l2 else l2_0
+        beta0 = np.full(n_l1, l1_0)
+        if learn_l2:
+            beta0 = np.r_[beta0, l2_0]
         res = bisvm_lbfgs(obj, beta0, max_iter=int(self.max_iter), tol=float(self.tol),
                           nonzero_threshold=self.support_threshold)
         solves += res.lower_solves
         iters += res.lower_iterations
         if self.refit:
-            P = lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(res.beta))
+            P = lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(res.beta),
+                              hyper.l2(res.beta))
             r = lower.solve(P, w0=np.mean(res.coefs, axis=0))
             coef = r.coef
             solves += 1
@@ -394,16 +422,41 @@ class BilevelSVC(_SmoothedSVMBase):
             coef = res.coefs[0]
         imp = importance_scores(coef, res.beta, hyper, threshold=self.support_threshold)
         d = Xa.shape[1] - 1
-        pg = hyper.penalty_groups[:d]
-        if hyper.kind == "scalar":
-            a = np.abs(coef[:d]) * (np.abs(coef[:d]) > self.support_threshold)
-        else:
-            sizes = np.bincount(pg[pg >= 0], minlength=len(hyper.hyper_of_group))
-            a = np.where(pg >= 0, imp[np.maximum(pg, 0)] / np.maximum(sizes[pg], 1), 0.0)
+        pg = hyper.penalty_groups
+        norms = np.sqrt(np.bincount(pg[pg >= 0], weights=coef[pg >= 0] ** 2,
+                                    minlength=len(hyper.hyper_of_group)))
+        kept = np.where(pg[:d] >= 0, norms[np.maximum(pg[:d], 0)] > self.support_threshold,
+                        np.abs(coef[:d]) > self.support_threshold)
+        a = np.abs(coef[:d]) * kept
         fi = a / a.sum() if a.sum() > 0 else np.zeros(d)
         return dict(coef=coef, beta=res.beta, value=res.value, importance=imp,
                     feature_importance=fi, n_iter=res.n_iter, history=res.history,
                     solves=solves, iterations=iters)
+
+    def scalar_grid(self, X, y, grid=THESIS_GRID):
+        """The thesis's baseline: grid search over a scalar β on the *same* validation
+        split or folds that :meth:`fit` uses (same ``random_state``), warm-started along
+        the grid (seed-000 §4.3). Binary targets only.
+
+        Returns
+        -------
+        GridResult
+            Values, regularisation path, best β, lower-level solves and seconds.
+        """
+        lower = self._check_common()
+        if self.criterion not in self._CRITERIA:
+            raise ValueError(f"criterion must be one of {sorted(self._CRITERIA)}")
+        X, y = validate_data(self, X, y, dtype=np.float64, reset=False)
+        yb = np.where(y == self.classes_[-1], 1.0, -1.0)
+        if self.classes_.size != 2:
+            raise ValueError("scalar_grid needs a binary target")
+        split, loss = self._CRITERIA[self.criterion]
+        Xa = _augment(X)
+        folds = tuple(
+            Fold(Xa[tr], yb[tr], Xa[va], yb[va]) for tr, va in self._splits(Xa, yb, split)
+        )
+        scal = make_hyper_model("scalar", X.shape[1], penalize_intercept=self.penalize_intercept)
+        return grid_search(BilevelObjective(folds, lower, scal, loss=loss), grid)
 
     def get_support(self, indices=False):
         """Mask (or indices) of the selected features, as scikit-learn's selectors."""

@@ -95,15 +95,16 @@ class LowerLevel:
         if self.solver not in _SOLVERS:
             raise ValueError(f"solver must be one of {sorted(_SOLVERS)}, got {self.solver!r}")
 
-    def problem(self, X, y, penalty_groups, weights):
-        """The :class:`SmoothProblem` E(·; β) on augmented data ``X`` (bias column last)."""
+    def problem(self, X, y, penalty_groups, weights, l2_penalty=None):
+        """The :class:`SmoothProblem` E(·; β) on augmented data ``X`` (bias column last);
+        ``l2_penalty`` overrides α when it is learned too."""
         d = X.shape[1]
         mask = np.ones(d, dtype=bool)
         if not self.penalize_intercept:
             mask[-1] = False
         pen = SumPenalty(
             (
-                L2(self.l2_penalty, mask),
+                L2(self.l2_penalty if l2_penalty is None else float(l2_penalty), mask),
                 GroupPseudoHuber(weights, penalty_groups, self.l1_smoothing),
             )
         )
@@ -126,9 +127,13 @@ class HyperModel:
     hyper_of_group : ndarray of int, shape (n_penalty_groups,)
         Entry of β that weights each penalty group.
     names : tuple of str
-        One name per entry of β (features, groups, "intercept").
+        One name per entry of β (features, groups, "intercept", and "l2_penalty" last
+        when α is learned).
     group_names : tuple of str
         One name per penalty group (for the scalar model: per coordinate).
+    learn_l2 : bool
+        Whether the last hyperparameter is the ridge weight α (beyond seed-000, which
+        fixes α = 0.01; its Fig. 4.5 searches (α, β) on a grid).
     """
 
     kind: str
@@ -136,6 +141,7 @@ class HyperModel:
     hyper_of_group: np.ndarray
     names: tuple
     group_names: tuple = ()
+    learn_l2: bool = False
 
     @property
     def n_hyper(self):
@@ -145,13 +151,21 @@ class HyperModel:
         """Penalty weight of every group for hyperparameters ``beta``."""
         return np.asarray(beta, dtype=float)[self.hyper_of_group]
 
-    def reduce(self, grad_weights):
-        r"""Chain rule :math:`\partial J/\partial\beta = M^\top \partial J/\partial b`."""
-        return np.bincount(self.hyper_of_group, weights=grad_weights, minlength=self.n_hyper)
+    def l2(self, beta):
+        """The learned α, or None when α is fixed."""
+        return float(np.asarray(beta)[-1]) if self.learn_l2 else None
+
+    def reduce(self, grad_weights, grad_l2=0.0):
+        r"""Chain rule :math:`\partial J/\partial\beta = M^\top \partial J/\partial b`
+        (plus :math:`\partial J/\partial\alpha` last when α is learned)."""
+        g = np.bincount(self.hyper_of_group, weights=grad_weights, minlength=self.n_hyper)
+        if self.learn_l2:
+            g[-1] = grad_l2
+        return g
 
 
 def make_hyper_model(kind, n_features, *, groups=None, penalize_intercept=True,
-                     feature_names=None):
+                     feature_names=None, learn_l2=False):
     """Build the :class:`HyperModel` of the scalar, vector or group model.
 
     Parameters
@@ -169,7 +183,17 @@ def make_hyper_model(kind, n_features, *, groups=None, penalize_intercept=True,
     penalize_intercept : bool
         Whether the bias has its own β entry (thesis) or no penalty at all.
     feature_names : sequence of str, optional
+    learn_l2 : bool
+        Append the ridge weight α as a last hyperparameter (beyond seed-000).
     """
+    hm = _make_hyper_model(kind, n_features, groups, penalize_intercept, feature_names)
+    if not learn_l2:
+        return hm
+    return HyperModel(hm.kind, hm.penalty_groups, hm.hyper_of_group,
+                      hm.names + ("l2_penalty",), hm.group_names, True)
+
+
+def _make_hyper_model(kind, n_features, groups, penalize_intercept, feature_names):
     d = int(n_features)
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(d)]
     if len(names) != d:
@@ -268,8 +292,9 @@ class BilevelObjective:
 
     def problems(self, beta):
         wts = self.hyper.weights(beta)
+        l2 = self.hyper.l2(beta)
         return [
-            self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts)
+            self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts, l2)
             for f in self.folds
         ]
 
@@ -297,10 +322,17 @@ class BilevelObjective:
             iters += r.n_iter
             w = r.coef
             J, dJ = self._criteria[i].value_and_grad(w)
-            pen = P.penalty.terms[1]
-            g_w, lam = implicit_hypergradient(P.hessian(w), dJ, pen.weight_jacobian(w))
+            ridge, pen = P.penalty.terms
+            jac = pen.weight_jacobian(w)
+            if self.hyper.learn_l2:
+                # d(grad_w E)/d(alpha) = mask * w
+                jac = np.c_[jac, ridge.gradient(w) / ridge.strength]
+            g_w, lam = implicit_hypergradient(P.hessian(w), dJ, jac)
             vals.append(J)
-            grads.append(self.hyper.reduce(g_w))
+            if self.hyper.learn_l2:
+                grads.append(self.hyper.reduce(g_w[:-1], g_w[-1]))
+            else:
+                grads.append(self.hyper.reduce(g_w))
             coefs.append(w)
             lams.append(lam)
         return Evaluation(
@@ -499,6 +531,9 @@ def grid_search(objective, grid=THESIS_GRID, *, inner_tol=1e-9):
     grid = np.asarray(grid, dtype=float)
     if grid.ndim != 1 or grid.size == 0 or np.any(grid <= 0):
         raise ValueError("grid must be a non-empty 1-D array of positive values")
+    if objective.hyper.learn_l2:
+        raise ValueError("grid_search scans the L1 weight only; build the objective with "
+                         "learn_l2=False")
     warm, vals, coefs, iters = None, [], [], 0
     ones = np.ones(objective.hyper.n_hyper)
     for b in grid:
