@@ -16,6 +16,7 @@ from bisvm.data import (  # noqa: E402
     read_table,
     train_test_split_seeded,
 )
+from bisvm.estimators.linear import LinearSVC  # noqa: E402
 from bisvm.persistence import ModelFileError, load_model, register_estimator, save_model  # noqa: E402
 
 __all__ = [
@@ -33,4 +34,5 @@ __all__ = [
     "load_model",
     "register_estimator",
     "save_model",
+    "LinearSVC",
 ]

@@ -1,0 +1,299 @@
+r"""``LinearSVC``: the linear SVM with scikit-learn's parameters, trained by this package's
+solvers.
+
+Objective of each binary problem (labels :math:`y_i = \pm 1`, per-sample cost
+:math:`C_i = C \cdot` class weight :math:`\cdot` sample weight), with the intercept, when
+fitted, as LIBLINEAR's constant feature of value ``intercept_scaling`` (so it is
+penalised like the other coefficients, exactly as in scikit-learn's ``LinearSVC``):
+
+.. math::
+    \min_w\ \Omega(w) + \sum_i C_i\,\xi_i(w),\qquad
+    \Omega = \tfrac12\|w\|_2^2\ (\text{penalty="l2"})\ \text{or}\ \|w\|_1\ (\text{"l1"}),
+
+with :math:`\xi_i = \max(0, 1 - y_i w^\top x_i)` (``loss="hinge"``) or its square
+(``"squared_hinge"``). Solvers:
+
+=======  =============  =====  ==========================================================
+penalty  loss           dual   solver
+=======  =============  =====  ==========================================================
+l2       hinge          True   dual coordinate descent (:mod:`bisvm.solvers.dual_cd`)
+l2       squared_hinge  True   dual coordinate descent
+l2       squared_hinge  False  finite Newton, exact line search (``solvers.finite_newton``)
+l1       squared_hinge  False  smooth split :math:`w = u - v \ge 0`, scipy L-BFGS-B
+l1       hinge          any    linear program, scipy ``linprog`` (HiGHS); sklearn refuses it
+=======  =============  =====  ==========================================================
+
+Multiclass is one-vs-rest. As in LIBLINEAR (and so in scikit-learn), the class weight of
+class ``k`` multiplies ``C`` for the samples of ``k`` in the ``k``-vs-rest problem only; the
+"rest" samples keep ``C`` times their sample weight. In the binary case both classes get
+their own class weight.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.optimize as so
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
+from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from ..solvers.dual_cd import solve_dual_cd, svm_primal_objective
+from ..solvers.finite_newton import solve_finite_newton
+
+__all__ = ["LinearSVC", "l1_hinge_lp", "l1_squared_hinge"]
+
+
+def _augment(X, bias):
+    """``[X, bias]``: LIBLINEAR's intercept feature (only for the primal solvers)."""
+    if bias <= 0:
+        return X
+    ones = np.full((X.shape[0], 1), float(bias))
+    return sp.hstack([X, sp.csr_matrix(ones)], format="csr") if sp.issparse(X) else np.hstack(
+        [X, ones])
+
+
+def l1_hinge_lp(X, y, cost):
+    r"""The L1-regularised hinge-loss SVM as a linear program (HiGHS):
+
+    .. math::
+        \min_{u, v, \xi \ge 0} \sum_j (u_j + v_j) + \sum_i c_i \xi_i \quad
+        \text{s.t.}\ \ \xi_i \ge 1 - y_i x_i^\top (u - v).
+
+    Returns ``(w, objective)``.
+    """
+    n, d = X.shape
+    Y = sp.diags(np.asarray(y, dtype=float))
+    YX = sp.csr_matrix(Y @ X)
+    A = sp.hstack([-YX, YX, -sp.eye(n)], format="csc")
+    c = np.r_[np.ones(2 * d), np.asarray(cost, dtype=float)]
+    res = so.linprog(c, A_ub=A, b_ub=-np.ones(n), bounds=(0, None), method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"linprog (HiGHS) failed on the L1 hinge SVM: {res.message}")
+    w = res.x[:d] - res.x[d:2 * d]
+    return w, float(res.fun)
+
+
+def l1_squared_hinge(X, y, cost, *, tol=1e-4, max_iter=1000, w0=None):
+    r"""The L1-regularised squared-hinge SVM,
+    :math:`\min_w \|w\|_1 + \sum_i c_i \max(0, 1 - y_i x_i^\top w)^2`, as the smooth
+    bound-constrained problem in :math:`w = u - v`, :math:`u, v \ge 0`, solved by scipy's
+    L-BFGS-B. Returns ``(w, objective, n_iter, converged)``."""
+    n, d = X.shape
+    y = np.asarray(y, dtype=float)
+    cost = np.asarray(cost, dtype=float)
+
+    def fg(uv):
+        w = uv[:d] - uv[d:]
+        r = np.maximum(0.0, 1.0 - y * np.asarray(X @ w).ravel())
+        gw = -2.0 * np.asarray(X.T @ (cost * y * r)).ravel()
+        return float(uv.sum() + cost @ (r * r)), np.r_[1.0 + gw, 1.0 - gw]
+
+    x0 = np.zeros(2 * d) if w0 is None else np.r_[np.maximum(w0, 0), np.maximum(-w0, 0)]
+    res = so.minimize(fg, x0, jac=True, method="L-BFGS-B", bounds=[(0, None)] * (2 * d),
+                      options=dict(maxiter=max_iter, gtol=tol, ftol=1e-12 * tol))
+    w = res.x[:d] - res.x[d:]
+    return w, float(res.fun), int(res.nit), bool(res.success)
+
+
+class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
+    r"""Linear support vector classifier (LIBLINEAR's formulations, this package's solvers).
+
+    Minimises :math:`\Omega(w) + C\sum_i s_i \xi_i(w)` per one-vs-rest problem; see the
+    module docstring for the exact objective, the intercept convention and the solver
+    used for each ``(penalty, loss, dual)``.
+
+    Parameters
+    ----------
+    penalty : {"l2", "l1"}, default="l2"
+    loss : {"squared_hinge", "hinge"}, default="squared_hinge"
+        ``penalty="l1"`` with ``loss="hinge"`` (the 1-norm SVM) is solved as a linear
+        program; scikit-learn refuses this combination.
+    dual : "auto" or bool, default="auto"
+        Solve the dual (coordinate descent) or the primal. "auto" picks the primal when
+        ``n_samples >= n_features`` and the primal is available, as scikit-learn does.
+    tol : float, default=1e-4
+        Stopping tolerance (projected-gradient spread for the dual; relative gradient for
+        the primal solvers).
+    C : float, default=1.0
+        Cost of the losses, :math:`C > 0`.
+    fit_intercept : bool, default=True
+    intercept_scaling : float, default=1.0
+        Value of the constant intercept feature (LIBLINEAR's ``-B``).
+    class_weight : dict, "balanced" or None, default=None
+    random_state : int, RandomState or None, default=None
+        Seed of the dual solver's per-epoch permutations.
+    max_iter : int, default=1000
+        Cap on epochs (dual) or iterations (primal).
+    shrinking : bool, default=True
+        Shrinking of the dual coordinate descent.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray
+    n_iter_ : int
+        Largest number of iterations over the one-vs-rest problems.
+    objective_ : ndarray
+        Primal objective of each binary problem at the solution.
+    n_features_in_ : int
+    """
+
+    def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0,
+                 fit_intercept=True, intercept_scaling=1.0, class_weight=None,
+                 random_state=None, max_iter=1000, shrinking=True):
+        self.penalty = penalty
+        self.loss = loss
+        self.dual = dual
+        self.tol = tol
+        self.C = C
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.random_state = random_state
+        self.max_iter = max_iter
+        self.shrinking = shrinking
+
+    def _check_params(self, X):
+        if self.penalty not in ("l1", "l2"):
+            raise ValueError(f"penalty must be 'l1' or 'l2', got {self.penalty!r}")
+        if self.loss not in ("hinge", "squared_hinge"):
+            raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
+        for name, val in (("C", self.C), ("tol", self.tol)):
+            if isinstance(val, bool) or not isinstance(val, Real) or not (
+                    np.isfinite(val) and val > 0):
+                raise ValueError(f"{name} must be a positive float, got {val!r}")
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, Integral) or (
+                self.max_iter < 1):
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        if self.fit_intercept and not (isinstance(self.intercept_scaling, Real) and
+                                       self.intercept_scaling > 0):
+            raise ValueError(f"intercept_scaling must be > 0 when fit_intercept=True, got "
+                             f"{self.intercept_scaling!r}")
+        if self.dual not in ("auto", True, False):
+            raise ValueError(f"dual must be 'auto', True or False, got {self.dual!r}")
+        combo = (self.penalty, self.loss)
+        if combo == ("l1", "hinge"):
+            return "lp"
+        primal_ok = combo != ("l2", "hinge")
+        dual_ok = combo != ("l1", "squared_hinge")
+        dual = self.dual
+        if dual == "auto":
+            dual = not primal_ok or (dual_ok and X.shape[0] < X.shape[1])
+        if dual and not dual_ok:
+            raise ValueError("penalty='l1' with loss='squared_hinge' has no dual solver; "
+                             "use dual=False")
+        if not dual and not primal_ok:
+            raise ValueError("penalty='l2' with loss='hinge' is solved in the dual only "
+                             "(its primal is not differentiable); use dual=True")
+        return "dual_cd" if dual else ("finite_newton" if self.penalty == "l2" else "l1_sq")
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit one binary problem (two classes) or one per class (one-vs-rest).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Multiplies ``C`` per sample.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
+                             accept_large_sparse=False)
+        check_classification_targets(y)
+        method = self._check_params(X)
+        self.classes_ = np.unique(y)
+        if self.classes_.size < 2:
+            raise ValueError("LinearSVC needs samples of at least 2 classes; the data "
+                             f"contains only one class: {self.classes_[0]!r}")
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y,
+                                  sample_weight=sample_weight)
+        y_ind = np.searchsorted(self.classes_, y)
+        bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        rng = check_random_state(self.random_state)
+        Xa = _augment(X, bias) if method != "dual_cd" else None
+        if self.classes_.size == 2:
+            tasks = [(np.where(y_ind == 1, 1.0, -1.0), cw[y_ind])]
+        else:
+            tasks = [(np.where(y_ind == k, 1.0, -1.0), np.where(y_ind == k, cw[k], 1.0))
+                     for k in range(self.classes_.size)]
+        coefs, n_iters, objs = [], [], []
+        converged = True
+        for yk, cwk in tasks:
+            cost = self.C * cwk * sw
+            if method == "dual_cd":
+                r = solve_dual_cd(X, yk, C=1.0, loss=self.loss, sample_weight=cost,
+                                  bias=bias, tol=self.tol, max_iter=self.max_iter,
+                                  shrinking=self.shrinking,
+                                  random_state=int(rng.randint(np.iinfo(np.int32).max)),
+                                  warn=False)
+                w, it, ok, obj = r.coef, r.n_iter, r.converged, r.objective
+            elif method == "finite_newton":
+                r = solve_finite_newton(Xa, yk, cost=cost, R=1.0, tol=self.tol,
+                                        max_iter=self.max_iter, warn=False)
+                w, it, ok, obj = r.coef, r.n_iter, r.converged, r.objective
+            elif method == "l1_sq":
+                w, obj, it, ok = l1_squared_hinge(Xa, yk, cost, tol=self.tol,
+                                                  max_iter=self.max_iter)
+            else:
+                w, obj = l1_hinge_lp(Xa, yk, cost)
+                it, ok = 1, True
+            coefs.append(w)
+            n_iters.append(it)
+            objs.append(obj)
+            converged &= ok
+        if not converged:
+            warnings.warn(f"LinearSVC ({method}) stopped on max_iter={self.max_iter} before "
+                          f"tol={self.tol}; increase max_iter", ConvergenceWarning,
+                          stacklevel=2)
+        W = np.vstack(coefs)
+        d = X.shape[1]
+        self.coef_ = np.ascontiguousarray(W[:, :d])
+        self.intercept_ = bias * W[:, d] if self.fit_intercept else np.zeros(W.shape[0])
+        self.n_iter_ = int(max(n_iters))
+        self.objective_ = np.array(objs)
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def primal_objective(est, X, y, sample_weight=None):
+    """Primal objective of each binary problem of a fitted :class:`LinearSVC`-like model
+    (also scikit-learn's), in the formulation of the module docstring."""
+    classes = est.classes_
+    y_ind = np.searchsorted(classes, y)
+    cw = compute_class_weight(getattr(est, "class_weight", None), classes=classes, y=y)
+    sw = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+    bias = float(est.intercept_scaling) if est.fit_intercept else 0.0
+    out = []
+    for k in range(est.coef_.shape[0]):
+        if classes.size == 2:
+            yk, cwk = np.where(y_ind == 1, 1.0, -1.0), cw[y_ind]
+        else:
+            yk, cwk = np.where(y_ind == k, 1.0, -1.0), np.where(y_ind == k, cw[k], 1.0)
+        w = est.coef_[k]
+        if bias > 0:
+            w = np.r_[w, est.intercept_[k] / bias]
+        cost = est.C * cwk * sw
+        if est.penalty == "l2":
+            out.append(svm_primal_objective(X, yk, w, cost, est.loss, bias))
+        else:
+            r = np.maximum(0.0, 1.0 - yk * (np.asarray(_augment(X, bias) @ w).ravel()))
+            xi = r if est.loss == "hinge" else r * r
+            out.append(float(np.abs(w).sum() + cost @ xi))
+    return np.array(out)

@@ -1,0 +1,102 @@
+"""Dual coordinate descent (LIBLINEAR's algorithm) against independent references:
+scikit-learn's LIBLINEAR, the primal finite Newton method, and the KKT conditions."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC as SkLinearSVC
+
+from bisvm.solvers.dual_cd import solve_dual_cd, svm_primal_objective
+from bisvm.solvers.finite_newton import solve_finite_newton
+
+
+def _data(n=600, d=15, seed=0, sparse=False):
+    X, y = make_classification(n, d, n_informative=5, random_state=seed)
+    if sparse:
+        X = sp.csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0))
+    return X, 2.0 * y - 1.0
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_matches_liblinear_objective(loss, sparse):
+    X, y = _data(sparse=sparse)
+    r = solve_dual_cd(X, y, C=0.7, loss=loss, bias=1.0, tol=1e-8, max_iter=50000)
+    assert r.converged
+    sk = SkLinearSVC(C=0.7, loss=loss, dual=True, tol=1e-8, max_iter=50000,
+                     random_state=0).fit(X, (y > 0).astype(int))
+    w_sk = np.r_[sk.coef_.ravel(), sk.intercept_]
+    f_sk = svm_primal_objective(X, y, w_sk, np.full(len(y), 0.7), loss, 1.0)
+    assert r.objective == pytest.approx(f_sk, rel=1e-6)
+    # weak duality gap closes: primal(w) - (-dual(α)) -> 0
+    assert r.objective + r.extra["dual_objective"] == pytest.approx(0.0, abs=1e-4 * r.objective)
+
+
+def test_dense_and_sparse_give_the_same_solution():
+    X, y = _data(sparse=True)
+    a = solve_dual_cd(X, y, C=1.0, loss="hinge", bias=1.0, tol=1e-9, max_iter=50000)
+    b = solve_dual_cd(X.toarray(), y, C=1.0, loss="hinge", bias=1.0, tol=1e-9,
+                      max_iter=50000)
+    assert a.objective == pytest.approx(b.objective, rel=1e-9)
+
+
+def test_squared_hinge_dual_equals_finite_newton_primal():
+    X, y = _data()
+    cost = np.random.default_rng(0).uniform(0.2, 2.0, size=len(y))
+    r = solve_dual_cd(X, y, C=1.0, sample_weight=cost, loss="squared_hinge", bias=1.0,
+                      tol=1e-10, max_iter=100000)
+    p = solve_finite_newton(np.c_[X, np.ones(len(y))], y, cost=cost, R=1.0)
+    np.testing.assert_allclose(r.coef, p.coef, atol=1e-6)
+    assert r.objective == pytest.approx(p.objective, rel=1e-10)
+
+
+def test_kkt_conditions_of_the_hinge_dual():
+    X, y = _data(n=300)
+    C = 0.5
+    r = solve_dual_cd(X, y, C=C, loss="hinge", bias=0.0, tol=1e-10, max_iter=100000)
+    a, w = r.extra["dual_coef"], r.coef
+    np.testing.assert_allclose(w, X.T @ (a * y), atol=1e-10)  # w = Σ α_i y_i x_i
+    G = y * (X @ w) - 1.0  # dual gradient
+    assert np.all(a >= 0) and np.all(a <= C)
+    assert np.all(G[a < 1e-12] >= -1e-6)
+    assert np.all(G[a > C - 1e-12] <= 1e-6)
+    free = (a > 1e-12) & (a < C - 1e-12)
+    assert np.all(np.abs(G[free]) <= 1e-6)
+
+
+def test_shrinking_does_not_change_the_solution_and_warm_start_helps():
+    X, y = _data()
+    a = solve_dual_cd(X, y, loss="hinge", bias=1.0, tol=1e-8, max_iter=50000)
+    b = solve_dual_cd(X, y, loss="hinge", bias=1.0, tol=1e-8, max_iter=50000,
+                      shrinking=False)
+    assert a.objective == pytest.approx(b.objective, rel=1e-7)
+    c = solve_dual_cd(X, y, loss="hinge", bias=1.0, tol=1e-8, max_iter=50000,
+                      alpha0=a.extra["dual_coef"])
+    assert c.n_iter <= 3
+
+
+def test_zero_weight_samples_are_ignored():
+    X, y = _data(n=200)
+    sw = np.ones(len(y))
+    sw[:50] = 0.0
+    a = solve_dual_cd(X, y, sample_weight=sw, bias=1.0, tol=1e-10, max_iter=100000)
+    b = solve_dual_cd(X[50:], y[50:], bias=1.0, tol=1e-10, max_iter=100000)
+    np.testing.assert_allclose(a.coef, b.coef, atol=1e-7)
+    assert np.all(a.extra["dual_coef"][:50] == 0)
+
+
+def test_cap_warns_and_bad_input_is_rejected():
+    X, y = _data()
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        r = solve_dual_cd(X, y, tol=1e-12, max_iter=2)
+    assert not r.converged and r.n_iter == 2
+    with pytest.raises(ValueError, match="loss"):
+        solve_dual_cd(X, y, loss="log")
+    with pytest.raises(ValueError, match="C must"):
+        solve_dual_cd(X, y, C=0.0)
+    with pytest.raises(ValueError, match="-1/\\+1"):
+        solve_dual_cd(X, (y > 0).astype(float))
+    with pytest.raises(ValueError, match="sample_weight"):
+        solve_dual_cd(X, y, sample_weight=-np.ones(len(y)))

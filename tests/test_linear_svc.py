@@ -1,0 +1,133 @@
+"""``bisvm.LinearSVC`` against scikit-learn's ``LinearSVC`` (LIBLINEAR): accuracy within
+0.005 and the primal objective within 1e-3 relative, for every solver, dense and sparse,
+binary and multiclass, with class and sample weights; ``check_estimator``; the 1-norm
+SVM that scikit-learn refuses, against an independent LP."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.optimize as so
+import scipy.sparse as sp
+from sklearn import svm
+from sklearn.datasets import load_iris, make_classification
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import (
+    check_estimator,
+    check_sample_weight_equivalence_on_dense_data,
+)
+
+from bisvm.estimators.linear import LinearSVC, primal_objective
+
+COMBOS = [("l2", "hinge", True), ("l2", "squared_hinge", True),
+          ("l2", "squared_hinge", False), ("l1", "squared_hinge", False)]
+
+
+def _binary(sparse=False):
+    X, y = make_classification(1500, 20, n_informative=6, random_state=1)
+    if sparse:
+        X = sp.csr_matrix(np.where(np.abs(X) > 0.7, X, 0.0))
+    return X, y
+
+
+@pytest.mark.parametrize("data", ["binary", "sparse", "iris"])
+@pytest.mark.parametrize("penalty,loss,dual", COMBOS)
+def test_agrees_with_sklearn_liblinear(penalty, loss, dual, data):
+    if data == "iris":
+        X, y = load_iris(return_X_y=True)
+    else:
+        X, y = _binary(sparse=data == "sparse")
+    kw = dict(penalty=penalty, loss=loss, dual=dual, C=0.5, tol=1e-5, max_iter=20000,
+              class_weight={k: 1.0 + 0.5 * k for k in np.unique(y)})
+    sw = np.random.default_rng(0).uniform(0.5, 1.5, size=len(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ours = LinearSVC(random_state=0, **kw).fit(X, y, sample_weight=sw)
+        ref = svm.LinearSVC(random_state=0, **kw).fit(X, y, sample_weight=sw)
+    assert abs(ours.score(X, y) - ref.score(X, y)) <= 0.005
+    f_ours = primal_objective(ours, X, y, sw)
+    f_ref = primal_objective(ref, X, y, sw)
+    np.testing.assert_allclose(f_ours, f_ref, rtol=1e-3)
+    np.testing.assert_allclose(ours.objective_, f_ours, rtol=1e-10)
+    assert ours.coef_.shape == ref.coef_.shape and ours.intercept_.shape == ref.intercept_.shape
+
+
+def test_no_intercept_and_intercept_scaling_follow_liblinear():
+    X, y = _binary()
+    for kw in (dict(fit_intercept=False), dict(intercept_scaling=10.0)):
+        ours = LinearSVC(tol=1e-6, max_iter=20000, dual=True, **kw).fit(X, y)
+        ref = svm.LinearSVC(tol=1e-6, max_iter=20000, dual=True, **kw).fit(X, y)
+        np.testing.assert_allclose(primal_objective(ours, X, y), primal_objective(ref, X, y),
+                                   rtol=1e-4)
+        np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=1e-2)
+
+
+def test_l1_hinge_is_the_one_norm_svm_lp():
+    X, y = _binary()
+    X = X[:300]
+    y = y[:300]
+    C = 0.3
+    est = LinearSVC(penalty="l1", loss="hinge", C=C).fit(X, y)
+    # independent dense LP in (w free, ξ >= 0) with the intercept feature of value 1
+    n, d = X.shape
+    Xa = np.c_[X, np.ones(n)]
+    ys = np.where(y == 1, 1.0, -1.0)
+    # w = w⁺ - w⁻ written with an explicit |w| bound t: min Σt + CΣξ, -t <= w <= t
+    c = np.r_[np.zeros(d + 1), np.ones(d + 1), C * np.ones(n)]
+    I = np.eye(d + 1)
+    A = np.block([[I, -I, np.zeros((d + 1, n))], [-I, -I, np.zeros((d + 1, n))],
+                  [-ys[:, None] * Xa, np.zeros((n, d + 1)), -np.eye(n)]])
+    b = np.r_[np.zeros(2 * (d + 1)), -np.ones(n)]
+    bounds = [(None, None)] * (d + 1) + [(0, None)] * (d + 1 + n)
+    ref = so.linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs-ipm")
+    assert est.objective_[0] == pytest.approx(ref.fun, rel=1e-7)
+    assert primal_objective(est, X, y)[0] == pytest.approx(ref.fun, rel=1e-7)
+    assert np.sum(est.coef_ != 0) < d  # the 1-norm SVM selects features
+
+
+def test_parameter_errors():
+    X, y = _binary()
+    bad = [dict(penalty="l3"), dict(loss="log"), dict(C=-1.0), dict(tol=0.0),
+           dict(max_iter=0), dict(intercept_scaling=0.0), dict(dual="yes")]
+    for kw in bad:
+        with pytest.raises(ValueError):
+            LinearSVC(**kw).fit(X, y)
+    with pytest.raises(ValueError, match="dual=True"):
+        LinearSVC(penalty="l2", loss="hinge", dual=False).fit(X, y)
+    with pytest.raises(ValueError, match="dual=False"):
+        LinearSVC(penalty="l1", loss="squared_hinge", dual=True).fit(X, y)
+    with pytest.raises(ValueError, match="one class"):
+        LinearSVC().fit(X, np.zeros(len(y)))
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        LinearSVC().fit(Xn, y)
+
+
+def test_iteration_cap_warns():
+    X, y = _binary()
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        LinearSVC(dual=True, tol=1e-12, max_iter=2).fit(X, y)
+
+
+# The dual solver stops on a projected-gradient tolerance (1e-4 by default), so fitting
+# with weight 2 and fitting with a repeated row agree to about 1e-4, not to the 1e-7 these
+# checks ask; scikit-learn's own LinearSVC fails them for the same reason. At a tight
+# tolerance they pass (next test).
+EXPECTED_FAILED = {
+    "check_sample_weight_equivalence_on_dense_data": "dual CD tolerance 1e-4 (as LIBLINEAR)",
+    "check_sample_weight_equivalence_on_sparse_data": "dual CD tolerance 1e-4 (as LIBLINEAR)",
+}
+
+
+def test_check_estimator():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check_estimator(LinearSVC(), expected_failed_checks=EXPECTED_FAILED)
+
+
+def test_sample_weight_equivalence_at_tight_tolerance():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check_sample_weight_equivalence_on_dense_data(
+            "LinearSVC", LinearSVC(tol=1e-12, max_iter=100000))
