@@ -5,6 +5,7 @@ Public API only; see ``DESIGN.md`` for the layers.
 
 __version__ = "0.1.0"
 
+from bisvm import kernels  # noqa: E402
 from bisvm.data import (  # noqa: E402
     DataError,
     Dataset,
@@ -16,7 +17,9 @@ from bisvm.data import (  # noqa: E402
     read_table,
     train_test_split_seeded,
 )
+from bisvm.estimators.kernel_ridge import KernelRidge  # noqa: E402
 from bisvm.estimators.linear import LinearSVC  # noqa: E402
+from bisvm.estimators.svm import SVC, SVR  # noqa: E402
 from bisvm.persistence import ModelFileError, load_model, register_estimator, save_model  # noqa: E402
 
 __all__ = [
@@ -35,4 +38,8 @@ __all__ = [
     "register_estimator",
     "save_model",
     "LinearSVC",
+    "kernels",
+    "KernelRidge",
+    "SVC",
+    "SVR",
 ]

@@ -1,0 +1,149 @@
+r"""Kernel ridge regression in closed form, with exact leave-one-out residuals.
+
+Seed 001 §8.5/§8.8: with :math:`f(x) = \sum_n \theta_n k(x, x_n)` (+ ``b``),
+
+.. math::
+    \min_{\theta, b}\ \sum_n s_n\big(y_n - (K\theta)_n - b\big)^2 + C\,\theta^\top K\theta,
+
+whose solution without intercept is :math:`\theta = (K + C I)^{-1} y` (eq. (8.4) and the
+dual of §8.8, where :math:`\lambda = 2C\theta`), and with an unpenalised intercept
+(seed 001 exercise 6) :math:`\theta = A^{-1}(y - b\mathbf 1)`,
+:math:`b = \mathbf 1^\top A^{-1}y / \mathbf 1^\top A^{-1}\mathbf 1`, :math:`A = K + CI`,
+which needs no invertibility of :math:`K`. ``C`` is the parameter ``ridge``
+(scikit-learn's ``alpha``). Sample weights :math:`s_n` enter by the change of variables
+:math:`\tilde K = SKS`, :math:`\tilde y = Sy`, :math:`S = \mathrm{diag}(\sqrt{s})`.
+
+The fit is linear in ``y``: :math:`\hat y = Hy` with :math:`I - H = C\,\tilde P` and
+:math:`\tilde P = A^{-1} - A^{-1}\mathbf 1\mathbf 1^\top A^{-1}/(\mathbf 1^\top A^{-1}
+\mathbf 1)` (just :math:`A^{-1}` without intercept), so the leave-one-out residuals are
+exact in closed form: :math:`y_i - f^{(-i)}(x_i) = (y_i - \hat y_i)/(1 - H_{ii})
+= \theta_i / \tilde P_{ii}` — one Cholesky factorisation serves the fit and all ``n``
+held-out residuals.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Real
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from bisvm.kernels import check_precomputed, make_kernel
+
+__all__ = ["KernelRidge"]
+
+
+class KernelRidge(RegressorMixin, BaseEstimator):
+    r"""Kernel ridge regression by a Cholesky solve (seed 001 §8.5, §8.8, exercise 6).
+
+    Parameters
+    ----------
+    ridge : float > 0, default=1.0
+        The penalty :math:`C` on :math:`\theta^\top K\theta` (scikit-learn's ``alpha``).
+    kernel : {"linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed"} or callable
+    gamma : float > 0, "scale" or "auto", default="scale"
+    degree : int, default=3
+    coef0 : float, default=1.0
+    fit_intercept : bool, default=False
+        Fit an unpenalised bias ``b`` (seed 001 exercise 6).
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray, shape (n_samples,) or (n_samples, n_targets)
+        :math:`\theta`.
+    intercept_ : float or ndarray
+    X_fit_ : ndarray
+        Training data (or the training Gram matrix for ``"precomputed"``).
+    loo_residuals_ : ndarray, same shape as ``y``
+        Exact leave-one-out residuals :math:`y_i - f^{(-i)}(x_i)`.
+    loo_mse_ : float or ndarray
+        Mean squared leave-one-out residual (weighted by ``sample_weight``).
+    """
+
+    def __init__(
+        self, ridge=1.0, *, kernel="linear", gamma="scale", degree=3, coef0=1.0, fit_intercept=False
+    ):
+        self.ridge = ridge
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.fit_intercept = fit_intercept
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit by one Cholesky factorisation of :math:`SKS + C I`.
+
+        ``sample_weight`` must be non-negative and finite (``ValueError`` otherwise).
+        """
+        r = self.ridge
+        if isinstance(r, bool) or not isinstance(r, Real) or not np.isfinite(r) or r <= 0:
+            raise ValueError(f"ridge must be a positive finite number, got {r!r}")
+        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
+        if self.kernel == "precomputed":
+            check_precomputed(X)
+        self._kernel = make_kernel(
+            self.kernel, gamma=self.gamma, coef0=self.coef0, degree=self.degree, X=X
+        )
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if not np.any(sw > 0):
+            raise ValueError("sample_weight: all samples have zero weight")
+        K = self._kernel(X)
+        n = K.shape[0]
+        s = np.sqrt(sw)
+        ravel = y.ndim == 1
+        Y = y.reshape(n, -1)
+        A = s[:, None] * K * s[None, :]
+        A[np.diag_indices(n)] += float(r)
+        try:
+            factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
+            Ainv = scipy.linalg.cho_solve(factor, np.eye(n), check_finite=False)
+        except np.linalg.LinAlgError:
+            warnings.warn(
+                "K + ridge*I is not positive definite (the kernel is not positive "
+                "semi-definite on these data); solved with a symmetric pseudo-inverse",
+                UserWarning,
+                stacklevel=2,
+            )
+            Ainv = scipy.linalg.pinvh(A)
+        Yt = s[:, None] * Y
+        if self.fit_intercept:
+            u = Ainv @ s
+            b = (s @ (Ainv @ Yt)) / (s @ u)
+            theta_t = Ainv @ (Yt - np.outer(s, b))
+            P_diag = np.diag(Ainv) - u * u / (s @ u)
+        else:
+            b = np.zeros(Y.shape[1])
+            theta_t = Ainv @ Yt
+            P_diag = np.diag(Ainv)
+        theta = s[:, None] * theta_t
+        fitted = K @ theta + b
+        with np.errstate(divide="ignore", invalid="ignore"):
+            loo = theta_t / (P_diag[:, None] * np.where(s > 0, s, 1.0)[:, None])
+        zero = s == 0
+        loo[zero] = (Y - fitted)[zero]  # a zero-weight sample does not move the fit
+        self.X_fit_ = X
+        self.dual_coef_ = theta[:, 0] if ravel else theta
+        self.intercept_ = float(b[0]) if ravel else b
+        self.loo_residuals_ = loo[:, 0] if ravel else loo
+        mse = np.average(loo**2, axis=0, weights=sw)
+        self.loo_mse_ = float(mse[0]) if ravel else mse
+        return self
+
+    def predict(self, X):
+        r""":math:`f(x) = \sum_n \theta_n k(x, x_n) + b`."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.kernel == "precomputed":
+            K = check_precomputed(X, n_train=self.X_fit_.shape[0], symmetric=False)
+        else:
+            K = self._kernel(X, self.X_fit_)
+        return K @ self.dual_coef_ + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.target_tags.multi_output = True
+        return tags

@@ -1,0 +1,698 @@
+r"""Kernel support vector machines trained by SMO: :class:`SVC` and :class:`SVR`.
+
+C-SVC (seed 003 eq. (50), seed 001 §8.11) solves, per binary machine with labels
+:math:`y_i = \pm1` and per-sample costs :math:`C_i = C \cdot w^{class}_{y_i} \cdot s_i`,
+
+.. math::
+    \min_\alpha \tfrac12\sum_{ij}\alpha_i\alpha_j y_i y_j k(x_i, x_j) - \sum_i\alpha_i
+    \quad\text{s.t.}\quad \sum_i y_i\alpha_i = 0,\ 0 \le \alpha_i \le C_i,
+
+the dual of :math:`\min \tfrac12\lVert w\rVert^2 + \sum_i C_i\max(0, 1 - y_if(x_i))`.
+With ``loss="squared_hinge"`` the per-sample loss is :math:`\tfrac12\max(0, 1-y_if)^2`
+(the L2-SVM of seed 002 §2.2.3): no upper bound and :math:`k + \delta_{ij}/C_i`.
+``C=np.inf`` with the hinge loss is the hard-margin SVM (seed 003 §3).
+
+ε-SVR (seed 003 eq. (88), seed 001 §8.7) minimises
+:math:`\tfrac12\lVert w\rVert^2 + \sum_i C_i\max(0, |y_i - f(x_i)| - \varepsilon)`.
+
+Both are solved by :func:`bisvm.solvers.smo.solve_smo`; the decision function is
+:math:`f(x) = \sum_{i \in SV}` ``dual_coef_`` :math:`_i\,k(x_i, x)` ``+ intercept_``, with
+the same attribute layout and sign conventions as scikit-learn's LIBSVM wrappers.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from bisvm.kernels import check_precomputed, make_kernel
+from bisvm.solvers.smo import csvc_dual, epsilon_svr_dual, solve_smo
+
+__all__ = ["SVC", "SVR"]
+
+
+def _check_positive(name, value, *, allow_inf=False):
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    v = float(value)
+    if np.isnan(v) or v <= 0 or (np.isinf(v) and not allow_inf):
+        extra = " (inf allowed)" if allow_inf else ""
+        raise ValueError(f"{name} must be > 0{extra}, got {value!r}")
+    return v
+
+
+class _BaseSMO(BaseEstimator):
+    """Shared parameter checks, kernel handling and prediction from support vectors."""
+
+    def _validate_common(self):
+        _check_positive("tol", self.tol)
+        _check_positive("cache_size", self.cache_size)
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, Integral):
+            raise ValueError(
+                f"max_iter must be an integer (-1 for no limit), got {self.max_iter!r}"
+            )
+        if self.max_iter == 0 or self.max_iter < -1:
+            raise ValueError(f"max_iter must be positive or -1, got {self.max_iter!r}")
+        if self.selection not in ("second_order", "max_violating_pair"):
+            raise ValueError(
+                f"selection must be 'second_order' or 'max_violating_pair', got {self.selection!r}"
+            )
+
+    def _validate_X_train(self, X, y, **kw):
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C", **kw)
+        self.shape_fit_ = X.shape
+        return X, y
+
+    def _setup_kernel(self, X):
+        if self.kernel == "precomputed":
+            check_precomputed(X)
+        self._kernel = make_kernel(
+            self.kernel, gamma=self.gamma, coef0=self.coef0, degree=self.degree, X=X
+        )
+        self._gamma = self._kernel.gamma
+
+    def _sub_problem_data(self, X, idx):
+        if self.kernel == "precomputed":
+            return X[np.ix_(idx, idx)]
+        return X[idx]
+
+    def _solve(self, problem, alpha0):
+        return solve_smo(
+            problem,
+            alpha0=alpha0,
+            tol=float(self.tol),
+            selection=self.selection,
+            shrinking=bool(self.shrinking),
+            cache_size=float(self.cache_size),
+            max_iter=int(self.max_iter),
+        )
+
+    def _kernel_to_sv(self, X):
+        """Block ``K(X, support_vectors_)``, validating ``X``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        if self.kernel == "precomputed":
+            check_precomputed(X, n_train=self.shape_fit_[0], symmetric=False)
+            return X[:, self.support_]
+        return self._kernel(X, self.support_vectors_)
+
+    def _coef_from_dual(self, dual):
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        return dual @ self.support_vectors_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+
+def _warm_alpha(previous, upper):
+    """Scale a previous dual solution into the new box (keeps ``y @ alpha = 0``)."""
+    if previous is None or previous.shape != upper.shape:
+        return None
+    a = previous
+    pos = a > 0
+    if not np.any(pos):
+        return None
+    ratio = np.min(upper[pos] / a[pos])
+    return a * min(1.0, float(ratio))
+
+
+def _fit_platt(dec, labels, weights=None):
+    r"""Platt's sigmoid :math:`P(y=1\mid f) = 1/(1 + e^{Af + B})` by Newton's method with
+    backtracking on the regularised targets (Lin, Lin & Weng, 2007). ``labels`` in {0, 1}.
+
+    ``weights`` (the per-sample costs of the machine, relative) weight the
+    log-likelihood, so that the calibration minimises the same weighted risk as the SVM
+    and keeps the effect of ``class_weight``."""
+    dec = np.asarray(dec, dtype=float)
+    w = np.ones(dec.size) if weights is None else np.asarray(weights, float)
+    w = w * (dec.size / w.sum())
+    n_pos = float(np.sum(w[labels == 1]))
+    n_neg = float(np.sum(w[labels != 1]))
+    t = np.where(labels == 1, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    A, B = 0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))
+
+    def fval(A, B):
+        z = dec * A + B
+        # sum of w*(t*z + log(1 + exp(-z))), evaluated stably
+        v = np.where(z >= 0, t * z + np.log1p(np.exp(-z)), (t - 1) * z + np.log1p(np.exp(z)))
+        return float(w @ v)
+
+    f = fval(A, B)
+    sigma = 1e-12
+    for _ in range(100):
+        z = dec * A + B
+        ez = np.exp(-np.abs(z))
+        p = np.where(z >= 0, ez / (1.0 + ez), 1.0 / (1.0 + ez))  # 1/(1+exp(z))
+        d2 = w * p * (1.0 - p)
+        h11 = sigma + float(np.sum(dec * dec * d2))
+        h22 = sigma + float(np.sum(d2))
+        h21 = float(np.sum(dec * d2))
+        d1 = w * (t - p)
+        g1 = float(np.sum(dec * d1))
+        g2 = float(np.sum(d1))
+        if abs(g1) < 1e-5 and abs(g2) < 1e-5:
+            break
+        det = h11 * h22 - h21 * h21
+        dA = -(h22 * g1 - h21 * g2) / det
+        dB = -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * dA + g2 * dB
+        step = 1.0
+        while step >= 1e-10:
+            nA, nB = A + step * dA, B + step * dB
+            nf = fval(nA, nB)
+            if nf < f + 1e-4 * step * gd:
+                A, B, f = nA, nB, nf
+                break
+            step *= 0.5
+        else:
+            break
+    return A, B
+
+
+def _sigmoid_prob(dec, A, B):
+    z = dec * A + B
+    return np.where(z >= 0, np.exp(-z) / (1.0 + np.exp(-z)), 1.0 / (1.0 + np.exp(z)))
+
+
+def _couple(r, max_iter=100):
+    """Pairwise coupling of Wu, Lin & Weng (2004), method 2 (as in LIBSVM).
+
+    ``r[i, j]`` estimates P(class i | i or j); returns the class probabilities."""
+    k = r.shape[0]
+    Q = np.zeros((k, k))
+    for i in range(k):
+        for j in range(k):
+            if i != j:
+                Q[i, i] += r[j, i] ** 2
+                Q[i, j] = -r[j, i] * r[i, j]
+    p = np.full(k, 1.0 / k)
+    eps = 0.005 / k
+    for _ in range(max(100, k)):
+        Qp = Q @ p
+        pQp = float(p @ Qp)
+        if np.max(np.abs(Qp - pQp)) < eps:
+            break
+        for t in range(k):
+            diff = (-Qp[t] + pQp) / Q[t, t]
+            p[t] += diff
+            pQp = (pQp + diff * (diff * Q[t, t] + 2 * Qp[t])) / (1 + diff) ** 2
+            Qp = (Qp + diff * Q[t]) / (1 + diff)
+            p /= 1 + diff
+    return p
+
+
+class SVC(ClassifierMixin, _BaseSMO):
+    r"""C-support vector classifier trained by SMO (LIBSVM's model, in numba).
+
+    See the module docstring for the optimisation problem.
+
+    Parameters
+    ----------
+    C : float > 0 or inf, default=1.0
+        Cost of a margin violation; ``np.inf`` with ``loss="hinge"`` gives the hard margin.
+    kernel : {"linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed"} or callable
+    degree : int, default=3
+    gamma : float > 0, "scale" or "auto", default="scale"
+    coef0 : float, default=0.0
+    shrinking : bool, default=True
+    probability : bool, default=False
+        Fit Platt sigmoids on 5-fold cross-validated decision values. When True,
+        :meth:`predict` returns the arg-max of :meth:`predict_proba`, so the two agree.
+    tol : float, default=1e-3
+        Stop when the maximal KKT violation :math:`m(\alpha) - M(\alpha)` is below ``tol``.
+    cache_size : float, default=200
+        Kernel cache in MB.
+    class_weight : dict, "balanced" or None
+        Multiplies ``C`` per class.
+    max_iter : int, default=-1
+        SMO iteration cap per binary machine (-1: none); reaching it warns.
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        Shape of :meth:`decision_function` for ``multiclass="ovo"``: the pairwise values
+        (``"ovo"``) or scikit-learn's vote-plus-confidence aggregate (``"ovr"``).
+    break_ties : bool, default=False
+        With ``decision_function_shape="ovr"`` and more than two classes, break voting
+        ties by the aggregate decision value instead of the lowest class index.
+    random_state : int, RandomState or None
+        Folds of the probability calibration.
+    loss : {"hinge", "squared_hinge"}, default="hinge"
+    multiclass : {"ovo", "ovr"}, default="ovo"
+        ``"ovo"`` trains one machine per pair of classes (LIBSVM); ``"ovr"`` trains one
+        machine per class against all others and predicts the largest decision value.
+    selection : {"second_order", "max_violating_pair"}, default="second_order"
+        SMO working-set selection.
+    warm_start : bool, default=False
+        Start SMO from the previous fit's dual solution (scaled into the new box), e.g.
+        along a path of ``C`` values on the same data.
+
+    Attributes
+    ----------
+    classes_, support_, support_vectors_, n_support_, dual_coef_, intercept_, coef_,
+    n_iter_, probA_, probB_, fit_status_, shape_fit_
+        As in :class:`sklearn.svm.SVC`; for ``multiclass="ovr"`` ``dual_coef_`` has one row
+        per class and ``intercept_`` one entry per class.
+    """
+
+    def __init__(
+        self,
+        C=1.0,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=0.0,
+        shrinking=True,
+        probability=False,
+        tol=1e-3,
+        cache_size=200,
+        class_weight=None,
+        max_iter=-1,
+        decision_function_shape="ovr",
+        break_ties=False,
+        random_state=None,
+        loss="hinge",
+        multiclass="ovo",
+        selection="second_order",
+        warm_start=False,
+    ):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.probability = probability
+        self.tol = tol
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
+        self.random_state = random_state
+        self.loss = loss
+        self.multiclass = multiclass
+        self.selection = selection
+        self.warm_start = warm_start
+
+    # ------------------------------------------------------------------ fitting
+    def _check_params(self):
+        self._validate_common()
+        if self.loss not in ("hinge", "squared_hinge"):
+            raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
+        _check_positive("C", self.C, allow_inf=self.loss == "hinge")
+        if self.multiclass not in ("ovo", "ovr"):
+            raise ValueError(f"multiclass must be 'ovo' or 'ovr', got {self.multiclass!r}")
+        if self.decision_function_shape not in ("ovo", "ovr"):
+            raise ValueError(
+                "decision_function_shape must be 'ovo' or 'ovr', got "
+                f"{self.decision_function_shape!r}"
+            )
+        if self.multiclass == "ovr" and self.decision_function_shape == "ovo":
+            raise ValueError("decision_function_shape='ovo' requires multiclass='ovo'")
+        if self.probability and not np.isfinite(float(self.C)):
+            raise ValueError("probability=True needs a finite C")
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the machine(s).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), or (n_samples, n_samples) Gram matrix
+        y : array of shape (n_samples,)
+        sample_weight : array of shape (n_samples,), optional
+            Non-negative, finite; multiplies ``C`` per sample. Samples of weight zero are
+            dropped (they cannot be support vectors). NaN or negative weights raise.
+        """
+        self._check_params()
+        X, y = self._validate_X_train(X, y)
+        check_classification_targets(y)
+        classes, y_enc = np.unique(y, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(
+                f"SVC needs samples of at least 2 classes; got 1 class ({classes[0]!r})"
+            )
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        cw = compute_class_weight(self.class_weight, classes=classes, y=y)
+        if np.any(cw <= 0) or not np.all(np.isfinite(cw)):
+            raise ValueError("class_weight must give positive finite weights")
+        weights = cw[y_enc] * sw
+        for c in range(classes.size):
+            if not np.any(weights[y_enc == c] > 0):
+                raise ValueError(
+                    f"sample_weight: class {classes[c]!r} has no sample of positive weight"
+                )
+        self._setup_kernel(X)
+        warm = getattr(self, "_alphas", None) if self.warm_start else None
+        if warm is not None and getattr(self, "_train_shape", None) != X.shape:
+            warm = None
+        self.classes_ = classes
+        self._train_shape = X.shape
+        k = classes.size
+        if self.multiclass == "ovo" or k == 2:
+            pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
+        else:
+            pairs = [(a, None) for a in range(k)]
+        machines = []
+        alphas = []
+        for m, (a, b) in enumerate(pairs):
+            if b is None:
+                idx = np.flatnonzero(weights > 0)
+                yb = np.where(y_enc[idx] == a, 1.0, -1.0)
+            else:
+                idx = np.flatnonzero(((y_enc == a) | (y_enc == b)) & (weights > 0))
+                yb = np.where(y_enc[idx] == a, 1.0, -1.0)
+            machine, alpha = self._fit_binary(X, idx, yb, weights[idx], warm, m)
+            machines.append(machine)
+            alphas.append(alpha)
+        self._alphas = alphas
+        self._assemble(machines, y_enc, pairs, X)
+        if self.probability:
+            self._fit_probability(X, y_enc, weights, pairs)
+        else:
+            self.probA_ = np.empty(0)
+            self.probB_ = np.empty(0)
+        return self
+
+    def _binary_problem(self, X, idx, yb, w):
+        return csvc_dual(
+            self._sub_problem_data(X, idx),
+            yb,
+            self._kernel,
+            float(self.C),
+            weights=w,
+            loss=self.loss,
+        )
+
+    def _fit_binary(self, X, idx, yb, w, warm, m):
+        problem = self._binary_problem(X, idx, yb, w)
+        alpha0 = None
+        if warm is not None and m < len(warm):
+            alpha0 = _warm_alpha(warm[m], problem.upper)
+        res = self._solve(problem, alpha0)
+        sv = res.alpha > 0
+        return (idx[sv], yb[sv] * res.alpha[sv], res.rho, res.n_iter, res.converged), res.alpha
+
+    def _assemble(self, machines, y_enc, pairs, X):
+        """scikit-learn/LIBSVM attribute layout from the per-machine solutions."""
+        k = self.classes_.size
+        is_sv = np.zeros(y_enc.size, dtype=bool)
+        for sv_idx, *_ in machines:
+            is_sv[sv_idx] = True
+        support = np.concatenate([np.flatnonzero(is_sv & (y_enc == c)) for c in range(k)])
+        self.support_ = support.astype(np.int32)
+        self.n_support_ = np.array([np.sum(is_sv & (y_enc == c)) for c in range(k)], np.int32)
+        pos = np.full(y_enc.size, -1)
+        pos[support] = np.arange(support.size)
+        binary_ovo = pairs[0][1] is not None
+        if binary_ovo:
+            dual = np.zeros((k - 1, support.size))
+            for (a, b), (sv_idx, coef, *_) in zip(pairs, machines, strict=True):
+                in_a = y_enc[sv_idx] == a
+                dual[b - 1, pos[sv_idx[in_a]]] = coef[in_a]
+                dual[a, pos[sv_idx[~in_a]]] = coef[~in_a]
+            intercept = np.array([-m[2] for m in machines])
+        else:
+            dual = np.zeros((k, support.size))
+            for (a, _), (sv_idx, coef, *_) in zip(pairs, machines, strict=True):
+                dual[a, pos[sv_idx]] = coef
+            intercept = np.array([-m[2] for m in machines])
+        if k == 2:  # scikit-learn's binary convention: positive values mean classes_[1]
+            dual, intercept = -dual, -intercept
+        self.dual_coef_ = dual
+        self.intercept_ = intercept
+        self.n_iter_ = np.array([m[3] for m in machines], dtype=np.int32)
+        self.fit_status_ = int(not all(m[4] for m in machines))
+        self._pairs = pairs
+        if self.kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0))
+        else:
+            self.support_vectors_ = X[support].copy()
+
+    # probability calibration -------------------------------------------------
+    def _fit_probability(self, X, y_enc, weights, pairs):
+        rng = np.random.RandomState(
+            self.random_state if not isinstance(self.random_state, np.random.RandomState) else None
+        )
+        if isinstance(self.random_state, np.random.RandomState):
+            rng = self.random_state
+        A = np.zeros(len(pairs))
+        B = np.zeros(len(pairs))
+        for m, (a, b) in enumerate(pairs):
+            if b is None:
+                idx = np.flatnonzero(weights > 0)
+            else:
+                idx = np.flatnonzero(((y_enc == a) | (y_enc == b)) & (weights > 0))
+            yb = np.where(y_enc[idx] == a, 1.0, -1.0)
+            dec = np.zeros(idx.size)
+            n_min = int(min(np.sum(yb > 0), np.sum(yb < 0)))
+            n_splits = max(2, min(5, n_min))
+            if n_min < 2:
+                dec[:] = yb  # too few samples to cross-validate: use the labels
+            else:
+                folds = StratifiedKFold(n_splits, shuffle=True, random_state=rng.randint(2**31))
+                for tr, te in folds.split(np.zeros(idx.size), yb):
+                    sub = idx[tr]
+                    problem = self._binary_problem(X, sub, yb[tr], weights[sub])
+                    res = self._solve(problem, None)
+                    Kte = self._kernel_block_train(X, idx[te], sub)
+                    dec[te] = Kte @ (yb[tr] * res.alpha) - res.rho
+            A[m], B[m] = _fit_platt(dec, (yb > 0).astype(int), weights[idx])
+        # A, B act on the LIBSVM-oriented machine value (positive = first class of the
+        # pair), as in scikit-learn's probA_/probB_
+        self.probA_ = A
+        self.probB_ = B
+
+    def _kernel_block_train(self, X, rows, cols):
+        if self.kernel == "precomputed":
+            return X[np.ix_(rows, cols)]
+        return self._kernel(X[rows], X[cols])
+
+    # ------------------------------------------------------------------ prediction
+    def _pair_decisions(self, Ksv):
+        """Raw per-machine decision values (LIBSVM orientation: positive = first class)."""
+        k = self.classes_.size
+        dual, intercept = self.dual_coef_, self.intercept_
+        if k == 2:
+            dual, intercept = -dual, -intercept
+        starts = np.concatenate([[0], np.cumsum(self.n_support_)])
+        out = np.empty((Ksv.shape[0], len(self._pairs)))
+        for m, (a, b) in enumerate(self._pairs):
+            if b is None:
+                out[:, m] = Ksv @ dual[a] + intercept[m]
+                continue
+            sa = slice(starts[a], starts[a + 1])
+            sb = slice(starts[b], starts[b + 1])
+            out[:, m] = Ksv[:, sa] @ dual[b - 1, sa] + Ksv[:, sb] @ dual[a, sb] + intercept[m]
+        return out
+
+    def decision_function(self, X):
+        """Decision values: shape (n,) for two classes (positive means ``classes_[1]``),
+        else (n, n_classes) for ``"ovr"`` or (n, n_pairs) for ``"ovo"``."""
+        raw = self._pair_decisions(self._kernel_to_sv(X))
+        k = self.classes_.size
+        if k == 2:
+            return -raw[:, 0]
+        if self._pairs[0][1] is None or self.decision_function_shape == "ovo":
+            return raw
+        return self._ovr_aggregate(raw)
+
+    def _votes(self, raw):
+        k = self.classes_.size
+        votes = np.zeros((raw.shape[0], k))
+        conf = np.zeros((raw.shape[0], k))
+        for m, (a, b) in enumerate(self._pairs):
+            win_a = raw[:, m] > 0
+            votes[win_a, a] += 1
+            votes[~win_a, b] += 1
+            conf[:, a] += raw[:, m]
+            conf[:, b] -= raw[:, m]
+        return votes, conf
+
+    def _ovr_aggregate(self, raw):
+        votes, conf = self._votes(raw)
+        return votes + conf / (3 * (np.abs(conf) + 1))
+
+    def predict(self, X):
+        """Predicted labels (arg-max of :meth:`predict_proba` when ``probability=True``)."""
+        check_is_fitted(self)
+        if self.probability:
+            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        raw = self._pair_decisions(self._kernel_to_sv(X))
+        k = self.classes_.size
+        if k == 2:
+            return self.classes_[(raw[:, 0] < 0).astype(int)]
+        if self._pairs[0][1] is None:
+            return self.classes_[np.argmax(raw, axis=1)]
+        if self.break_ties and self.decision_function_shape == "ovr":
+            return self.classes_[np.argmax(self._ovr_aggregate(raw), axis=1)]
+        votes, _ = self._votes(raw)
+        return self.classes_[np.argmax(votes, axis=1)]
+
+    def _check_proba(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """Class probabilities: Platt sigmoids on each machine, then pairwise coupling
+        (``"ovo"``) or normalisation (``"ovr"``)."""
+        raw = self._pair_decisions(self._kernel_to_sv(X))
+        k = self.classes_.size
+        A, B = self.probA_, self.probB_
+        if k == 2:
+            p0 = _sigmoid_prob(raw[:, 0], A[0], B[0])
+            return np.column_stack([p0, 1.0 - p0])
+        if self._pairs[0][1] is None:
+            P = _sigmoid_prob(raw, A[None, :], B[None, :])
+            P = np.clip(P, 1e-7, 1 - 1e-7)
+            return P / P.sum(axis=1, keepdims=True)
+        R = np.clip(_sigmoid_prob(raw, A[None, :], B[None, :]), 1e-7, 1 - 1e-7)
+        out = np.empty((raw.shape[0], k))
+        for n in range(raw.shape[0]):
+            r = np.zeros((k, k))
+            for m, (a, b) in enumerate(self._pairs):
+                r[a, b] = R[n, m]
+                r[b, a] = 1.0 - R[n, m]
+            out[n] = _couple(r)
+        return out
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        return np.log(self.predict_proba(X))
+
+    @property
+    def coef_(self):
+        """Primal weights ``dual @ support_vectors_`` per machine (linear kernel only)."""
+        check_is_fitted(self)
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        k = self.classes_.size
+        if k == 2 or self._pairs[0][1] is None:
+            return self.dual_coef_ @ self.support_vectors_
+        starts = np.concatenate([[0], np.cumsum(self.n_support_)])
+        rows = []
+        for a, b in self._pairs:
+            sa = slice(starts[a], starts[a + 1])
+            sb = slice(starts[b], starts[b + 1])
+            rows.append(
+                self.dual_coef_[b - 1, sa] @ self.support_vectors_[sa]
+                + self.dual_coef_[a, sb] @ self.support_vectors_[sb]
+            )
+        return np.array(rows)
+
+
+class SVR(RegressorMixin, _BaseSMO):
+    r"""ε-support vector regression trained by SMO (LIBSVM's model, in numba).
+
+    Minimises :math:`\tfrac12\lVert w\rVert^2 + \sum_i C s_i \max(0, |y_i - f(x_i)| -
+    \varepsilon)` through its dual on :math:`2n` variables (seed 003 eqs. (76)–(88)).
+    ``dual_coef_`` holds :math:`\alpha_i - \alpha_i^*` (LIBSVM's sign: positive when the
+    target lies above the tube) and ``intercept_`` is :math:`-\rho`.
+
+    Parameters
+    ----------
+    kernel, degree, gamma, coef0, tol, C, shrinking, cache_size, max_iter
+        As in :class:`SVC`.
+    epsilon : float >= 0, default=0.1
+        Half-width of the insensitive tube.
+    selection : {"second_order", "max_violating_pair"}
+    warm_start : bool, default=False
+
+    Attributes
+    ----------
+    support_, support_vectors_, dual_coef_, intercept_, n_support_, coef_, n_iter_,
+    fit_status_, shape_fit_
+    """
+
+    def __init__(
+        self,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=0.0,
+        tol=1e-3,
+        C=1.0,
+        epsilon=0.1,
+        shrinking=True,
+        cache_size=200,
+        max_iter=-1,
+        selection="second_order",
+        warm_start=False,
+    ):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.C = C
+        self.epsilon = epsilon
+        self.shrinking = shrinking
+        self.cache_size = cache_size
+        self.max_iter = max_iter
+        self.selection = selection
+        self.warm_start = warm_start
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the regressor; ``sample_weight`` multiplies ``C`` per sample (zero: dropped;
+        negative or NaN: ``ValueError``)."""
+        self._validate_common()
+        _check_positive("C", self.C)
+        if isinstance(self.epsilon, bool) or not isinstance(self.epsilon, Real):
+            raise ValueError(f"epsilon must be a non-negative number, got {self.epsilon!r}")
+        if not (np.isfinite(self.epsilon) and self.epsilon >= 0):
+            raise ValueError(f"epsilon must be >= 0, got {self.epsilon!r}")
+        X, y = self._validate_X_train(X, y, y_numeric=True)
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        idx = np.flatnonzero(sw > 0)
+        if idx.size == 0:
+            raise ValueError("sample_weight: all samples have zero weight")
+        self._setup_kernel(X)
+        problem = epsilon_svr_dual(
+            self._sub_problem_data(X, idx),
+            y[idx],
+            self._kernel,
+            float(self.C),
+            float(self.epsilon),
+            weights=sw[idx],
+        )
+        warm = getattr(self, "_alpha", None) if self.warm_start else None
+        alpha0 = None
+        if warm is not None and getattr(self, "_train_idx", None) is not None:
+            if np.array_equal(self._train_idx, idx):
+                alpha0 = _warm_alpha(warm, problem.upper)
+        res = self._solve(problem, alpha0)
+        self._alpha, self._train_idx = res.alpha, idx
+        n = idx.size
+        beta = res.alpha[:n] - res.alpha[n:]
+        sv = beta != 0
+        self.support_ = idx[sv].astype(np.int32)
+        self.dual_coef_ = beta[sv][None, :]
+        self.intercept_ = np.array([-res.rho])
+        self.n_support_ = np.array([self.support_.size], dtype=np.int32)
+        self.n_iter_ = np.array([res.n_iter], dtype=np.int32)
+        self.fit_status_ = int(not res.converged)
+        self.support_vectors_ = (
+            np.empty((0, 0)) if self.kernel == "precomputed" else X[self.support_].copy()
+        )
+        return self
+
+    def predict(self, X):
+        """:math:`f(x) = \\sum_i` ``dual_coef_`` :math:`_i k(x_i, x)` + ``intercept_``."""
+        K = self._kernel_to_sv(X)
+        return K @ self.dual_coef_[0] + self.intercept_[0]
+
+    @property
+    def coef_(self):
+        """Primal weights (linear kernel only)."""
+        check_is_fitted(self)
+        return self._coef_from_dual(self.dual_coef_)
