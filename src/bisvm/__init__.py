@@ -21,6 +21,7 @@ from bisvm.estimators.kernel_ridge import KernelRidge  # noqa: E402
 from bisvm.estimators.linear import LinearSVC  # noqa: E402
 from bisvm.estimators.svm import SVC, SVR  # noqa: E402
 from bisvm.persistence import ModelFileError, load_model, register_estimator, save_model  # noqa: E402
+from bisvm.solvers.path import l1_svm_path  # noqa: E402
 
 __all__ = [
     "__version__",
@@ -38,6 +39,7 @@ __all__ = [
     "register_estimator",
     "save_model",
     "LinearSVC",
+    "l1_svm_path",
     "kernels",
     "KernelRidge",
     "SVC",

@@ -4,9 +4,12 @@ explicit warm start and returns a frozen :class:`~bisvm.solvers.base.SolverResul
 from .base import ConvergenceRecord, SmoothProblem, SolverResult
 from .cg import conjugate_gradient, minimize_nonlinear_cg, solve_nonlinear_cg
 from .coordinate import solve_block_coordinate_descent
+from .dual_cd import solve_dual_cd
+from .finite_newton import greedy_kernel_finite_newton, solve_finite_newton
 from .gradient import minimize_gradient_descent, solve_gradient_descent
 from .lbfgs import minimize_lbfgs, solve_lbfgs
 from .newton import minimize_newton, solve_newton
+from .path import L1SVMPath, l1_svm_path
 from .quasi_newton import minimize_bfgs, solve_bfgs
 
 __all__ = [
@@ -25,4 +28,9 @@ __all__ = [
     "solve_gradient_descent",
     "minimize_bfgs",
     "solve_bfgs",
+    "solve_dual_cd",
+    "solve_finite_newton",
+    "greedy_kernel_finite_newton",
+    "L1SVMPath",
+    "l1_svm_path",
 ]
