@@ -127,3 +127,98 @@ def test_bad_parameters_are_rejected():
         solve_block_coordinate_descent(P, blocks=[[0, 1], [1, 2]])
     with pytest.raises(ValueError, match="block_size"):
         solve_block_coordinate_descent(P, block_size=0)
+
+
+# --- finite Newton method (seed 002 §7) ---------------------------------------------------
+
+from bisvm.solvers.finite_newton import (  # noqa: E402
+    exact_line_search,
+    greedy_kernel_finite_newton,
+    solve_finite_newton,
+    solve_finite_newton_problem,
+)
+
+
+@pytest.mark.parametrize("penalty", ["l2", "masked"])
+def test_finite_newton_reaches_the_scipy_optimum_in_few_steps(penalty):
+    P = _problem(SquaredHinge())
+    if penalty == "masked":  # unpenalised intercept
+        P = SmoothProblem(P.X, P.y, P.loss, L2(0.05, mask=np.r_[np.ones(8, bool), False]))
+    ref = _reference(P)
+    for solver in ("cholesky", "cg"):
+        r = solve_finite_newton_problem(P, linear_solver=solver)
+        assert r.converged and r.n_iter <= 15
+        assert abs(r.objective - ref.fun) <= 1e-8 * abs(ref.fun)
+        assert np.linalg.norm(P.gradient(r.coef)) <= 1e-8
+        # agreement with the smooth solvers of the common interface
+        assert r.objective == pytest.approx(solve_newton(P, tol=1e-10).objective, rel=1e-10)
+
+
+def test_finite_newton_sparse_equals_dense():
+    import scipy.sparse as sp
+
+    P = _problem(SquaredHinge())
+    X = np.where(np.abs(P.X) > 0.5, P.X, 0.0)
+    a = solve_finite_newton(X, P.y, cost=0.3, R=1.0)
+    b = solve_finite_newton(sp.csr_matrix(X), P.y, cost=0.3, R=1.0)
+    np.testing.assert_allclose(a.coef, b.coef, atol=1e-10)
+
+
+def test_exact_line_search_is_the_minimiser_of_the_piecewise_quadratic():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        n = 50
+        a, b, c = rng.normal(size=n), rng.normal(size=n), rng.uniform(0.1, 2, size=n)
+        wRd, dRd = rng.normal(), rng.uniform(0.0, 1.0)
+
+        def phi(t, a=a, b=b, c=c, wRd=wRd, dRd=dRd):
+            return t * wRd + 0.5 * t * t * dRd + np.sum(c * np.maximum(0, a - t * b) ** 2)
+
+        t = exact_line_search(wRd, dRd, a, b, c)
+        ref = so.minimize_scalar(phi, bounds=(0.0, 1e3), method="bounded",
+                                 options=dict(xatol=1e-12))
+        assert t >= 0
+        assert phi(t) <= ref.fun + 1e-10
+        assert phi(t) <= phi(0.0) + 1e-14
+
+
+def _moons(n=120):
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(n, noise=0.25, random_state=0)
+    return X, 2.0 * y - 1.0
+
+
+def test_greedy_kernel_finite_newton_reaches_the_full_kernel_solution():
+    from bisvm.kernels import make_kernel
+
+    X, y = _moons(60)
+    k = make_kernel("rbf", gamma=1.0)
+    K = k(X, X)
+    n = len(y)
+    full = solve_finite_newton(np.c_[K, np.ones(n)], y, cost=1.0,
+                               R=np.pad(K, ((0, 1), (0, 1))))
+    out = greedy_kernel_finite_newton(k, X, y, C=1.0, n_basis=n, n_candidates=n,
+                                      random_state=0)
+    obj = out["objective"]
+    assert np.all(np.diff(obj) <= 1e-9 * obj[0])  # adding a basis function never hurts
+    assert obj[-1] == pytest.approx(full.objective, rel=1e-6)
+    # a small basis is already close (seed 002 §7.1.2)
+    assert obj[14] <= 1.05 * full.objective
+    assert sorted(out["basis"].tolist()) == list(range(n))
+
+
+def test_greedy_kernel_finite_newton_random_candidates_and_errors():
+    from bisvm.kernels import make_kernel
+
+    X, y = _moons(150)
+    k = make_kernel("rbf", gamma=1.0)
+    a = greedy_kernel_finite_newton(k, X, y, n_basis=12, random_state=1)
+    b = greedy_kernel_finite_newton(k, X, y, n_basis=12, random_state=1)
+    np.testing.assert_array_equal(a["basis"], b["basis"])
+    z = k(X, X[a["basis"]]) @ a["coef"] + a["intercept"]
+    assert np.mean(np.sign(z) == y) >= 0.85
+    with pytest.raises(ValueError, match="n_basis"):
+        greedy_kernel_finite_newton(k, X, y, n_basis=0)
+    with pytest.raises(ValueError, match="SquaredHinge"):
+        solve_finite_newton_problem(_problem(Logistic()))
