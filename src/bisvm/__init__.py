@@ -19,12 +19,15 @@ from bisvm.data import (  # noqa: E402
 )
 from bisvm.estimators.kernel_ridge import KernelRidge  # noqa: E402
 from bisvm.estimators.linear import LinearSVC  # noqa: E402
+from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC  # noqa: E402
 from bisvm.estimators.svm import SVC, SVR  # noqa: E402
 from bisvm.persistence import ModelFileError, load_model, register_estimator, save_model  # noqa: E402
 from bisvm.solvers.path import l1_svm_path  # noqa: E402
 
 __all__ = [
     "__version__",
+    "BilevelSVC",
+    "ElasticNetSVC",
     "DataError",
     "Dataset",
     "Scaler",

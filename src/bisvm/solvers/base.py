@@ -70,10 +70,28 @@ class SmoothProblem:
     def hessian(self, w):
         r""":math:`\frac1n X^\top \mathrm{diag}(s\,\ell'') X + \nabla^2 P(w)` (dense)."""
         z = self.X @ w
-        h = self._s() * self.loss.second_derivative(self.y, z)
-        H = (self.X.T * h) @ self.X
+        return self.hessian_from_curvature(w, self.loss.second_derivative(self.y, z))
+
+    def hessian_from_curvature(self, w, d2):
+        """The Hessian at ``w`` given the per-sample second derivatives ``d2`` there."""
+        Xh = self.X * (self._s() * d2)[:, None]
+        H = self.X.T @ Xh
         H += self.penalty.hessian(w)
         return H
+
+    def value_gradient_curvature(self, w):
+        """``(F(w), ∇F(w), ℓ''(y, Xw))`` in one pass over the samples (for Newton)."""
+        z = self.X @ w
+        s = self._s()
+        if hasattr(self.loss, "value_derivatives"):
+            v, d1, d2 = self.loss.value_derivatives(self.y, z)
+        else:
+            v = self.loss.value(self.y, z)
+            d1 = self.loss.derivative(self.y, z)
+            d2 = self.loss.second_derivative(self.y, z)
+        f = float(np.sum(s * v)) + self.penalty.value(w)
+        g = self.X.T @ (s * d1) + self.penalty.gradient(w)
+        return f, g, d2
 
 
 @dataclass(frozen=True)
