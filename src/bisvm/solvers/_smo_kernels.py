@@ -30,6 +30,20 @@ TAU = 1e-12
 LINEAR, POLY, RBF, SIGMOID, LAPLACIAN, PRECOMPUTED = 0, 1, 2, 3, 4, 5
 
 
+@njit(inline="always")
+def _ipow(base, degree):
+    """``base ** degree`` for a non-negative integer ``degree`` by repeated squaring
+    (``pow`` with a float exponent costs several times more per kernel entry)."""
+    result = 1.0
+    e = int(degree)
+    while e > 0:
+        if e & 1:
+            result *= base
+        base *= base
+        e >>= 1
+    return result
+
+
 @njit(fastmath=True)
 def fill_column(out, s, targets, n_targets, X, sqn, kcode, gamma, coef0, degree):
     """``out[j] = k(x_s, x_j)`` for ``j`` in ``targets[:n_targets]``.
@@ -68,7 +82,7 @@ def fill_column(out, s, targets, n_targets, X, sqn, kcode, gamma, coef0, degree)
         elif kcode == LINEAR:
             out[j] = dot
         elif kcode == POLY:
-            out[j] = (gamma * dot + coef0) ** degree
+            out[j] = _ipow(gamma * dot + coef0, degree)
         else:
             out[j] = math.tanh(gamma * dot + coef0)
 
@@ -154,7 +168,8 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
 
     ``alpha`` holds a feasible start and is overwritten by the solution; ``G`` receives
     the gradient :math:`Q\alpha + p` and ``G_bar`` :math:`\sum_{u:\alpha_u = C_u} C_u Q_{:u}`.
-    ``out_stats`` receives ``[n_iter, converged, gap, rho, n_columns_computed]``.
+    ``out_stats`` receives ``[n_iter, converged, gap, rho, n_columns_computed,
+    mean_active_size]``.
     """
     n = X.shape[0]
     l = y.shape[0]
@@ -210,10 +225,14 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
     gap = np.inf
     is_active = np.ones(l, dtype=np.bool_)
 
+    sum_active = 0.0
+    next_i = -2  # i of the next selection when found during the gradient update
+    next_gmax = 0.0
     while max_iter < 0 or n_iter < max_iter:
         counter -= 1
         if counter == 0:
             counter = min(l, 1000)
+            next_i = -2
             if shrinking:
                 # ---- shrinking: drop bounded variables that cannot enter a violating pair
                 gmax1 = -np.inf
@@ -263,7 +282,8 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
         # ---- working-set selection
         i, j, gap, slot_i = _select(second_order, y, G, QD, status, active, n_active, sidx,
                                     cache, slot_of, owner, stamp, full, epoch_of, ctr, act_s,
-                                    n_act_s, all_s, X, sqn, kcode, gamma, coef0, degree, tol)
+                                    n_act_s, all_s, X, sqn, kcode, gamma, coef0, degree, tol,
+                                    next_i, next_gmax)
         if j < 0:
             if n_active < l:
                 n_active, n_act_s = _reconstruct(
@@ -273,7 +293,7 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
                 i, j, gap, slot_i = _select(second_order, y, G, QD, status, active, n_active,
                                             sidx, cache, slot_of, owner, stamp, full, epoch_of,
                                             ctr, act_s, n_act_s, all_s, X, sqn, kcode, gamma,
-                                            coef0, degree, tol)
+                                            coef0, degree, tol, -2, 0.0)
                 if j < 0:
                     converged = True
                     break
@@ -283,6 +303,7 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
                 break
 
         n_iter += 1
+        sum_active += n_active
         si = sidx[i]
         sj = sidx[j]
         if slot_i < 0 or owner[slot_i] != si:
@@ -330,15 +351,9 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
         dai = (new_ai - old_ai) * yi
         daj = (new_aj - old_aj) * yj
 
-        # ---- gradient update over the active set: G += Q_{:i} da_i + Q_{:j} da_j
-        for k in range(n_active):
-            t = active[k]
-            st = sidx[t]
-            G[t] += y[t] * (dai * col_i[st] + daj * col_j[st])
-        G[i] += shift[i] * (new_ai - old_ai)
-        G[j] += shift[j] * (new_aj - old_aj)
-
-        # ---- status and G_bar (needs full columns when a variable enters/leaves C)
+        # ---- status and G_bar (needs full columns when a variable enters/leaves C);
+        # a full fetch of s_i or s_j recomputes the same values in the same slot, so
+        # col_i and col_j stay valid for the gradient update below
         for v in (i, j):
             old_st = status[v]
             new_st = _status(alpha[v], C[v])
@@ -353,6 +368,30 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
                 for t in range(l):
                     G_bar[t] += cv * y[t] * col[sidx[t]]
                 G_bar[v] += sgn * C[v] * shift[v]
+        col_i = cache[slot_of[si]]
+        col_j = cache[slot_of[sj]]
+
+        # ---- gradient update over the active set, G += Q_{:i} da_i + Q_{:j} da_j, fused
+        # with the search for the next i = argmax_{I_up} -y_t G_t
+        G[i] += shift[i] * (new_ai - old_ai)
+        G[j] += shift[j] * (new_aj - old_aj)
+        gmax_n = -np.inf
+        i_n = -1
+        for k in range(n_active):
+            t = active[k]
+            st = sidx[t]
+            g = G[t] + y[t] * (dai * col_i[st] + daj * col_j[st])
+            G[t] = g
+            if y[t] > 0:
+                if status[t] != UPPER and -g >= gmax_n:
+                    gmax_n = -g
+                    i_n = t
+            else:
+                if status[t] != LOWER and g >= gmax_n:
+                    gmax_n = g
+                    i_n = t
+        next_i = i_n
+        next_gmax = gmax_n
 
     if n_active < l:
         n_active, n_act_s = _reconstruct(
@@ -392,31 +431,38 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
     out_stats[2] = gap
     out_stats[3] = rho
     out_stats[4] = ctr[2]
+    out_stats[5] = sum_active / max(n_iter, 1)
 
 
 @njit
 def _select(second_order, y, G, QD, status, active, n_active, sidx, cache, slot_of, owner,
             stamp, full, epoch_of, ctr, act_s, n_act_s, all_s, X, sqn, kcode, gamma, coef0,
-            degree, tol):
+            degree, tol, pre_i, pre_gmax):
     """Working-set selection; returns ``(i, j, gap, slot_i)`` with ``j = -1`` at optimality.
+
+    ``pre_i >= -1`` passes an ``i`` (and its ``pre_gmax``) already found while updating
+    the gradient; ``pre_i = -2`` searches for it here.
 
     ``i`` maximises :math:`-y_tG_t` over :math:`I_{up}`; ``j`` either minimises it over
     :math:`I_{low}` (maximal violating pair, seed 002 §4.4.2) or minimises the second-order
     decrease :math:`-(m + y_tG_t)^2 / a_{it}` over the violators (LIBSVM's rule). ``gap`` is
     :math:`m(\\alpha) - M(\\alpha)` over the active set.
     """
-    gmax = -np.inf
-    i = -1
-    for k in range(n_active):
-        t = active[k]
-        if y[t] > 0:
-            if status[t] != UPPER and -G[t] >= gmax:
-                gmax = -G[t]
-                i = t
-        else:
-            if status[t] != LOWER and G[t] >= gmax:
-                gmax = G[t]
-                i = t
+    gmax = pre_gmax
+    i = pre_i
+    if pre_i == -2:
+        gmax = -np.inf
+        i = -1
+        for k in range(n_active):
+            t = active[k]
+            if y[t] > 0:
+                if status[t] != UPPER and -G[t] >= gmax:
+                    gmax = -G[t]
+                    i = t
+            else:
+                if status[t] != LOWER and G[t] >= gmax:
+                    gmax = G[t]
+                    i = t
     slot_i = -1
     if second_order and i >= 0:
         slot_i = get_column(sidx[i], False, cache, slot_of, owner, stamp, full, epoch_of, ctr,

@@ -26,8 +26,9 @@ pair (seed 002 §4.4.2) or by the second-order rule (LIBSVM); take the analytic 
 active set (seed 002 §4.4.3); stop when :math:`m(\alpha) - M(\alpha) \le` ``tol``.
 Shrinking drops bounded variables that cannot enter a violating pair and rebuilds their
 gradient from :math:`\bar G = \sum_{u:\alpha_u=C_u} C_u Q_{:u}` before stopping. Kernel
-columns live in an LRU cache of ``cache_size`` MB; when the whole Gram matrix fits, it is
-computed once with BLAS instead.
+columns are computed on demand (only over the active samples while shrinking) and kept
+in an LRU cache of ``cache_size`` MB, float64 when all columns fit and float32 otherwise;
+a precomputed or callable kernel's Gram matrix is used directly.
 
 The bias is :math:`\rho = ` mean of :math:`y_tG_t` over free variables, or the midpoint of
 the feasible interval when none is free (LIBSVM), and the decision function of C-SVC is
@@ -108,6 +109,8 @@ class SMOResult:
     converged : bool
     n_kernel_columns : int
         Kernel columns computed (cache misses).
+    mean_active_size : float
+        Mean number of active (unshrunk) variables per iteration.
     """
 
     alpha: np.ndarray
@@ -118,6 +121,7 @@ class SMOResult:
     n_iter: int
     converged: bool
     n_kernel_columns: int
+    mean_active_size: float
 
 
 def csvc_dual(X, y, kernel, C=1.0, *, weights=None, loss="hinge"):
@@ -186,7 +190,8 @@ def dense_hessian(problem):
 
 
 def _prepare_kernel_data(problem, cache_size):
-    """Arrays for the compiled loop, and the cache (prefilled when the Gram matrix fits)."""
+    """Arrays for the compiled loop and the column cache (the Gram matrix itself when the
+    kernel is precomputed or a callable)."""
     ker = problem.kernel
     code = ker.code
     if code == 5:
@@ -202,22 +207,13 @@ def _prepare_kernel_data(problem, cache_size):
     sqn = np.einsum("ij,ij->i", X, X)
     kdiag = ker.diag(X)
     budget = float(cache_size) * 2**20
-    if n * n * 8 <= budget:
-        cache = np.empty((n, n))
-        _fill_blocks(cache, ker, X)
-        return X, sqn, kdiag, code, cache, True
-    if n * n * 4 <= budget:
-        cache = np.empty((n, n), dtype=np.float32)
-        _fill_blocks(cache, ker, X)
-        return X, sqn, kdiag, code, cache, True
-    n_slots = int(max(2, min(n, budget // (4 * n))))
-    cache = np.empty((n_slots, n), dtype=np.float32)
+    # Columns are computed lazily, as LIBSVM does: on most problems only the support
+    # vectors' columns are ever needed, so a full Gram matrix would waste n^2 d work.
+    # float64 when every column fits (exact), float32 (LIBSVM's Qfloat) otherwise.
+    dtype = np.float64 if n * n * 8 <= budget else np.float32
+    n_slots = int(max(2, min(n, budget // (np.dtype(dtype).itemsize * n))))
+    cache = np.empty((n_slots, n), dtype=dtype)
     return X, sqn, kdiag, code, cache, False
-
-
-def _fill_blocks(cache, ker, X, block=2048):
-    for a in range(0, X.shape[0], block):
-        cache[a : a + block] = ker(X[a : a + block], X)
 
 
 def solve_smo(
@@ -274,7 +270,7 @@ def solve_smo(
     slot_of = np.full(n, -1, dtype=np.int64)
     G = np.empty(l)
     G_bar = np.empty(l)
-    stats = np.zeros(5)
+    stats = np.zeros(6)
     ker = problem.kernel
     smo_solve(
         X,
@@ -301,7 +297,7 @@ def solve_smo(
         int(max_iter),
         stats,
     )
-    n_iter, converged, gap, rho, ncols = stats
+    n_iter, converged, gap, rho, ncols, mean_active = stats
     if not converged:
         warn_cap("SMO", int(max_iter), float(gap), float(tol))
     objective = 0.5 * float(alpha @ (G + problem.p))
@@ -314,4 +310,5 @@ def solve_smo(
         n_iter=int(n_iter),
         converged=bool(converged),
         n_kernel_columns=int(ncols),
+        mean_active_size=float(mean_active),
     )
