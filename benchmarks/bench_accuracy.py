@@ -50,20 +50,28 @@ def methods(quick):
         LinearSVC(max_iter=20000), grid, cv=5)
     yield "LinearSVC L1 (C by 5-fold CV)", lambda s, g: GridSearchCV(
         LinearSVC(penalty="l1", dual=False, max_iter=20000), grid, cv=5)
-    crits = ["kfold", "logistic", "margin"] if quick else [
-        "holdout", "kfold", "logistic", "margin"]
-    models = ["scalar", "vector"] if quick else ["scalar", "vector", "group"]
-    for pen_b, l2 in ((True, False), (False, False), (False, True)):
-        for model in models:
-            for crit in crits:
-                def make(s, g, model=model, crit=crit, pen_b=pen_b, l2=l2):
-                    if model == "group" and g is None:
-                        return None
-                    return BilevelSVC(model=model, criterion=crit, random_state=s,
-                                      penalize_intercept=pen_b, learn_l2_penalty=l2,
-                                      groups=g if model == "group" else None)
-                tag = ("" if pen_b else ", free intercept") + (", learned α" if l2 else "")
-                yield f"BilevelSVC {model} / {crit}{tag}", make
+    configs = [
+        # (label, model, criterion, penalize_intercept, learn_l2)
+        ("scalar / holdout (thesis)", "scalar", "holdout", True, False),
+        ("vector / holdout (thesis)", "vector", "holdout", True, False),
+        ("vector / kfold (thesis J over 5 folds)", "vector", "kfold", True, False),
+        ("vector / margin", "vector", "margin", True, False),
+        ("vector / logistic, free intercept, learned α", "vector", "logistic", False, True),
+        ("scalar / margin, free intercept", "scalar", "margin", False, False),
+        ("group / margin, free intercept", "group", "margin", False, False),
+        ("vector / margin, free intercept (bisvm select default)", "vector", "margin",
+         False, False),
+    ]
+    if quick:
+        configs = [c for c in configs if "thesis" not in c[0] or "vector / holdout" in c[0]]
+    for label, model, crit, pen_b, l2 in configs:
+        def make(s, g, model=model, crit=crit, pen_b=pen_b, l2=l2):
+            if model == "group" and g is None:
+                return None
+            return BilevelSVC(model=model, criterion=crit, random_state=s,
+                              penalize_intercept=pen_b, learn_l2_penalty=l2,
+                              groups=g if model == "group" else None)
+        yield f"BilevelSVC {label}", make
 
 
 def n_features_kept(est):

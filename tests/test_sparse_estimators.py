@@ -50,7 +50,7 @@ def test_bilevel_svc_binary_attributes_and_selection_api():
     assert m.importance_.sum() == pytest.approx(1.0)
     np.testing.assert_array_equal(m.get_support(), m.feature_importances_ > 0)
     np.testing.assert_array_equal(m.get_support(indices=True), np.flatnonzero(m.support_))
-    assert len(m.history_) == m.n_iter_ + 1
+    assert len(m.history_) <= m.n_iter_ + 1
     assert m.score(X, y) > 0.9
     # works as a model inside SelectFromModel and a Pipeline
     pipe = make_pipeline(SelectFromModel(BilevelSVC(model="scalar", random_state=0)),
