@@ -17,6 +17,7 @@ from bisvm.data import (  # noqa: E402
     read_table,
     train_test_split_seeded,
 )
+from bisvm.estimators.kernel_logistic import KernelLogisticRegression  # noqa: E402
 from bisvm.estimators.kernel_ridge import KernelRidge  # noqa: E402
 from bisvm.estimators.linear import LinearSVC  # noqa: E402
 from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC  # noqa: E402
@@ -42,6 +43,7 @@ __all__ = [
     "register_estimator",
     "save_model",
     "LinearSVC",
+    "KernelLogisticRegression",
     "l1_svm_path",
     "kernels",
     "KernelRidge",
