@@ -154,3 +154,183 @@ def save(ax, path, dpi=110):
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
     return path
+
+
+# --------------------------------------------------------------------------------------
+# Model selection and solver figures (issue 6): leave-one-out criterion curves, decision
+# boundaries of 2-D data, solver convergence.
+
+__all__ += ["plot_loo_curves", "plot_decision_boundary", "plot_convergence"]
+
+
+def plot_loo_curves(grid, curves, *, chosen=None, xlabel="μ (selectivity)",
+                    ylabel="criterion", log_x=True, ax=None):
+    r"""Leave-one-out (and k-fold) criterion curves over a hyperparameter grid
+    (seed-004 §4-5: DiffLOO, approximate and exact LOO along the μ path).
+
+    Parameters
+    ----------
+    grid : ndarray, shape (n_grid,)
+        Hyperparameter values (increasing).
+    curves : dict of str to ndarray of shape (n_grid,)
+        One criterion per name, e.g. ``{"DiffLOO": ..., "exact LOO": ...}``; NaN entries
+        (a criterion undefined at a grid point) leave gaps. The minimum of each curve is
+        marked.
+    chosen : float, optional
+        The selected value, drawn as a vertical line.
+    log_x : bool
+        Logarithmic x axis (the grids are geometric).
+    """
+    ax = _axes(ax)
+    grid = np.asarray(grid, dtype=float)
+    if grid.ndim != 1 or grid.size == 0:
+        raise ValueError("grid must be a non-empty 1-D array")
+    if not curves:
+        raise ValueError("curves must hold at least one criterion")
+    for name, vals in curves.items():
+        v = np.asarray(vals, dtype=float)
+        if v.shape != grid.shape:
+            raise ValueError(f"curve {name!r} has shape {v.shape}, the grid {grid.shape}")
+        (line,) = ax.plot(grid, v, "-", marker=".", lw=1.4, label=str(name))
+        if np.any(np.isfinite(v)):
+            k = int(np.nanargmin(v))
+            ax.plot(grid[k], v[k], "o", ms=8, mfc="none", color=line.get_color())
+    if chosen is not None:
+        ax.axvline(float(chosen), color="k", ls="--", lw=1, label=f"chosen {chosen:.3g}")
+    if log_x and np.all(grid > 0):
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title("Leave-one-out criteria (circles: minima)")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_decision_boundary(estimator, X, y=None, *, feature_names=None, resolution=200,
+                           margin=0.1, ax=None):
+    r"""Decision regions of a fitted classifier on 2-D data, with the points.
+
+    For a binary ``decision_function`` the zero level set :math:`f(x) = 0` is drawn solid
+    and the margins :math:`f(x) = \pm 1` dashed (seed 001 §3: the support vectors of a
+    C-SVC lie on or inside them); support vectors (``support_``) are circled. Without a
+    ``decision_function`` the predicted classes are shaded.
+
+    Parameters
+    ----------
+    estimator : fitted classifier with ``predict`` (and optionally ``decision_function``)
+        Fitted on exactly two features.
+    X : ndarray, shape (n, 2)
+    y : ndarray, shape (n,), optional
+        Labels of the points (colours).
+    feature_names : pair of str, optional
+    resolution : int
+        Grid points per axis.
+    margin : float
+        Share of each axis range added around the data.
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"plot_decision_boundary needs 2-D data (n, 2), got shape {X.shape}")
+    ax = _axes(ax, figsize=(5.6, 4.8))
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    pad = margin * np.where(hi > lo, hi - lo, 1.0)
+    gx = np.linspace(lo[0] - pad[0], hi[0] + pad[0], int(resolution))
+    gy = np.linspace(lo[1] - pad[1], hi[1] + pad[1], int(resolution))
+    xx, yy = np.meshgrid(gx, gy)
+    grid = np.c_[xx.ravel(), yy.ravel()]
+    classes = getattr(estimator, "classes_", None)
+    dec = None
+    if hasattr(estimator, "decision_function"):
+        d = np.asarray(estimator.decision_function(grid))
+        if d.ndim == 1:
+            dec = d.reshape(xx.shape)
+    if dec is not None:
+        lim = float(np.max(np.abs(dec))) or 1.0
+        cs = ax.contourf(xx, yy, dec, levels=21, cmap="RdBu_r", vmin=-lim, vmax=lim,
+                         alpha=0.55)
+        ax.contour(xx, yy, dec, levels=[-1.0, 0.0, 1.0], colors="k",
+                   linestyles=["--", "-", "--"], linewidths=[0.8, 1.4, 0.8])
+        ax.figure.colorbar(cs, ax=ax, label="decision value f(x)")
+    else:
+        pred = np.asarray(estimator.predict(grid))
+        labels = np.unique(pred) if classes is None else np.asarray(classes)
+        idx = np.searchsorted(labels, pred).reshape(xx.shape)
+        ax.contourf(xx, yy, idx, levels=np.arange(idx.max() + 2) - 0.5, cmap="tab10",
+                    alpha=0.35)
+    if y is not None:
+        y = np.asarray(y)
+        labels = np.unique(y)
+        # binary: the negative class blue, the positive red, matching the RdBu_r shading
+        colours = ["tab:blue", "tab:red"] if dec is not None and labels.size == 2 else [
+            f"C{k}" for k in range(labels.size)]
+        for lab, colour in zip(labels, colours):
+            m = y == lab
+            ax.scatter(X[m, 0], X[m, 1], s=16, edgecolors="k", linewidths=0.4,
+                       color=colour, label=str(lab))
+        ax.legend(fontsize=8, title="class", title_fontsize=8)
+    else:
+        ax.scatter(X[:, 0], X[:, 1], s=12, color="k")
+    sv = getattr(estimator, "support_", None)
+    if sv is not None and np.asarray(sv).dtype.kind in "iu" and len(sv) <= len(X):
+        S = X[np.asarray(sv)]
+        ax.scatter(S[:, 0], S[:, 1], s=70, facecolors="none", edgecolors="k", linewidths=0.9)
+    names = list(feature_names) if feature_names is not None else ["x1", "x2"]
+    ax.set_xlabel(str(names[0]))
+    ax.set_ylabel(str(names[1]))
+    ax.set_xlim(gx[0], gx[-1])
+    ax.set_ylim(gy[0], gy[-1])
+    ax.set_title(f"Decision boundary of {type(estimator).__name__}")
+    return ax
+
+
+def _convergence_series(record):
+    """(objective, gradient norm, objective label, gradient label) of a record."""
+    if hasattr(record, "objective") and hasattr(record, "grad_norm") and np.ndim(
+            record.objective) == 1:
+        return (np.asarray(record.objective, dtype=float),
+                np.asarray(record.grad_norm, dtype=float), "objective F(w)", "‖∇F(w)‖")
+    seq = list(record)
+    if seq and all(hasattr(h, "value") and hasattr(h, "grad_norm") for h in seq):
+        # BiSVM outer iterations (HistoryEntry): criterion and hypergradient norm
+        return (np.array([h.value for h in seq], dtype=float),
+                np.array([h.grad_norm for h in seq], dtype=float),
+                "upper-level criterion J(β)", "‖∇ log-β J‖")
+    raise TypeError("record must be a ConvergenceRecord (objective, grad_norm arrays) or a "
+                    "sequence of HistoryEntry")
+
+
+def plot_convergence(record, *, title=None, ax=None):
+    r"""Convergence of a solver: objective gap and gradient norm per iteration.
+
+    The left axis shows :math:`F(w_k) - \min_j F(w_j)` (plus a floor so that the last
+    point is visible on the log scale), the right axis the stopping certificate
+    :math:`\lVert\nabla F(w_k)\rVert`, both logarithmic — a straight line is linear
+    convergence, a bending one superlinear (Newton, L-BFGS; seed 002 §3).
+
+    Parameters
+    ----------
+    record : ConvergenceRecord or sequence of HistoryEntry
+        :attr:`bisvm.solvers.base.SolverResult.record`, or a BilevelSVC ``history_``
+        (then the criterion J and the log-scale hypergradient norm per outer iteration).
+    """
+    obj, grad, obj_label, grad_label = _convergence_series(record)
+    if obj.size == 0:
+        raise ValueError("the convergence record is empty")
+    ax = _axes(ax)
+    it = np.arange(obj.size)
+    gap = obj - np.nanmin(obj)
+    pos = gap[gap > 0]
+    floor = (pos.min() * 0.1) if pos.size else 1e-16
+    ax.semilogy(it, gap + floor, "o-", ms=3, color="tab:blue",
+                label=f"{obj_label} − min")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel(f"{obj_label} − min", color="tab:blue")
+    ax2 = ax.twinx()
+    g = np.where(grad > 0, grad, np.nan)
+    ax2.semilogy(it, g, "s--", ms=3, color="tab:red", label=grad_label)
+    ax2.set_ylabel(grad_label, color="tab:red")
+    ax.set_title(title or f"Convergence ({obj.size - 1} iterations, final "
+                 f"{obj_label.split(' ')[0]} {obj[-1]:.6g})")
+    lines = ax.get_lines()[:1] + ax2.get_lines()[:1]
+    ax.legend(lines, [ln.get_label() for ln in lines], fontsize=8, loc="upper right")
+    return ax

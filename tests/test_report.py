@@ -1,0 +1,175 @@
+"""HTML reports and the plots added for them; the report rendered in headless Chromium."""
+
+import base64
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from bisvm import plots  # noqa: E402
+from bisvm.estimators.linear import LinearSVC  # noqa: E402
+from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC  # noqa: E402
+from bisvm.persistence import load_model, save_model  # noqa: E402
+from bisvm.report import Report, bilevel_report, model_report, tuning_report  # noqa: E402
+from bisvm.solvers.base import ConvergenceRecord  # noqa: E402
+
+
+def _two_blobs(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(-1, 0.7, size=(n // 2, 2)), rng.normal(1, 0.7, size=(n // 2, 2))]
+    y = np.r_[-np.ones(n // 2), np.ones(n // 2)]
+    return X, y
+
+
+def _images(html_text):
+    return [base64.b64decode(m) for m in
+            re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html_text)]
+
+
+def _self_contained(html_text):
+    # nothing fetched from outside the file: no scripts, links, remote or file URLs
+    lowered = html_text.lower()
+    assert "<script" not in lowered and "<link" not in lowered
+    assert not re.search(r'(src|href)="(?!data:)', lowered)
+    assert "http://" not in lowered and "https://" not in lowered
+
+
+def test_report_builder_escapes_and_embeds_png(tmp_path):
+    r = Report("a <b> & c", "sub")
+    r.section("S")
+    r.paragraph("<script>alert(1)</script>")
+    r.table({"x": 1.5, "flag": True, "n": 3, "tiny": 1e-9})
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    r.figure(ax, "line")
+    text = r.to_html()
+    assert "&lt;script&gt;" in text and "a &lt;b&gt; &amp; c" in text
+    imgs = _images(text)
+    assert len(imgs) == 1 and imgs[0][:8] == b"\x89PNG\r\n\x1a\n"
+    _self_contained(text)
+    path = r.write(tmp_path / "r.html")
+    assert os.path.getsize(path) > 1000
+    assert "1.000e-09" in text and "yes" in text
+
+
+def test_plot_loo_curves_marks_each_minimum():
+    grid = np.geomspace(0.01, 10, 7)
+    a = (np.log10(grid) - 0.0) ** 2
+    b = np.r_[np.nan, (np.log10(grid[1:]) + 1) ** 2]
+    ax = plots.plot_loo_curves(grid, {"DiffLOO": a, "exact LOO": b}, chosen=1.0)
+    marks = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
+    assert [tuple(m.get_xdata()) for m in marks] == [(grid[4],), (grid[2],)]
+    assert ax.get_xscale() == "log"
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="shape"):
+        plots.plot_loo_curves(grid, {"x": a[:3]})
+
+
+def test_plot_decision_boundary_draws_zero_level_and_margins():
+    X, y = _two_blobs()
+    est = LinearSVC(C=1.0).fit(X, y)
+    ax = plots.plot_decision_boundary(est, X, y, feature_names=("u", "v"))
+    assert ax.get_xlabel() == "u" and ax.get_ylabel() == "v"
+    # the contour set of levels -1, 0, 1
+    levels = [list(c.levels) for c in ax.collections if hasattr(c, "levels")]
+    assert [-1.0, 0.0, 1.0] in levels
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="2-D data"):
+        plots.plot_decision_boundary(est, np.c_[X, X], y)
+
+
+def test_plot_convergence_from_solver_record_and_bilevel_history():
+    from bisvm.losses import SmoothedHinge
+    from bisvm.penalties import L2
+    from bisvm.solvers.base import SmoothProblem
+    from bisvm.solvers.newton import solve_newton
+
+    X, y = _two_blobs()
+    res = solve_newton(SmoothProblem(np.c_[X, np.ones(len(X))], y, SmoothedHinge(0.25),
+                                     L2(0.1, np.ones(3, dtype=bool))), tol=1e-10)
+    assert isinstance(res.record, ConvergenceRecord)
+    ax = plots.plot_convergence(res.record)
+    ys = ax.get_lines()[0].get_ydata()
+    assert len(ys) == len(res.record.objective) and np.all(ys > 0)
+    plt.close(ax.figure)
+    est = BilevelSVC(model="scalar", criterion="holdout", random_state=0, max_iter=30).fit(X, y)
+    ax = plots.plot_convergence(est.history_)
+    assert "criterion" in ax.get_ylabel()
+    plt.close(ax.figure)
+    with pytest.raises(TypeError, match="ConvergenceRecord"):
+        plots.plot_convergence([1, 2, 3])
+
+
+def test_bilevel_and_model_reports(tmp_path):
+    X, y = _two_blobs(80, seed=2)
+    est = BilevelSVC(model="scalar", criterion="holdout", random_state=0, max_iter=8).fit(X, y)
+    grid = est.scalar_grid(X, y, grid=np.geomspace(0.01, 1, 12))
+    rep = bilevel_report(est, feature_names=["u", "v"], X_train=X, y_train=y, X_test=X[:10],
+                         y_test=y[:10], grid=grid, summary={"rows": 80})
+    text = rep.to_html()
+    _self_contained(text)
+    # validation curve, path, importance, convergence, decision boundary
+    assert rep.n_figures == 5 and len(_images(text)) == 5
+    assert "Confusion matrix" in text
+
+    en = ElasticNetSVC(penalty_weight=0.01).fit(X, y)
+    path = tmp_path / "m.bisvm"
+    rec = {"objective": [3.0, 2.0, 1.5, 1.49], "grad_norm": [1.0, 0.1, 1e-3, 1e-7]}
+    save_model(en, path, feature_names=["u", "v"], extra={"convergence": rec})
+    rep = model_report(load_model(path), X, y, source=str(path))
+    text = rep.to_html()
+    _self_contained(text)
+    assert rep.n_figures == 3  # coefficient shares, convergence, decision boundary
+    assert "ElasticNetSVC" in text and "penalty_weight" in text
+
+    rep = tuning_report({"method": "loo"}, curves=(np.geomspace(0.1, 10, 4),
+                                                   {"LOO": [3.0, 2.0, 1.0, 2.0]}), chosen=3.0,
+                        search_table=(["rank", "C"], [[1, 3.0]]))
+    assert rep.n_figures == 1 and "Candidates" in rep.to_html()
+
+
+def _chromium():
+    for name in ("chromium", "chromium-browser"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def test_report_renders_in_headless_chromium(tmp_path):
+    exe = _chromium()
+    if exe is None:
+        pytest.skip("chromium is not installed (Debian: scripts/install_chromium.sh, i.e. "
+                    "apt-get install -y chromium); the screenshot test needs it")
+    X, y = _two_blobs(80, seed=3)
+    est = BilevelSVC(model="scalar", criterion="holdout", random_state=0, max_iter=8).fit(X, y)
+    rep = bilevel_report(est, feature_names=["u", "v"], X_train=X, y_train=y,
+                         summary={"rows": 80})
+    # put a figure on the first screen so that the screenshot shows a plot, not only text
+    rep._parts.insert(0, rep._parts.pop())
+    html_path = tmp_path / "report.html"
+    rep.write(html_path)
+    png = tmp_path / "out.png"
+    profile = tempfile.mkdtemp(dir=tmp_path)
+    cmd = [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", f"--user-data-dir={profile}", f"--screenshot={png}",
+           "--window-size=1200,900", html_path.resolve().as_uri()]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert png.exists(), f"chromium wrote no screenshot (exit {r.returncode}): {r.stderr[-500:]}"
+    img = plt.imread(png)
+    assert img.shape[:2] == (900, 1200)
+    grey = img[..., :3].mean(axis=2)
+    # not blank: real variation, many distinct shades, dark pixels (text, axes) on light
+    assert grey.var() > 1e-3
+    assert len(np.unique(np.round(grey, 2))) > 20
+    assert (grey < 0.3).mean() > 0.002 and (grey > 0.9).mean() > 0.3
