@@ -33,7 +33,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ._dual_cd_kernels import epoch_csr, epoch_dense, seed_rng
+from ._dual_cd_kernels import dual_objective, epoch_csr, epoch_dense, seed_rng
 from .base import ConvergenceRecord, SolverResult, warn_cap
 
 __all__ = ["solve_dual_cd", "svm_primal_objective"]
@@ -164,8 +164,7 @@ def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias
                 pgmax_old, pgmin_old, bool(shrinking))
         k += 1
         gap = pgmax - pgmin if active_size > 0 else 0.0
-        dual_objs.append(0.5 * float(w @ w) + 0.5 * float(diag @ (alpha * alpha))
-                         - float(alpha.sum()))
+        dual_objs.append(dual_objective(w, alpha, diag))
         gaps.append(gap)
         secs.append(time.perf_counter() - t0)
         if gap <= tol:
