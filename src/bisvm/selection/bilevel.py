@@ -32,9 +32,8 @@ from ..losses import SmoothedHinge
 from ..penalties import L2, GroupPseudoHuber, SumPenalty
 from ..solvers.base import SmoothProblem
 from ..solvers.lbfgs import minimize_lbfgs, solve_lbfgs
-from ..solvers.newton import solve_newton
+from ..solvers.newton import cholesky_solve, solve_newton
 from .criteria import make_criterion
-from .hypergradient import implicit_hypergradient
 
 __all__ = [
     "LowerLevel",
@@ -263,6 +262,7 @@ class Evaluation:
     lower_iterations: int
     lower_solves: int
     multipliers: tuple = ()
+    sensitivities: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -312,13 +312,27 @@ class BilevelObjective:
         coefs, _ = self.solve(beta, warm, tol)
         return float(np.mean([c.value_and_grad(w)[0] for c, w in zip(self._criteria, coefs)]))
 
+    @staticmethod
+    def _pick_warm(P, warm, i):
+        """Warm start of fold ``i``: ``warm`` is None, a tuple of per-fold starts, or a
+        list of such tuples (candidates), of which the one with the smallest
+        :math:`\\|\\nabla E\\|` is used."""
+        if warm is None:
+            return None
+        if isinstance(warm, list):
+            starts = [c[i] for c in warm]
+            if len(starts) == 1:
+                return starts[0]
+            return min(starts, key=lambda w0: np.linalg.norm(P.gradient(w0)))
+        return warm[i]
+
     def evaluate(self, beta, warm=None, tol=1e-9):
         """:math:`J(\\beta)` and :math:`\\nabla_\\beta J` (mean over folds)."""
         beta = np.asarray(beta, dtype=float)
-        vals, grads, coefs, lams = [], [], [], []
+        vals, grads, coefs, lams, sensitivities = [], [], [], [], []
         iters = 0
         for i, P in enumerate(self.problems(beta)):
-            r = self.lower.solve(P, None if warm is None else warm[i], tol)
+            r = self.lower.solve(P, self._pick_warm(P, warm, i), tol)
             iters += r.n_iter
             w = r.coef
             J, dJ = self._criteria[i].value_and_grad(w)
@@ -327,7 +341,11 @@ class BilevelObjective:
             if self.hyper.learn_l2:
                 # d(grad_w E)/d(alpha) = mask * w
                 jac = np.c_[jac, ridge.gradient(w) / ridge.strength]
-            g_w, lam = implicit_hypergradient(P.hessian(w), dJ, jac)
+            # one Cholesky factorisation for the multiplier and the sensitivity dw/dweights
+            sol = cholesky_solve(P.hessian(w), np.c_[dJ, jac])
+            lam, sens = -sol[:, 0], -sol[:, 1:]
+            g_w = jac.T @ lam
+            sensitivities.append(sens)
             vals.append(J)
             if self.hyper.learn_l2:
                 grads.append(self.hyper.reduce(g_w[:-1], g_w[-1]))
@@ -338,8 +356,19 @@ class BilevelObjective:
         return Evaluation(
             beta=beta, value=float(np.mean(vals)), grad=np.mean(grads, axis=0),
             coefs=tuple(coefs), lower_iterations=iters, lower_solves=len(self.folds),
-            multipliers=tuple(lams),
+            multipliers=tuple(lams), sensitivities=tuple(sensitivities),
         )
+
+    def predict_coefs(self, ev, beta):
+        r"""First-order prediction of the lower-level solutions at ``beta`` from an
+        evaluation at ``ev.beta``: :math:`\hat w + (\partial\hat w/\partial b)\,\Delta b`
+        with :math:`\partial\hat w/\partial b = -G^{-1}\nabla_{wb}E` (the implicit
+        function theorem, seed-000 (4.7)); a predictor step that makes the warm start of the
+        next solve second-order accurate in the step."""
+        db = self.hyper.weights(beta) - self.hyper.weights(ev.beta)
+        if self.hyper.learn_l2:
+            db = np.r_[db, self.hyper.l2(beta) - self.hyper.l2(ev.beta)]
+        return tuple(w + S @ db for w, S in zip(ev.coefs, ev.sensitivities))
 
 
 @dataclass(frozen=True)
@@ -401,7 +430,7 @@ def _beta_max(objective):
 
 def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, memory=10,
                 max_log_step=3.0, inner_tol=1e-9, nonzero_threshold=0.01, beta_max=None,
-                warn=True):
+                predictor=True, warn=True):
     r"""BiSVM L-BFGS (seed-000 Algorithm 8) in log-scale coordinates
     :math:`\beta = \beta_{\max}\,\sigma(\theta)` (:math:`\theta \approx \log\beta` for
     :math:`\beta \ll \beta_{\max}`).
@@ -446,6 +475,9 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
         :math:`|w_j|` above which a coefficient counts as nonzero in the history.
     beta_max : float, optional
         Upper bound of every β_k (default: see above).
+    predictor : bool
+        Warm-start each lower-level solve from the first-order prediction
+        :meth:`BilevelObjective.predict_coefs` instead of the last solution.
 
     Returns
     -------
@@ -458,12 +490,18 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
     bmax = _beta_max(objective) if beta_max is None else float(beta_max)
     if np.any(b0 >= bmax):
         raise ValueError(f"beta0 must be below beta_max={bmax:.4g}")
-    state = {"warm": None, "solves": 0, "iters": 0, "evals": {}, "last": None}
+    state = {"warm": None, "ev": None, "solves": 0, "iters": 0, "evals": {}, "last": None}
     trials = []
 
     def fun_grad(theta):
         beta = bmax * expit(theta)
-        ev = objective.evaluate(beta, state["warm"], inner_tol)
+        warm = state["warm"]
+        if predictor and state["ev"] is not None:
+            # the linear prediction is far better for small steps and can be worse than the
+            # last solution for large ones: keep, per fold, the start with smaller gradient
+            warm = [warm, objective.predict_coefs(state["ev"], beta)]
+        ev = objective.evaluate(beta, warm, inner_tol)
+        state["ev"] = ev
         state["warm"] = ev.coefs
         state["solves"] += ev.lower_solves
         state["iters"] += ev.lower_iterations

@@ -76,6 +76,8 @@ class SmoothProblem:
         """The Hessian at ``w`` given the per-sample second derivatives ``d2`` there."""
         Xh = self.X * (self._s() * d2)[:, None]
         H = self.X.T @ Xh
+        if hasattr(self.penalty, "add_hessian"):
+            return self.penalty.add_hessian(H, w)
         H += self.penalty.hessian(w)
         return H
 
@@ -89,9 +91,13 @@ class SmoothProblem:
             v = self.loss.value(self.y, z)
             d1 = self.loss.derivative(self.y, z)
             d2 = self.loss.second_derivative(self.y, z)
-        f = float(np.sum(s * v)) + self.penalty.value(w)
-        g = self.X.T @ (s * d1) + self.penalty.gradient(w)
-        return f, g, d2
+        fp, gp = self._penalty_value_and_gradient(w)
+        return float(np.sum(s * v)) + fp, self.X.T @ (s * d1) + gp, d2
+
+    def _penalty_value_and_gradient(self, w):
+        if hasattr(self.penalty, "value_and_gradient"):
+            return self.penalty.value_and_gradient(w)
+        return self.penalty.value(w), self.penalty.gradient(w)
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,9 @@ __all__ = ["minimize_newton", "solve_newton", "cholesky_solve"]
 
 
 def cholesky_solve(H, b):
-    """Solve ``H x = b`` for symmetric positive definite ``H`` by Cholesky, never forming
-    an inverse; a tiny diagonal shift is added if ``H`` is numerically singular."""
+    """Solve ``H x = b`` (``b`` a vector or a matrix of right-hand sides) for symmetric
+    positive definite ``H`` by Cholesky, never forming an inverse; a tiny diagonal shift
+    is added if ``H`` is numerically singular."""
     shift = 0.0
     scale = max(float(np.max(np.abs(np.diag(H)))), 1e-300)
     for _ in range(12):
