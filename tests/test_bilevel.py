@@ -104,3 +104,19 @@ def test_bisvm_rejects_bad_start():
     obj = BilevelObjective((fold,), LowerLevel(), make_hyper_model("scalar", d))
     with pytest.raises(ValueError, match="beta0"):
         bisvm_lbfgs(obj, -1.0)
+
+
+def test_small_smoothing_solved_by_continuation_reaches_the_direct_optimum():
+    fold, d = _fold("breast-cancer")
+    lower = LowerLevel(hinge_smoothing=1e-6, l1_smoothing=1e-6, max_iter=5000)
+    hyper = make_hyper_model("vector", d)
+    P = lower.problem(fold.X_train, fold.y_train, hyper.penalty_groups,
+                      hyper.weights(np.full(hyper.n_hyper, 0.05)))
+    cont = lower.solve(P, tol=1e-9)
+    from bisvm.solvers.newton import solve_newton
+
+    direct = solve_newton(P, tol=1e-9, max_iter=5000)
+    assert cont.converged and direct.converged
+    assert cont.n_iter < direct.n_iter
+    np.testing.assert_allclose(cont.coef, direct.coef, atol=1e-5)
+    assert cont.objective == pytest.approx(direct.objective, rel=1e-9, abs=1e-12)

@@ -23,7 +23,7 @@ The pieces follow sparse-ho's cut (model × criterion × hypergradient × outer 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.special import expit, logit
@@ -110,8 +110,32 @@ class LowerLevel:
         return SmoothProblem(X, y, SmoothedHinge(self.hinge_smoothing), pen)
 
     def solve(self, problem, w0=None, tol=1e-9):
-        """Solve the lower level from the warm start ``w0``; returns a SolverResult."""
-        return _SOLVERS[self.solver](problem, w0=w0, tol=tol, max_iter=self.max_iter)
+        """Solve the lower level from the warm start ``w0``; returns a SolverResult.
+
+        From a cold start with small smoothing (μ < 0.05 or γ < 0.005) the problem is
+        nearly non-smooth and Newton needs hundreds of damped steps; it is then solved by
+        continuation: a sequence of problems with μ and γ divided by 10 at each stage,
+        each warm-started from the previous solution (the reported iterations include
+        every stage)."""
+        solve = _SOLVERS[self.solver]
+        mu, gamma = self.hinge_smoothing, self.l1_smoothing
+        if w0 is not None or (mu >= 0.05 and gamma >= 0.005):
+            return solve(problem, w0=w0, tol=tol, max_iter=self.max_iter)
+        ridge, pen = problem.penalty.terms
+        stages = []
+        m, g = max(mu, 0.25), max(gamma, 0.01)
+        while m > mu or g > gamma:
+            stages.append((m, g))
+            m, g = max(mu, m / 10), max(gamma, g / 10)
+        n_iter, w = 0, None
+        for m, g in stages:
+            stage = replace(self, hinge_smoothing=m, l1_smoothing=g)
+            P = stage.problem(problem.X, problem.y, pen.groups, pen.weights, ridge.strength)
+            r = solve(P, w0=w, tol=max(tol, 1e-6), max_iter=self.max_iter)
+            n_iter += r.n_iter
+            w = r.coef
+        r = solve(problem, w0=w, tol=tol, max_iter=self.max_iter)
+        return replace(r, n_iter=r.n_iter + n_iter)
 
 
 @dataclass(frozen=True)
