@@ -59,7 +59,8 @@ def solve_block_coordinate_descent(problem, *, w0=None, tol=1e-8, max_iter=5000,
     Returns
     -------
     SolverResult
-        ``n_iter`` counts sweeps, ``n_evals`` objective evaluations.
+        ``n_iter`` counts sweeps, ``n_evals`` objective evaluations;
+        ``extra["evals_per_sweep"]`` the cumulative evaluations after each sweep.
     """
     _check_common(tol, max_iter)
     X, y, loss, pen = problem.X, problem.y, problem.loss, problem.penalty
@@ -85,6 +86,7 @@ def solve_block_coordinate_descent(problem, *, w0=None, tol=1e-8, max_iter=5000,
     g = full_grad(z, w)
     log = IterLog(f, g)
     n_evals, k = 1, 0
+    evals_per_sweep = [1]
     converged = log.gns[-1] <= tol
     while not converged and k < max_iter:
         for B in blocks:
@@ -112,10 +114,12 @@ def solve_block_coordinate_descent(problem, *, w0=None, tol=1e-8, max_iter=5000,
                 a *= rho
         g = full_grad(z, w)
         k += 1
+        evals_per_sweep.append(n_evals)
         log.add(f, np.linalg.norm(g))
         converged = log.gns[-1] <= tol
         if not converged and len(log.objs) > 2 and log.objs[-1] >= log.objs[-2]:
             break  # a whole sweep without decrease: stalled at working precision
     if not converged and k >= max_iter and warn:
         warn_cap("block coordinate descent", max_iter, log.gns[-1], tol)
-    return log.result(w, k, n_evals, converged, {"n_blocks": len(blocks)})
+    return log.result(w, k, n_evals, converged,
+                      {"n_blocks": len(blocks), "evals_per_sweep": np.array(evals_per_sweep)})
