@@ -32,8 +32,9 @@ from ..losses import SmoothedHinge
 from ..penalties import L2, GroupPseudoHuber, SumPenalty
 from ..solvers.base import SmoothProblem
 from ..solvers.lbfgs import minimize_lbfgs, solve_lbfgs
-from ..solvers.newton import cholesky_solve, solve_newton
+from ..solvers.newton import solve_newton
 from .criteria import make_criterion
+from .hypergradient import implicit_hypergradient
 
 __all__ = [
     "LowerLevel",
@@ -365,10 +366,7 @@ class BilevelObjective:
             if self.hyper.learn_l2:
                 # d(grad_w E)/d(alpha) = mask * w
                 jac = np.c_[jac, ridge.gradient(w) / ridge.strength]
-            # one Cholesky factorisation for the multiplier and the sensitivity dw/dweights
-            sol = cholesky_solve(P.hessian(w), np.c_[dJ, jac])
-            lam, sens = -sol[:, 0], -sol[:, 1:]
-            g_w = jac.T @ lam
+            g_w, lam, sens = implicit_hypergradient(P.hessian(w), dJ, jac, sensitivity=True)
             sensitivities.append(sens)
             vals.append(J)
             if self.hyper.learn_l2:

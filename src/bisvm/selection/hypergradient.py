@@ -10,12 +10,14 @@ the implicit-function formula (4.8). ``G`` is factored by Cholesky; no inverse i
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..solvers.newton import cholesky_solve
 
 __all__ = ["implicit_hypergradient"]
 
 
-def implicit_hypergradient(hessian, dJ_dw, weight_jacobian):
+def implicit_hypergradient(hessian, dJ_dw, weight_jacobian, *, sensitivity=False):
     r"""Hypergradient :math:`(\nabla_{w\beta}E)^\top \hat\lambda`,
     :math:`\hat\lambda = -G^{-1}\nabla_w J`.
 
@@ -29,11 +31,21 @@ def implicit_hypergradient(hessian, dJ_dw, weight_jacobian):
         :math:`\nabla_{w\beta} E`, column k = derivative of :math:`\nabla_w E` in
         :math:`\beta_k` (seed-000 Lemmas 2d, 3d, 4d; erratum 2 for groups).
 
+    sensitivity : bool
+        Also return :math:`\partial\hat w/\partial\beta = -G^{-1}\nabla_{w\beta}E`
+        (seed-000 (4.7)), from the same factorisation.
+
     Returns
     -------
     grad : ndarray, shape (k,)
     lam : ndarray, shape (d,)
         The KKT multiplier :math:`\hat\lambda`.
+    dw_dbeta : ndarray, shape (d, k)
+        Only with ``sensitivity=True``.
     """
-    lam = -cholesky_solve(hessian, dJ_dw)
-    return weight_jacobian.T @ lam, lam
+    if not sensitivity:
+        lam = -cholesky_solve(hessian, dJ_dw)
+        return weight_jacobian.T @ lam, lam
+    sol = cholesky_solve(hessian, np.c_[dJ_dw, weight_jacobian])
+    lam = -sol[:, 0]
+    return weight_jacobian.T @ lam, lam, -sol[:, 1:]
