@@ -35,9 +35,10 @@ def _fold(name, seed=0):
     return Fold(aug(Xtr), ytr, aug(Xva), yva), X.shape[1]
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("name", ["iris", "breast-cancer"])
-def test_scalar_bisvm_matches_or_beats_thesis_grid(name):
-    fold, d = _fold(name)
+def test_scalar_bisvm_matches_or_beats_thesis_grid(name, seed):
+    fold, d = _fold(name, seed)
     obj = BilevelObjective((fold,), LowerLevel(), make_hyper_model("scalar", d))
     res = bisvm_lbfgs(obj, 0.01)
     grid = grid_search(obj, THESIS_GRID)
