@@ -3,7 +3,9 @@
 ``bisvm select`` is the main job: learn the sparsity weights of a smoothed elastic-net
 SVM by bilevel optimisation (seed-000), report the selected features with their
 importance, the validation criterion, the accuracy on a test split the tuning never saw,
-and the grid-search baseline. Bad input ends with one line on stderr and exit code 2.
+and the grid-search baseline. ``datasets`` lists the bundled data; ``fit``, ``predict``,
+``tune`` and ``report`` live in :mod:`bisvm._cli`. Every subcommand has ``--json`` (one
+JSON object on stdout); bad input ends with one line on stderr and exit code 2.
 """
 
 from __future__ import annotations
@@ -86,6 +88,17 @@ def _match_label(text, labels):
 
 
 def _cmd_select(args):
+    result = _run_select(args)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        _print_select(result)
+    return 0
+
+
+def _run_select(args, keep=None):
+    """The select run: its result record; with ``keep`` (a dict) also the fitted model,
+    the grid and the scaled splits, for ``bisvm report``."""
     from . import data
     from .estimators.sparse import BilevelSVC
     from .selection.criteria import halved_mse
@@ -105,7 +118,7 @@ def _cmd_select(args):
         l2_penalty=args.l2_penalty, hinge_smoothing=args.hinge_smoothing,
         l1_smoothing=args.l1_smoothing, criterion=args.criterion, cv=args.cv,
         validation_fraction=args.validation_fraction,
-        penalize_intercept=not args.free_intercept, random_state=args.seed,
+        penalize_intercept=args.penalize_intercept, random_state=args.seed,
         max_iter=args.max_iter, learn_l2_penalty=args.learn_l2,
     )
     with warnings.catch_warnings():
@@ -161,11 +174,10 @@ def _cmd_select(args):
     if args.out:
         result["plots"] = _select_plots(args, est, grid, names, Xtr_s, ytr)
     result["total_seconds"] = time.perf_counter() - t_start
-    if args.json:
-        print(json.dumps(result))
-    else:
-        _print_select(result)
-    return 0
+    if keep is not None:
+        keep.update(est=est, grid=grid, names=names, X_train=Xtr_s, y_train=ytr,
+                    X_test=Xte_s, y_test=yte, binary_target=bt)
+    return result
 
 
 _CRIT_NAMES = {
@@ -291,8 +303,9 @@ def build_parser():
                    default=0.25, help="the thesis's mu (default %(default)s)")
     m.add_argument("--l1-smoothing", type=_positive_float("--l1-smoothing"), default=0.01,
                    help="the thesis's gamma (default %(default)s)")
-    m.add_argument("--free-intercept", action="store_true",
-                   help="do not penalise the intercept (the thesis penalises it)")
+    m.add_argument("--penalize-intercept", action="store_true",
+                   help="penalise the intercept like the thesis (default: free intercept, "
+                   "which keeps accuracy on unbalanced classes; benchmarks/bench_accuracy.py)")
     m.add_argument("--learn-l2", action="store_true",
                    help="learn the ridge weight alpha too (the thesis fixes it)")
     m.add_argument("--max-iter", type=int, default=100, help="outer iterations cap")
@@ -306,6 +319,11 @@ def build_parser():
                        description="List the bundled data sets (no download needed).")
     d.add_argument("--json", action="store_true", help="print one JSON object")
     d.set_defaults(func=_cmd_datasets)
+
+    from ._cli import fit, predict, report, tune
+
+    for mod in (fit, predict, tune, report):
+        mod.add_parser(sub)
     return p
 
 
@@ -322,6 +340,9 @@ def main(argv=None):
         msg = " ".join(str(exc).split()) or type(exc).__name__
         print(f"bisvm: error: {msg}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("bisvm: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,0 +1,321 @@
+"""What the subcommands share: argument types, data loading, output, progress, warnings."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import sys
+import warnings
+
+import numpy as np
+
+EXIT_BAD_INPUT = 2
+DATASETS = ["iris", "breast-cancer", "wine", "digits"]
+
+
+def positive_float(name):
+    """argparse type: a finite number > 0 (the message names the option)."""
+
+    def parse(text):
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not (np.isfinite(v) and v > 0):
+            raise argparse.ArgumentTypeError(f"{name} must be positive, got {text!r}")
+        return v
+
+    return parse
+
+
+def nonneg_float(name):
+    def parse(text):
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not (np.isfinite(v) and v >= 0):
+            raise argparse.ArgumentTypeError(f"{name} must be >= 0, got {text!r}")
+        return v
+
+    return parse
+
+
+def positive_int(name, minimum=1):
+    def parse(text):
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{name} must be an integer, got {text!r}") from None
+        if v < minimum:
+            raise argparse.ArgumentTypeError(f"{name} must be >= {minimum}, got {text!r}")
+        return v
+
+    return parse
+
+
+def fraction(name):
+    def parse(text):
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not 0 <= v < 1:
+            raise argparse.ArgumentTypeError(f"{name} must be in [0, 1), got {text!r}")
+        return v
+
+    return parse
+
+
+def gamma_value(text):
+    """Kernel width: ``scale``, ``auto`` or a positive number."""
+    if text in ("scale", "auto"):
+        return text
+    return positive_float("--gamma")(text)
+
+
+def key_value(text):
+    """``NAME=VALUE`` with VALUE parsed as JSON when it is JSON (numbers, true, null, lists),
+    else kept as a string."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    try:
+        v = json.loads(value)
+    except ValueError:
+        v = value
+    return name.strip().replace("-", "_"), v
+
+
+def add_data_args(p, *, target_help="target column (default: the last column)",
+                  test_size=0.0, scaling=True):
+    g = p.add_argument_group("data")
+    g.add_argument("--data", metavar="FILE", help="CSV, Parquet or svmlight file")
+    g.add_argument("--target", metavar="COLUMN", help=target_help)
+    g.add_argument("--dataset", choices=DATASETS, default=None,
+                   help="bundled data set when --data is not given (default: breast-cancer)")
+    g.add_argument("--drop-missing", action="store_true",
+                   help="drop rows with missing or infinite values instead of failing")
+    g.add_argument("--test-size", type=fraction("--test-size"), default=test_size,
+                   help="share of rows held out (stratified, seeded) and scored after "
+                   "fitting; 0 trains on every row (default %(default)s)")
+    if scaling:
+        g.add_argument("--scaling", choices=["standard", "minmax", "none"],
+                       default="standard",
+                       help="feature scaling fitted on the training rows and stored with the "
+                       "model (default %(default)s)")
+    g.add_argument("--seed", type=int, default=0,
+                   help="seed of the split, folds and random search (default %(default)s)")
+    return g
+
+
+def add_output_args(p):
+    g = p.add_argument_group("output")
+    g.add_argument("--json", action="store_true",
+                   help="print exactly one JSON object on stdout (no progress bar)")
+    return g
+
+
+def add_parallel_args(p):
+    g = p.add_argument_group("parallel work (grid, random, k-fold, leave-one-out refits)")
+    g.add_argument("--n-jobs", type=int, default=None,
+                   help="local worker processes through joblib (-1: all cores)")
+    g.add_argument("--dask-scheduler", metavar="ADDRESS",
+                   help="run the work on a Dask cluster, e.g. tcp://10.0.0.5:8786 "
+                   "(needs pip install 'bisvm[dask]' here and bisvm on the workers)")
+    g.add_argument("--dask", choices=["local"], default=None,
+                   help="'local': start a Dask LocalCluster on 127.0.0.1 for this run")
+    g.add_argument("--dask-workers", type=positive_int("--dask-workers"), default=2,
+                   help="workers of --dask local (default %(default)s)")
+    g.add_argument("--dask-threads", action="store_true",
+                   help="--dask local with thread workers in this process (starts in a "
+                   "second; enough for small searches)")
+    return g
+
+
+def backend(args):
+    """The :func:`bisvm.parallel.compute_backend` context asked for by the arguments."""
+    from ..parallel import compute_backend
+
+    if args.n_jobs is not None and (args.n_jobs == 0 or args.n_jobs < -1):
+        raise ValueError(f"--n-jobs must be a positive integer or -1, got {args.n_jobs}")
+    return compute_backend(args.n_jobs, dask_scheduler=args.dask_scheduler,
+                           dask_local=args.dask == "local", dask_workers=args.dask_workers,
+                           dask_processes=not args.dask_threads)
+
+
+def load_data(args, *, task):
+    """Read ``--data``/``--dataset`` into (Dataset, X, y) for a classification or
+    regression model.
+
+    For a bundled set (all classification sets), ``--target COLUMN`` names one of its
+    features as a regression target (e.g. ``--dataset iris --target 'petal width (cm)'``).
+    """
+    from .. import data
+
+    if args.data:
+        if args.dataset:
+            raise ValueError("give either --data or --dataset, not both")
+        ds = data.read_table(args.data, target=args.target, drop_missing=args.drop_missing)
+    else:
+        ds = data.load_dataset(args.dataset or "breast-cancer")
+        if args.target is not None and args.target != "target":
+            if args.target not in ds.feature_names:
+                raise ValueError(
+                    f"--target {args.target!r} is not a column of {ds.source}; columns: "
+                    f"{', '.join(ds.feature_names[:8])}, ...")
+            j = ds.feature_names.index(args.target)
+            keep = [k for k in range(ds.n_features) if k != j]
+            import dataclasses
+
+            names = [ds.feature_names[k] for k in keep]
+            ds = dataclasses.replace(
+                ds, X=np.ascontiguousarray(ds.X[:, keep]), y=ds.X[:, j].copy(),
+                feature_names=names, columns=names, groups=None, target=args.target,
+                target_names=None,
+                notes=(*ds.notes, f"target: the feature {args.target!r} of {ds.source}"))
+    y = ds.y
+    if y is None:
+        raise ValueError(f"{ds.source}: no target column")
+    if task == "regression":
+        if np.asarray(y).dtype.kind not in "biuf":
+            raise ValueError(
+                f"{ds.source}: the target {ds.target!r} is not numeric; a regression model "
+                "needs a numeric target")
+        if not args.data and args.target in (None, "target"):
+            raise ValueError(
+                "the bundled data sets have class targets; for a regression model pass "
+                "--data FILE or --target FEATURE to predict one of the features")
+        y = np.asarray(y, dtype=np.float64)
+    else:
+        labels = np.unique(y)
+        if labels.size < 2:
+            raise ValueError(f"{ds.source}: the target has one class ({labels[0]!r}); a "
+                             "classifier needs two or more")
+        if np.asarray(y).dtype.kind == "f" and labels.size > max(20, len(y) // 5):
+            raise ValueError(
+                f"{ds.source}: the target {ds.target!r} looks continuous ({labels.size} "
+                "distinct values); use a regression model (svr, kernel-ridge, selective)")
+    return ds, ds.X, y
+
+
+def split(args, X, y, *, classification):
+    """Training and test rows (test empty when ``--test-size`` is 0)."""
+    from .. import data
+
+    if not args.test_size:
+        return X, X[:0], y, y[:0]
+    return data.train_test_split_seeded(X, y, test_size=args.test_size,
+                                        random_state=args.seed, stratify=classification)
+
+
+def to_py(v):
+    """JSON-able copy of ``v`` (numpy scalars and arrays, tuples, non-finite floats)."""
+    if isinstance(v, dict):
+        return {str(k): to_py(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [to_py(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return to_py(v.tolist())
+    if isinstance(v, np.generic):
+        return to_py(v.item())
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def emit(args, result, printer):
+    """One JSON object (``--json``) or the human-readable lines of ``printer``."""
+    if args.json:
+        print(json.dumps(to_py(result), allow_nan=False))
+    else:
+        printer(result)
+
+
+@contextlib.contextmanager
+def collect_warnings(into):
+    """Collect warnings (deduplicated one-line messages) instead of printing them: under
+    ``--json`` stderr must stay clean for the caller, and the text output lists them as
+    notes."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            for w in caught:
+                msg = f"{w.category.__name__}: {' '.join(str(w.message).split())}"
+                if msg not in into:
+                    into.append(msg)
+
+
+class Progress:
+    """A tqdm bar on a terminal; silent under ``--json`` or when stdout is not a tty.
+
+    Call the instance with a number of finished units (it is the ``progress`` callback of
+    :mod:`bisvm.parallel`).
+    """
+
+    def __init__(self, args, total, desc):
+        self.bar = None
+        if not getattr(args, "json", False) and sys.stdout.isatty() and sys.stderr.isatty():
+            try:
+                from tqdm import tqdm
+            except ImportError:  # tqdm is a dependency; a broken install only loses the bar
+                return
+            self.bar = tqdm(total=total, desc=desc, leave=False, dynamic_ncols=True)
+
+    def __call__(self, n=1):
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def save_checked(est, path, *, ds, scaler, extra, X_check):
+    """Save a model file and load it back: a file that does not reproduce the model's
+    predictions on ``X_check`` (scaled rows) is removed and reported as an error."""
+    import os
+
+    from ..persistence import load_model, save_model
+
+    save_model(est, path, feature_names=ds.feature_names, scaler=scaler, schema=ds.schema,
+               extra=extra)
+    try:
+        back = load_model(path).estimator
+        same = np.array_equal(np.asarray(back.predict(X_check)),
+                              np.asarray(est.predict(X_check)))
+        for method in ("decision_function", "predict_proba"):
+            if same and hasattr(est, method) and _works(est, method, X_check):
+                same = np.allclose(getattr(back, method)(X_check),
+                                   getattr(est, method)(X_check), rtol=1e-12, atol=1e-12)
+    except Exception as exc:  # any failure means the file is unusable
+        os.unlink(path)
+        raise ValueError(
+            f"--save {path}: the {type(est).__name__} model file does not load back "
+            f"({type(exc).__name__}: {' '.join(str(exc).split())}); nothing written"
+        ) from None
+    if not same:
+        os.unlink(path)
+        raise ValueError(f"--save {path}: the reloaded {type(est).__name__} predicts "
+                         "differently; nothing written")
+    return path
+
+
+def _works(est, method, X):
+    try:
+        getattr(est, method)(X[:1])
+    except (AttributeError, ValueError, NotImplementedError):
+        return False
+    return True

@@ -1,0 +1,157 @@
+"""``bisvm fit``: train one estimator on a table and save it with its scaling."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from . import common
+from .models import MODELS, add_model_args, build_estimator
+
+DESCRIPTION = """\
+Train one estimator on a table (--data FILE --target COLUMN) or a bundled data set
+(--dataset NAME), with the features scaled on the training rows, and optionally save it
+with its scaling and column schema to a model file (--save model.bisvm) that
+`bisvm predict` reads. Options that do not apply to the chosen --model are refused;
+any other constructor parameter goes through --param NAME=VALUE. With --test-size the
+model is trained on the other rows and scored on the held-out ones.
+
+examples:
+  bisvm fit --dataset iris --model svc --C 10 --save iris.bisvm
+  bisvm fit --data churn.csv --target churn --model bilevel --save churn.bisvm
+  bisvm fit --data houses.csv --target price --model svr --kernel rbf --epsilon 0.1
+"""
+
+
+def add_parser(sub):
+    p = sub.add_parser("fit", help="train any estimator and save it (--save model.bisvm)",
+                       description=DESCRIPTION,
+                       formatter_class=_raw())
+    common.add_data_args(p)
+    add_model_args(p)
+    o = common.add_output_args(p)
+    o.add_argument("--save", metavar="FILE", help="write the model file (.bisvm)")
+    p.set_defaults(func=run)
+    return p
+
+
+def _raw():
+    import argparse
+
+    return argparse.RawDescriptionHelpFormatter
+
+
+def _convergence(est, Xs, y):
+    """A solver convergence record for the file, where one is cheap to get: the
+    lower-level solve of a binary elastic-net SVM, repeated with the fitted settings."""
+    from ..estimators.sparse import ElasticNetSVC
+    from ..selection.bilevel import LowerLevel, make_hyper_model
+
+    if type(est) is not ElasticNetSVC or len(est.classes_) != 2:
+        return None
+    lower = LowerLevel(l2_penalty=float(est.l2_penalty),
+                       hinge_smoothing=float(est.hinge_smoothing),
+                       l1_smoothing=float(est.l1_smoothing),
+                       penalize_intercept=bool(est.penalize_intercept), solver=est.solver,
+                       max_iter=int(est.max_iter))
+    groups = est._feature_groups_ok(Xs.shape[1])
+    hyper = make_hyper_model("group" if groups is not None else "vector", Xs.shape[1],
+                             groups=groups, penalize_intercept=est.penalize_intercept)
+    beta = np.asarray(est.penalty_weight, dtype=float)
+    beta = np.full(hyper.n_hyper, float(beta)) if beta.ndim == 0 else beta
+    yb = np.where(y == est.classes_[1], 1.0, -1.0)
+    Xa = np.c_[Xs, np.ones(len(Xs))]
+    r = lower.solve(lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(beta)),
+                    tol=est.tol)
+    return {"objective": r.record.objective, "grad_norm": r.record.grad_norm,
+            "seconds": r.record.seconds,
+            "title": f"Lower-level {est.solver} solve ({r.n_iter} iterations)",
+            "caption": "Smoothed elastic-net SVM objective and gradient norm per "
+                       f"{est.solver} iteration on the training rows."}
+
+
+def run(args):
+    from .. import data
+
+    spec = MODELS[args.model]
+    t0 = time.perf_counter()
+    ds, X, y = common.load_data(args, task=spec.task)
+    clf = spec.task == "classification"
+    Xtr, Xte, ytr, yte = common.split(args, X, y, classification=clf)
+    est = build_estimator(args, spec, ds.feature_names, groups=ds.groups)
+    scaler = data.Scaler(args.scaling).fit(Xtr)
+    Xtr_s = scaler.transform(Xtr)
+    warns = []
+    with common.collect_warnings(warns):
+        est.fit(Xtr_s, ytr)
+        train_score = float(est.score(Xtr_s, ytr))
+        test_score = float(est.score(scaler.transform(Xte), yte)) if len(yte) else None
+        conv = _convergence(est, Xtr_s, ytr) if args.save else None
+    seconds = time.perf_counter() - t0
+    result = {
+        "command": "fit",
+        "model": spec.name,
+        "estimator": type(est).__name__,
+        "params": {k: v for k, v in est.get_params(deep=False).items()
+                   if isinstance(v, (int, float, str, bool, type(None), list, dict))},
+        "source": ds.source,
+        "n_train": int(len(ytr)),
+        "n_test": int(len(yte)),
+        "n_features": int(X.shape[1]),
+        "scaling": args.scaling,
+        "score_name": "accuracy" if clf else "R2",
+        "train_score": train_score,
+        "test_score": test_score,
+        "seconds": seconds,
+        "notes": list(ds.notes),
+        "warnings": warns,
+    }
+    if clf:
+        result["classes"] = [common.to_py(c) for c in est.classes_]
+    for attr, key in (("n_iter_", "iterations"), ("penalty_weights_", "penalty_weights"),
+                      ("validation_score_", "validation_score"),
+                      ("n_support_", "n_support")):
+        if hasattr(est, attr):
+            result[key] = common.to_py(np.asarray(getattr(est, attr)))
+    if hasattr(est, "feature_importances_"):
+        imp = np.asarray(est.feature_importances_)
+        result["selected_features"] = [ds.feature_names[j] for j in np.argsort(-imp)
+                                       if imp[j] > 0]
+    if args.save:
+        extra = {"command": "fit", "model": spec.name, "trained_on": ds.source,
+                 "n_train": int(len(ytr)), "train_score": train_score}
+        if test_score is not None:
+            extra["test_score"] = test_score
+        if conv is not None:
+            extra["convergence"] = conv
+        common.save_checked(est, args.save, ds=ds, scaler=scaler, extra=extra,
+                            X_check=Xtr_s)
+        result["saved"] = os.fspath(args.save)
+    common.emit(args, result, _print)
+    return 0
+
+
+def _print(r):
+    p = print
+    p(f"bisvm fit: {r['estimator']} ({r['model']}) on {r['source']}, {r['n_train']} training "
+      f"rows, {r['n_features']} features, {r['scaling']} scaling")
+    for n in r["notes"]:
+        p(f"  note: {n}")
+    for w in r["warnings"]:
+        p(f"  warning: {w}")
+    shown = {k: v for k, v in r["params"].items() if v is not None}
+    p("parameters: " + ", ".join(f"{k}={v}" for k, v in sorted(shown.items())))
+    if "classes" in r:
+        p("classes: " + ", ".join(map(str, r["classes"])))
+    p(f"training {r['score_name']}  {r['train_score']:.4f}")
+    if r["test_score"] is not None:
+        p(f"test {r['score_name']}      {r['test_score']:.4f}  ({r['n_test']} held-out rows)")
+    if "selected_features" in r:
+        sel = r["selected_features"]
+        p(f"selected {len(sel)} features: " + ", ".join(sel[:12])
+          + (" ..." if len(sel) > 12 else ""))
+    p(f"{r['seconds']:.2f} s")
+    if "saved" in r:
+        p(f"wrote {r['saved']}")

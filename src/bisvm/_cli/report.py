@@ -1,0 +1,193 @@
+"""``bisvm report``: one self-contained HTML file of a selection run or a saved model."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from . import common
+
+DESCRIPTION = """\
+Write one self-contained HTML report (figures embedded as PNG, no external files, opens
+offline) of either
+
+* a bilevel feature-selection run (what `bisvm select` does) on --data/--dataset: the
+  summary, the selected features with their importance, the validation curve with the
+  BiSVM iterates, the regularisation path, importance beside a tree ensemble's, the
+  convergence of the outer iterations, the test confusion matrix, and with --sweep N the
+  (mu, gamma) sparsity heatmap (N x N lower-level solves, run through joblib/Dask);
+* a saved model (--model FILE, with --data to score it on a table): its parameters,
+  coefficients or importance, and convergence plots where the file has them.
+
+examples:
+  bisvm report --data cancer.csv --target diagnosis --out report.html
+  bisvm report --dataset iris --bilevel-model scalar --out iris.html
+  bisvm report --model model.bisvm --data new.csv --out model.html
+"""
+
+
+def add_parser(sub):
+    p = sub.add_parser("report", help="write a self-contained HTML report with plots",
+                       description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = p.add_argument_group("data")
+    g.add_argument("--data", metavar="FILE", help="CSV, Parquet or svmlight file")
+    g.add_argument("--target", metavar="COLUMN", help="target column (default: last)")
+    g.add_argument("--dataset", choices=common.DATASETS, default=None,
+                   help="bundled data set when --data is not given (default breast-cancer)")
+    g.add_argument("--positive", metavar="LABEL",
+                   help="class to select against the rest (multiclass targets)")
+    g.add_argument("--drop-missing", action="store_true",
+                   help="drop rows with missing or infinite values instead of failing")
+    g.add_argument("--test-size", type=float, default=0.25,
+                   help="share of rows held out for the test accuracy (default %(default)s)")
+    g.add_argument("--scaling", choices=["standard", "minmax", "none"], default="standard",
+                   help="feature scaling fitted on training rows (default %(default)s)")
+    g.add_argument("--seed", type=int, default=0, help="split seed (default %(default)s)")
+    m = p.add_argument_group("what to report")
+    m.add_argument("--model", metavar="FILE",
+                   help="report this saved model instead of running a selection")
+    m.add_argument("--bilevel-model", choices=["scalar", "vector", "group"],
+                   default="vector", help="selection run: one weight, one per feature or "
+                   "one per group (default %(default)s)")
+    m.add_argument("--groups", metavar="SPEC", help="feature groups for --bilevel-model group")
+    m.add_argument("--criterion", default="margin",
+                   choices=["holdout", "kfold", "logistic", "holdout_logistic", "margin",
+                            "holdout_margin"],
+                   help="upper-level criterion (default %(default)s)")
+    m.add_argument("--cv", type=common.positive_int("--cv", 2), default=5,
+                   help="folds of k-fold criteria")
+    m.add_argument("--l2-penalty", type=common.positive_float("--l2-penalty"), default=0.01,
+                   help="the thesis's alpha (default %(default)s)")
+    m.add_argument("--hinge-smoothing", type=common.positive_float("--hinge-smoothing"),
+                   default=0.25, help="the thesis's mu (default %(default)s)")
+    m.add_argument("--l1-smoothing", type=common.positive_float("--l1-smoothing"),
+                   default=0.01, help="the thesis's gamma (default %(default)s)")
+    m.add_argument("--max-iter", type=common.positive_int("--max-iter"), default=100,
+                   help="outer iterations cap")
+    m.add_argument("--no-grid", action="store_true",
+                   help="skip the 149-point grid (no validation curve / path figures)")
+    m.add_argument("--sweep", type=common.positive_int("--sweep", 0), default=0,
+                   metavar="N", help="add the (mu, gamma) sparsity heatmap of N x N solves")
+    common.add_parallel_args(p)
+    o = p.add_argument_group("output")
+    o.add_argument("--out", metavar="FILE", default="report.html",
+                   help="HTML file to write (default %(default)s)")
+    o.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args):
+    t0 = time.perf_counter()
+    out = args.out
+    if not str(out).lower().endswith((".html", ".htm")):
+        raise ValueError(f"--out {out}: the report is HTML; name the file *.html")
+    d = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(d):
+        raise ValueError(f"--out {out}: directory {d} does not exist")
+    if args.model:
+        result, rep = _model(args)
+    else:
+        result, rep = _selection(args)
+    rep.write(out)
+    result.update(command="report", report=os.fspath(out), figures=rep.n_figures,
+                  bytes=os.path.getsize(out), seconds=time.perf_counter() - t0)
+    common.emit(args, result, lambda r: print(
+        f"bisvm report: wrote {r['report']} ({r['figures']} figures, "
+        f"{r['bytes'] / 1024:.0f} KB, {r['seconds']:.1f} s)"))
+    return 0
+
+
+def _model(args):
+    from ..persistence import load_model
+    from ..report import model_report
+    from .predict import _read
+
+    if args.dataset:
+        raise ValueError("--model reports a saved model: give its data with --data FILE")
+    loaded = load_model(args.model)
+    X = y = None
+    if args.data:
+        ds, X = _read(args.data, loaded, args.drop_missing)
+        y = ds.y
+        if y is not None and not hasattr(loaded.estimator, "classes_"):
+            y = np.asarray(y, dtype=float)
+    rep = model_report(loaded, X, y, source=args.model)
+    return {"kind": "model", "model": os.fspath(args.model),
+            "estimator": type(loaded.estimator).__name__}, rep
+
+
+def _selection(args):
+    from sklearn.ensemble import ExtraTreesClassifier
+
+    from .. import plots
+    from ..cli import _CRIT_NAMES, _run_select
+    from ..report import bilevel_report
+
+    if not 0 < args.test_size < 1:
+        raise ValueError(f"--test-size must be in (0, 1), got {args.test_size}")
+    sel = argparse.Namespace(
+        data=args.data, target=args.target, dataset=args.dataset or "breast-cancer",
+        positive=args.positive, drop_missing=args.drop_missing, test_size=args.test_size,
+        scaling=args.scaling, seed=args.seed, model=args.bilevel_model, groups=args.groups,
+        criterion=args.criterion, cv=args.cv, validation_fraction=0.2,
+        l2_penalty=args.l2_penalty, hinge_smoothing=args.hinge_smoothing,
+        l1_smoothing=args.l1_smoothing, penalize_intercept=False, learn_l2=False,
+        max_iter=args.max_iter, no_grid=args.no_grid, out=None, json=True)
+    keep = {}
+    stages = 2 + (1 if args.sweep else 0)
+    with common.Progress(args, stages, "report") as bar:
+        res = _run_select(sel, keep)
+        bar(1)
+        est, names = keep["est"], keep["names"]
+        trees = ExtraTreesClassifier(n_estimators=250, random_state=args.seed).fit(
+            keep["X_train"], keep["y_train"])
+        summary = {
+            "data": res["source"], "training rows": res["n_train"],
+            "test rows": res["n_test"], "model": f"{res['model']} (BiSVM L-BFGS)",
+            "positive class": res["positive_class"],
+            "criterion": _CRIT_NAMES[args.criterion],
+            "validation objective": res["validation_objective"],
+            "test accuracy": res["test_accuracy"],
+            "selected features": f"{res['n_selected']} of {res['n_features']}",
+            "outer iterations": res["iterations"],
+            "lower-level solves": res["lower_level_solves"],
+            "seconds (fit)": res["seconds"],
+        }
+        if "grid_validation_objective" in res:
+            summary["grid search best (149 β)"] = (
+                f"{res['grid_validation_objective']:.4f} at β={res['grid_beta']:.2f}, "
+                f"{res['grid_lower_level_solves']} solves")
+        rep = bilevel_report(est, feature_names=names, X_train=keep["X_train"],
+                             y_train=keep["y_train"], X_test=keep["X_test"],
+                             y_test=keep["y_test"], grid=keep["grid"], summary=summary,
+                             tree_importance=trees.feature_importances_,
+                             notes=res["notes"])
+        bar(1)
+        if args.sweep:
+            from ..parallel import sparsity_sweep
+
+            n = args.sweep
+            mus = np.geomspace(0.01, 1.0, n) if n > 1 else np.array([0.25])
+            gammas = np.geomspace(1e-3, 1.0, n) if n > 1 else np.array([0.01])
+            beta = float(np.median(np.ravel(est.penalty_weights_)))
+            with common.backend(args) as be:
+                sw = sparsity_sweep(keep["X_train"], keep["y_train"], mus, gammas,
+                                    penalty_weight=beta, l2_penalty=args.l2_penalty,
+                                    n_jobs=be.n_jobs)
+            rep.section("Sparsity over (μ, γ)")
+            rep.figure(plots.plot_sparsity_heatmap(mus, gammas, sw.counts),
+                       f"Nonzero coefficients of the elastic-net SVM at β={beta:.3g} over "
+                       f"the smoothing parameters ({n * n} solves on {be.description}).")
+            res["sweep_counts"] = sw.counts.tolist()
+            bar(1)
+    keys = ("source", "n_train", "n_test", "validation_objective", "test_accuracy",
+            "selected_features", "penalty_weights", "iterations")
+    out = {"kind": "selection", **{k: res[k] for k in keys}}
+    if "sweep_counts" in res:
+        out["sweep_counts"] = res["sweep_counts"]
+    return out, rep

@@ -1,0 +1,307 @@
+"""``bisvm tune``: choose hyperparameters by one of seven methods."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from . import common
+from .models import MODELS, add_model_args, build_estimator, parse_range, search_space
+
+METHODS = ("bilevel", "grid", "random", "diffloo", "alo", "loo", "kfold")
+
+DESCRIPTION = """\
+Choose the hyperparameters of a model and print the chosen values with the criterion
+that chose them, then the score of the refitted model on held-out test rows that the
+tuning never saw (--test-size, default 0.25).
+
+methods:
+  bilevel   learn the L1 weights of the sparse SVM by BiSVM L-BFGS on a validation
+            criterion (BilevelSVC; --bilevel-model scalar|vector|group, --criterion)
+  grid      k-fold grid search over the model's main parameters on log grids
+            (--grid-size points each; --range NAME=LOW:HIGH to change a range)
+  random    k-fold random search, --n-iter log-uniform draws
+  diffloo   differential leave-one-out criterion of the selective models (seed-004)
+  alo       approximate leave-one-out of the selective models
+  loo       exact leave-one-out: for the selective models their own criterion; for
+            any other model one refit per row at each point of a 1-D log grid
+  kfold     k-fold cross-validation over a 1-D log grid (any model)
+
+Grid, random, k-fold and leave-one-out refits run through joblib: --n-jobs N uses N
+local processes, --dask local a Dask cluster on this machine, --dask-scheduler ADDRESS a
+running Dask cluster; the results are the same.
+
+examples:
+  bisvm tune --dataset breast-cancer --method bilevel --bilevel-model vector
+  bisvm tune --data d.csv --target y --method grid --model svc --n-jobs 2
+  bisvm tune --dataset iris --method random --model svc --n-iter 30 --dask local
+  bisvm tune --data d.csv --target y --method loo --model kernel-ridge
+"""
+
+
+def add_parser(sub):
+    p = sub.add_parser("tune", help="choose hyperparameters (bilevel, grid, random, "
+                       "diffloo, alo, loo, kfold)", description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    common.add_data_args(p, test_size=0.25)
+    add_model_args(p, default_model=None)
+    t = p.add_argument_group("tuning")
+    t.add_argument("--method", choices=METHODS, required=True, help="how to choose")
+    t.add_argument("--grid-size", type=common.positive_int("--grid-size", 2), default=5,
+                   help="grid points per parameter (grid) or along the 1-D grid "
+                   "(loo, kfold on non-selective models) (default %(default)s)")
+    t.add_argument("--n-iter", type=common.positive_int("--n-iter"), default=20,
+                   help="candidates of the random search (default %(default)s)")
+    t.add_argument("--range", type=parse_range, action="append", default=[],
+                   metavar="NAME=LOW:HIGH", help="log-scale range of a parameter, repeatable")
+    common.add_parallel_args(p)
+    o = common.add_output_args(p)
+    o.add_argument("--save", metavar="FILE", help="save the refitted tuned model (.bisvm)")
+    o.add_argument("--report", metavar="FILE", help="write an HTML report of the run")
+    p.set_defaults(func=run)
+    return p
+
+
+def _default_model(method):
+    return {"bilevel": "bilevel", "grid": "svc", "random": "svc"}.get(method,
+                                                                     "selective-logistic")
+
+
+def run(args):
+    from .. import data
+
+    t0 = time.perf_counter()
+    model = args.model or _default_model(args.method)
+    spec = MODELS[model]
+    if args.method == "bilevel" and model != "bilevel":
+        raise ValueError("--method bilevel tunes --model bilevel (the sparse SVM's L1 "
+                         "weights); use --method grid|random for other models")
+    if args.method != "bilevel" and model == "bilevel":
+        raise ValueError("--model bilevel tunes itself: use --method bilevel")
+    if args.method in ("diffloo", "alo") and model not in ("selective", "selective-logistic"):
+        raise ValueError(f"--method {args.method} is the criterion of the selective models; "
+                         "use --model selective or selective-logistic")
+    ds, X, y = common.load_data(args, task=spec.task)
+    clf = spec.task == "classification"
+    Xtr, Xte, ytr, yte = common.split(args, X, y, classification=clf)
+    scaler = data.Scaler(args.scaling).fit(Xtr)
+    Xtr_s, Xte_s = scaler.transform(Xtr), scaler.transform(Xte)
+    warns = []
+    report_bits = {}
+    with common.collect_warnings(warns):
+        if args.method == "bilevel":
+            est, res = _bilevel(args, spec, ds, Xtr_s, ytr, report_bits)
+        elif args.method in ("grid", "random"):
+            est, res = _search(args, spec, ds, Xtr_s, ytr, report_bits)
+        elif model in ("selective", "selective-logistic"):
+            est, res = _selective(args, spec, ds, Xtr_s, ytr, report_bits)
+        else:
+            est, res = _one_d(args, spec, ds, Xtr_s, ytr, report_bits)
+        test_score = float(est.score(Xte_s, yte)) if len(yte) else None
+    result = {
+        "command": "tune", "method": args.method, "model": model,
+        "estimator": type(est).__name__, "source": ds.source,
+        "n_train": int(len(ytr)), "n_test": int(len(yte)), "n_features": int(X.shape[1]),
+        **res,
+        "score_name": "accuracy" if clf else "R2",
+        "test_score": test_score,
+        "seconds": time.perf_counter() - t0,
+        "notes": list(ds.notes), "warnings": warns,
+    }
+    if args.save:
+        extra = {"command": "tune", "model": model, "method": args.method,
+                 "trained_on": ds.source, "n_train": int(len(ytr)),
+                 "chosen": common.to_py(res["chosen"])}
+        if test_score is not None:
+            extra["test_score"] = test_score
+        common.save_checked(est, args.save, ds=ds, scaler=scaler, extra=extra,
+                            X_check=Xtr_s)
+        result["saved"] = args.save
+    if args.report:
+        _write_report(args, result, report_bits, est)
+        result["report"] = args.report
+    common.emit(args, result, _print)
+    return 0
+
+
+def _bilevel(args, spec, ds, X, y, bits):
+    est = build_estimator(args, spec, ds.feature_names, groups=ds.groups)
+    est.fit(X, y)
+    imp = np.asarray(est.feature_importances_)
+    names = ds.feature_names
+    bits["bilevel"] = est
+    bits["names"] = list(names)
+    pw = np.asarray(est.penalty_weights_)
+    if pw.ndim == 1:
+        chosen = dict(zip(est.penalty_weight_names_, pw.tolist()))
+    else:  # one-vs-rest: one set of weights per class
+        chosen = {f"{n}[{c}]": float(v) for c, row in zip(est.classes_, pw)
+                  for n, v in zip(est.penalty_weight_names_, row)}
+    return est, {
+        "chosen": chosen,
+        "criterion": f"BiSVM upper level ({est.criterion})",
+        "criterion_value": common.to_py(np.asarray(est.validation_score_)),
+        "iterations": common.to_py(np.asarray(est.n_iter_)),
+        "lower_level_solves": int(est.lower_level_solves_),
+        "selected_features": [names[j] for j in np.argsort(-imp) if imp[j] > 0],
+    }
+
+
+def _search(args, spec, ds, X, y, bits):
+    from .. import parallel
+
+    est = build_estimator(args, spec, ds.feature_names, skip=("cv",))
+    space = search_space(spec, est, method=args.method, grid_size=args.grid_size,
+                         ranges=args.range)
+    cv = args.cv or 5
+    n_cand = int(np.prod([len(v) for v in space.values()])) if args.method == "grid" \
+        else args.n_iter
+    with common.backend(args) as be, common.Progress(args, n_cand, f"{args.method} search") \
+            as bar:
+        s = parallel.search(est, space, X, y, method=args.method, n_iter=args.n_iter, cv=cv,
+                            random_state=args.seed, n_jobs=be.n_jobs, progress=bar)
+    cvr = s.cv_results_
+    order = np.argsort(cvr["rank_test_score"], kind="stable")
+    keys = sorted(space)
+    bits["table"] = (["rank", *keys, "mean CV score", "std"],
+                     [[int(cvr["rank_test_score"][i]),
+                       *[float(cvr[f"param_{k}"][i]) for k in keys],
+                       float(cvr["mean_test_score"][i]), float(cvr["std_test_score"][i])]
+                      for i in order[:25]])
+    if len(keys) == 1:
+        k = keys[0]
+        vals = np.array([float(v) for v in cvr[f"param_{k}"]])
+        o = np.argsort(vals)
+        bits["curves"] = (vals[o], {f"mean {cv}-fold score": cvr["mean_test_score"][o]})
+        bits["curve_label"] = k
+        bits["chosen"] = float(s.best_params_[k])
+    return s.best_estimator_, {
+        "chosen": {k: float(v) for k, v in s.best_params_.items()},
+        "criterion": f"mean {cv}-fold CV score ({'accuracy' if spec.task == 'classification' else 'R2'}, higher is better)",  # noqa: E501
+        "criterion_value": float(s.best_score_),
+        "n_candidates": int(len(cvr["params"])),
+        "cv_mean_scores": [float(v) for v in cvr["mean_test_score"]],
+        "candidates": [{k: float(v) for k, v in c.items()} for c in cvr["params"]],
+        "backend": be.description,
+    }
+
+
+def _one_d(args, spec, ds, X, y, bits):
+    """Exact LOO or k-fold over a 1-D log grid of the model's first main parameter."""
+    from sklearn.base import clone
+
+    from .. import parallel
+
+    est = build_estimator(args, spec, ds.feature_names, skip=("cv",))
+    space = search_space(spec, est, method="grid", grid_size=args.grid_size,
+                         ranges=args.range)
+    if args.range:
+        name = args.range[0][0]
+    else:
+        name = next(iter(space))
+    grid = np.asarray(space[name], dtype=float)
+    clf = spec.task == "classification"
+    n = len(y)
+    cv = args.cv or 5
+    values = []
+    total = len(grid) * (n if args.method == "loo" else cv)
+    with common.backend(args) as be, common.Progress(args, total, f"{args.method}") as bar:
+        for v in grid:
+            e = clone(est).set_params(**{name: float(v)})
+            if args.method == "loo":
+                pred = parallel.loo_predictions(e, X, y, n_jobs=be.n_jobs, progress=bar)
+                err = float(np.mean(pred != y)) if clf else float(np.mean((pred - y) ** 2))
+            else:
+                scoring = "accuracy" if clf else "neg_mean_squared_error"
+                sc = parallel.cross_val_scores(e, X, y, cv=cv, scoring=scoring,
+                                               random_state=args.seed, n_jobs=be.n_jobs,
+                                               progress=bar)
+                err = float(1 - sc.mean()) if clf else float(-sc.mean())
+            values.append(err)
+    values = np.array(values)
+    k = int(np.argmin(values))
+    best = clone(est).set_params(**{name: float(grid[k])}).fit(X, y)
+    what = "misclassification rate" if clf else "mean squared error"
+    label = "exact leave-one-out" if args.method == "loo" else f"{cv}-fold"
+    bits["curves"] = (grid, {f"{label} {what}": values})
+    bits["curve_label"] = name
+    bits["chosen"] = float(grid[k])
+    return best, {
+        "chosen": {name: float(grid[k])},
+        "criterion": f"{label} {what} (lower is better; first minimum on the grid)",
+        "criterion_value": float(values[k]),
+        "grid": {name: grid.tolist()},
+        "criterion_values": values.tolist(),
+        "backend": be.description,
+    }
+
+
+def _selective(args, spec, ds, X, y, bits):
+    raise ValueError(f"--model {spec.name} with --method {args.method}: the selective "
+                     "models' cross-validated estimators are not available in this "
+                     "installation")
+
+
+def _write_report(args, result, bits, est):
+    from .. import plots
+    from ..report import tuning_report
+
+    summary = {"method": result["method"], "model": result["model"],
+               "data": result["source"], "training rows": result["n_train"],
+               "test rows": result["n_test"]}
+    for k, v in result["chosen"].items():
+        summary[f"chosen {k}"] = v
+    summary["criterion"] = result["criterion"]
+    cv = result["criterion_value"]
+    summary["criterion value"] = cv if np.ndim(cv) == 0 else str(cv)
+    if result["test_score"] is not None:
+        summary[f"test {result['score_name']}"] = result["test_score"]
+    if "backend" in result:
+        summary["ran on"] = result["backend"]
+    figs = []
+    b = bits.get("bilevel")
+    if b is not None:
+        names = result.get("selected_features", [])
+        imp = np.asarray(b.feature_importances_)
+        allnames = bits["names"]
+        figs.append((plots.plot_importance(allnames, imp), "Learned importance."))
+        if isinstance(b.history_, tuple):
+            figs.append((plots.plot_convergence(b.history_, title="BiSVM outer iterations"),
+                         "Criterion and hypergradient norm per outer iteration."))
+        summary["selected features"] = ", ".join(names[:15])
+    rep = tuning_report(summary, search_table=bits.get("table"), curves=bits.get("curves"),
+                        chosen=bits.get("chosen"), curve_label=bits.get("curve_label", ""),
+                        notes=result["notes"] + result["warnings"], extra_figures=figs,
+                        title=f"bisvm tune --method {result['method']}")
+    rep.write(args.report)
+
+
+def _print(r):
+    p = print
+    p(f"bisvm tune --method {r['method']}: {r['estimator']} ({r['model']}) on {r['source']}, "
+      f"{r['n_train']} training rows")
+    for n in r["notes"]:
+        p(f"  note: {n}")
+    for w in r["warnings"][:5]:
+        p(f"  warning: {w}")
+    if "backend" in r:
+        p(f"ran on {r['backend']}")
+    p("chosen:")
+    width = max(len(str(k)) for k in r["chosen"]) if r["chosen"] else 4
+    for k, v in r["chosen"].items():
+        p(f"  {k:<{width}s}  {v:.6g}")
+    cv = r["criterion_value"]
+    cvs = f"{cv:.6g}" if np.ndim(cv) == 0 else str(cv)
+    p(f"criterion  {cvs}  ({r['criterion']})")
+    if "selected_features" in r:
+        sel = r["selected_features"]
+        p(f"selected {len(sel)} features: " + ", ".join(sel[:12])
+          + (" ..." if len(sel) > 12 else ""))
+    if r["test_score"] is not None:
+        p(f"test {r['score_name']}  {r['test_score']:.4f}  ({r['n_test']} held-out rows)")
+    p(f"{r['seconds']:.2f} s")
+    for key in ("saved", "report"):
+        if key in r:
+            p(f"wrote {r[key]}")
