@@ -100,3 +100,14 @@ def test_cap_warns_and_bad_input_is_rejected():
         solve_dual_cd(X, (y > 0).astype(float))
     with pytest.raises(ValueError, match="sample_weight"):
         solve_dual_cd(X, y, sample_weight=-np.ones(len(y)))
+
+
+def test_csr_with_duplicate_entries_equals_dense():
+    X = sp.csr_matrix((np.r_[1.0, 2.0, 3.0, 1.0], np.r_[0, 0, 1, 1], np.r_[0, 2, 3, 4]),
+                      shape=(3, 2))
+    assert not X.has_canonical_format
+    y = np.r_[1.0, -1.0, 1.0]
+    a = solve_dual_cd(X, y, tol=1e-10, max_iter=10000)
+    b = solve_dual_cd(X.toarray(), y, tol=1e-10, max_iter=10000)
+    np.testing.assert_allclose(a.coef, b.coef, atol=1e-9)
+    assert not X.has_canonical_format  # the caller's matrix is left as it was

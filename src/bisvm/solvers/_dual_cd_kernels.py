@@ -21,7 +21,7 @@ import numpy as np
 
 from .._numba import njit
 
-__all__ = ["seed_rng", "epoch_dense", "epoch_csr", "dual_objective"]
+__all__ = ["seed_rng", "epoch_dense", "epoch_csr", "dual_objective", "row_sq_norms_csr"]
 
 
 @njit
@@ -152,3 +152,16 @@ def dual_objective(w, alpha, diag):
     for i in range(alpha.shape[0]):
         t += alpha[i] * (0.5 * diag[i] * alpha[i] - 1.0)
     return 0.5 * s + t
+
+
+@njit
+def row_sq_norms_csr(data, indptr):
+    """``‖x_i‖²`` of every CSR row, without building ``X.multiply(X)``."""
+    n = indptr.shape[0] - 1
+    out = np.empty(n)
+    for i in range(n):
+        s = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            s += data[p] * data[p]
+        out[i] = s
+    return out

@@ -33,7 +33,13 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ._dual_cd_kernels import dual_objective, epoch_csr, epoch_dense, seed_rng
+from ._dual_cd_kernels import (
+    dual_objective,
+    epoch_csr,
+    epoch_dense,
+    row_sq_norms_csr,
+    seed_rng,
+)
 from .base import ConvergenceRecord, SolverResult, warn_cap
 
 __all__ = ["solve_dual_cd", "svm_primal_objective"]
@@ -114,13 +120,16 @@ def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias
         raise ValueError("sample_weight must be finite, non-negative, one per sample")
     sparse = sp.issparse(X)
     if sparse:
-        X = sp.csr_matrix(X, dtype=np.float64)
-        X.sort_indices()
+        X = X.tocsr().astype(np.float64, copy=False)
+        if not X.has_canonical_format:  # duplicates would break the row norms
+            X = X.copy()
+            X.sum_duplicates()
         # int32 indices when they fit (scipy's own choice): less memory traffic per epoch
         itype = np.int32 if X.nnz < 2**31 and d < 2**31 else np.int64
         indices = X.indices.astype(itype, copy=False)
         indptr = X.indptr.astype(itype, copy=False)
-        sqnorm = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        data = np.ascontiguousarray(X.data)
+        sqnorm = row_sq_norms_csr(data, indptr)
     else:
         X = np.ascontiguousarray(X, dtype=np.float64)
         sqnorm = np.einsum("ij,ij->i", X, X)
@@ -156,7 +165,7 @@ def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias
     while k < max_iter:
         if sparse:
             active_size, pgmax, pgmin = epoch_csr(
-                X.data, indices, indptr, d, y, float(bias), alpha, w, diag,
+                data, indices, indptr, d, y, float(bias), alpha, w, diag,
                 upper, QD, index, active_size, pgmax_old, pgmin_old, bool(shrinking))
         else:
             active_size, pgmax, pgmin = epoch_dense(
