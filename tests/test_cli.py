@@ -251,3 +251,32 @@ def test_predict_with_missing_column_names_it(tables, tmp_path, capsys):
     code, out, _ = in_process(["predict", "--model", str(model), "--data",
                                str(tables / "new.csv")], capsys)
     assert code == 0 and len(pd.read_csv(io.StringIO(out))) == 30
+
+
+def test_predict_rejects_a_tampered_model_file(tables, tmp_path, capsys):
+    import zipfile
+
+    model = tmp_path / "m.bisvm"
+    code, _, err = in_process(["fit", "--data", str(tables / "train.csv"), "--target",
+                               "label", "--model", "elastic-net", "--save", str(model),
+                               "--json"], capsys)
+    assert code == 0, err
+    # change one coefficient inside arrays.npz and repack: the sha256 check must catch it
+    with zipfile.ZipFile(model) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    import io as _io
+
+    arrays = dict(np.load(_io.BytesIO(members["arrays.npz"])))
+    key = next(k for k in arrays if k.endswith("coef_"))
+    arrays[key] = arrays[key] + 1e-3
+    buf = _io.BytesIO()
+    np.savez(buf, **arrays)
+    members["arrays.npz"] = buf.getvalue()
+    tampered = tmp_path / "t.bisvm"
+    with zipfile.ZipFile(tampered, "w") as zf:
+        for n, b in members.items():
+            zf.writestr(n, b)
+    code, out, err = in_process(["predict", "--model", str(tampered), "--data",
+                                 str(tables / "new.csv")], capsys)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "t.bisvm" in err

@@ -238,10 +238,74 @@ def _one_d(args, spec, ds, X, y, bits):
     }
 
 
+_CV_CLASSES = {"selective": "SelectiveRegressionCV",
+               "selective-logistic": "SelectiveLogisticRegressionCV"}
+
+
+def _first_attr(obj, names):
+    for n in names:
+        v = getattr(obj, n, None)
+        if v is not None:
+            return n, v
+    return None, None
+
+
 def _selective(args, spec, ds, X, y, bits):
-    raise ValueError(f"--model {spec.name} with --method {args.method}: the selective "
-                     "models' cross-validated estimators are not available in this "
-                     "installation")
+    """The selective models' own model choice: their ``...CV`` estimator with
+    ``criterion=`` diffloo | alo | loo | kfold (seed-004)."""
+    import importlib
+
+    import bisvm
+
+    name = _CV_CLASSES[spec.name]
+    cls = getattr(bisvm, name, None)
+    if cls is None:
+        try:
+            cls = getattr(importlib.import_module("bisvm.estimators.selective"), name)
+        except (ImportError, AttributeError):
+            raise ValueError(f"--model {spec.name} --method {args.method}: {name} is not "
+                             "available in this installation of bisvm") from None
+    valid = cls().get_params(deep=False)
+    if "criterion" not in valid:
+        raise ValueError(f"{name} has no criterion parameter")
+    params = {"criterion": args.method}
+    for dest, pname in (("cv", "cv"), ("max_iter", "max_iter"), ("tol", "tol"),
+                        ("ridge", "ridge")):
+        v = getattr(args, dest, None)
+        if v is not None and pname in valid:
+            params[pname] = v
+    if "random_state" in valid:
+        params["random_state"] = args.seed
+    for pname, v in args.param:
+        if pname not in valid:
+            raise ValueError(f"--param {pname}: {name} has no parameter {pname!r}")
+        params[pname] = v
+    use_jobs = "n_jobs" in valid
+    with common.backend(args) as be:
+        if use_jobs:
+            params["n_jobs"] = be.n_jobs
+        est = cls(**params).fit(X, y)
+    chosen = {}
+    for pname in ("selectivity", "ridge", "l2_penalty", "alpha", "C"):
+        v = getattr(est, pname + "_", None)
+        if v is not None and np.ndim(v) == 0:
+            chosen[pname] = float(v)
+    _, value = _first_attr(est, ("best_score_", "criterion_value_", "best_criterion_"))
+    gname, grid = _first_attr(est, ("selectivities_", "selectivity_grid_", "grid_", "mus_"))
+    _, curve = _first_attr(est, ("criterion_values_", "criteria_", "cv_values_", "scores_"))
+    res = {"chosen": chosen, "criterion": f"{args.method} criterion of {name}",
+           "criterion_value": None if value is None else common.to_py(np.asarray(value))}
+    if grid is not None and curve is not None and np.shape(curve) == np.shape(grid):
+        bits["curves"] = (np.asarray(grid, float), {args.method: np.asarray(curve, float)})
+        bits["curve_label"] = "selectivity"
+        bits["chosen"] = chosen.get("selectivity")
+        res["grid"] = {"selectivity": np.asarray(grid, float).tolist()}
+        res["criterion_values"] = np.asarray(curve, float).tolist()
+        if res["criterion_value"] is None and chosen.get("selectivity") is not None:
+            k = int(np.argmin(np.abs(np.asarray(grid, float) - chosen["selectivity"])))
+            res["criterion_value"] = float(np.asarray(curve, float)[k])
+    res["backend"] = be.description
+    return est, res
 
 
 def _write_report(args, result, bits, est):
@@ -255,7 +319,7 @@ def _write_report(args, result, bits, est):
         summary[f"chosen {k}"] = v
     summary["criterion"] = result["criterion"]
     cv = result["criterion_value"]
-    summary["criterion value"] = cv if np.ndim(cv) == 0 else str(cv)
+    summary["criterion value"] = cv if cv is not None and np.ndim(cv) == 0 else str(cv)
     if result["test_score"] is not None:
         summary[f"test {result['score_name']}"] = result["test_score"]
     if "backend" in result:
@@ -293,7 +357,7 @@ def _print(r):
     for k, v in r["chosen"].items():
         p(f"  {k:<{width}s}  {v:.6g}")
     cv = r["criterion_value"]
-    cvs = f"{cv:.6g}" if np.ndim(cv) == 0 else str(cv)
+    cvs = "n/a" if cv is None else f"{cv:.6g}" if np.ndim(cv) == 0 else str(cv)
     p(f"criterion  {cvs}  ({r['criterion']})")
     if "selected_features" in r:
         sel = r["selected_features"]
