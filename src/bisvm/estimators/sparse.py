@@ -127,6 +127,9 @@ class ElasticNetSVC(_SmoothedSVMBase):
     intercept_ : ndarray of shape (1,) or (n_classes,)
     classes_ : ndarray
     n_iter_ : ndarray of int
+    convergence_ : list of ConvergenceRecord
+        Objective, gradient norm and seconds per solver iteration, one record per binary
+        problem.
     """
 
     def __init__(self, penalty_weight=0.1, *, groups=None, l2_penalty=0.01,
@@ -162,14 +165,16 @@ class ElasticNetSVC(_SmoothedSVMBase):
         if not np.all(np.isfinite(beta)) or np.any(beta < 0):
             raise ValueError("penalty_weight must be finite and non-negative")
         Xa = _augment(X)
-        coefs, iters = [], []
+        coefs, iters, records = [], [], []
         for yb, _ in self._binary_targets(y):
             P = lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(beta))
             r = lower.solve(P, tol=self.tol)
             coefs.append(r.coef)
             iters.append(r.n_iter)
+            records.append(r.record)
         self._store(coefs)
         self.n_iter_ = np.array(iters)
+        self.convergence_ = records
         return self
 
 
