@@ -72,9 +72,9 @@ def fold(name, seed, val=0.2):
     return Fold(aug(Xtr), ytr, aug(Xva), yva), names
 
 
-def objective(f, d, kind, mu=0.25, gamma=0.01, groups=None):
+def objective(f, d, kind, mu=0.25, gamma=0.01, groups=None, names=None):
     return BilevelObjective((f,), LowerLevel(hinge_smoothing=mu, l1_smoothing=gamma),
-                            make_hyper_model(kind, d, groups=groups))
+                            make_hyper_model(kind, d, groups=groups, feature_names=names))
 
 
 def fmt(x, nd=4):
@@ -165,6 +165,16 @@ def main():
         rows.append([name, kind, th, fmt(r.value), f"{nsel} of {len(w)}", r.n_iter,
                      r.lower_solves, f"{err:.3f}", f"{np.mean(js):.4f} ± {np.std(js):.4f}"])
         details[(name, kind)] = (obj, r, names, f)
+        if kind == "vector":
+            # BilevelSVC's default start: the scalar model's optimum
+            rs = bisvm_lbfgs(objective(f, len(names), "scalar"), 0.01)
+            rw = bisvm_lbfgs(obj, rs.beta[0])
+            w2 = rw.coefs[0]
+            rows.append([name, "vector, started at the scalar optimum", "—", fmt(rw.value),
+                         f"{int(np.sum(np.abs(w2) > 0.01))} of {len(w2)}", rw.n_iter,
+                         rw.lower_solves,
+                         f"{float(np.mean(np.sign(f.X_val @ w2) != f.y_val)):.3f}", "—"])
+            details[(name, "vector-warm")] = (obj, rw, names, f)
     md += ["## Tables 6.3-6.5, 6.7, 6.8 — scalar, vector and group models", "",
            table(["data", "model", "thesis: J, selected, iterations", "ours: J",
                   "selected (|w| > 0.01, bias incl.)", "iterations", "lower solves",
@@ -202,7 +212,7 @@ def main():
 
     # Churn-shaped (Table 6.6 analogue)
     f, names = fold("churn", seed, val=0.5)
-    obj = objective(f, len(names), "vector")
+    obj = objective(f, len(names), "vector", names=names)
     tc = time.perf_counter()
     r = bisvm_lbfgs(obj, 0.01)
     tc = time.perf_counter() - tc
@@ -256,11 +266,29 @@ def main():
                f"![validation curve](figures/validation_curve_{name}.png) "
                f"![path](figures/regularization_path_{name}.png) "
                f"![importance](figures/importance_{name}.png)", ""]
+    J = {k: v[1].value for k, v in details.items()}
+    bc_order = sorted(["scalar", "vector", "group", "vector-warm"],
+                      key=lambda k: J[("breast-cancer", k)])
+    cols = counts.mean(axis=0)
     md += ["## What matches and what does not", "",
            "- Shapes match: J(β) on Iris falls from β = 0.01 to a minimum near β ≈ 0.45 and "
-           "rises after; BiSVM L-BFGS reaches the grid's minimum (to the grid's resolution) "
-           "in a handful of iterations; the vector model reaches a lower J than the scalar "
-           "one; the group model's J lies between; sparsity grows as γ → 0.",
+           "rises after (thesis: 0.48); BiSVM L-BFGS reaches the grid's minimum (to the "
+           "grid's resolution) in a handful of iterations, for every μ and γ of Tables "
+           "6.1-6.2.",
+           f"- Vector vs scalar: Iris {fmt(J[('iris', 'vector')])} vs "
+           f"{fmt(J[('iris', 'scalar')])} (thesis 0.0227 vs 0.0337); Breast Cancer "
+           f"{fmt(J[('breast-cancer', 'vector')])} vs {fmt(J[('breast-cancer', 'scalar')])} "
+           "(thesis 0.1260 vs 0.1783). Group: "
+           f"{fmt(J[('breast-cancer', 'group')])} (thesis 0.1734, between the two). Our "
+           f"order on Breast Cancer, best first: {', '.join(bc_order)}. J is not convex in "
+           "β and the 31-dimensional search from β⁰ = 0.01 is local: where the vector "
+           "model from the thesis's start ends above another model, starting it at the "
+           "scalar optimum (BilevelSVC's default) gives "
+           f"{fmt(J[('breast-cancer', 'vector-warm')])}.",
+           "- Sparsity vs γ (Figure 6.11): mean nonzero count "
+           f"{cols[0]:.1f} at the smallest γ and {cols[-1]:.1f} at the largest"
+           + (" — fewer nonzeros as γ → 0, as the thesis found." if cols[0] < cols[-1]
+              else " — the thesis's trend does not hold here."),
            "- Levels differ with the split: J varies by a factor of 2 between split seeds "
            "(the spread columns), which is as large as the differences between the thesis's "
            "rows; iteration counts are ours (log-scale L-BFGS with a Wolfe line search), "
