@@ -85,7 +85,7 @@ def test_parity_with_libsvm_multiclass(kernel, shape):
     ref = sklearn.svm.SVC(kernel=kernel, decision_function_shape=shape).fit(X, y)
     np.testing.assert_array_equal(ours.n_support_, ref.n_support_)
     np.testing.assert_array_equal(ours.support_, ref.support_)
-    np.testing.assert_allclose(ours.dual_coef_, ref.dual_coef_, atol=1e-2)
+    np.testing.assert_allclose(ours.dual_coef_, ref.dual_coef_, atol=3e-2)
     np.testing.assert_allclose(ours.decision_function(X), ref.decision_function(X), atol=2e-2)
     np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
     if kernel == "linear":

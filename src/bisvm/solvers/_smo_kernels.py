@@ -11,8 +11,20 @@ Variables ``t = 0..l-1`` of the dual are attached to samples ``sidx[t]`` with si
 
 .. math:: Q_{tu} = y_t y_u k(x_{s_t}, x_{s_u}) + \delta_{tu}\,\mathrm{shift}_t,
 
-so the cache holds *unsigned* kernel columns per sample (length ``n``, float32 or float64)
-and ε-SVR's two variables per sample share one column.
+so the cache holds *unsigned* kernel columns per sample and ε-SVR's two variables per
+sample share one column.
+
+Cache layout. A column holds :math:`k(x_s, x_{a_q})` for the *active samples*
+:math:`a_0 < a_1 < \dots < a_{W-1}` only (the samples of the unshrunk variables), packed
+in one flat pool of ``cache_size`` bytes: slot ``k`` is ``pool[k W:(k+1) W]``. When
+shrinking removes samples, every cached column is compacted in place and the freed room
+becomes new slots, so the cache holds more columns as the active set shrinks (LIBSVM
+obtains the same effect by swapping indices). When the active set grows back (before the
+final optimality check) the cache is emptied. Shrunk variables' gradients are rebuilt
+from scratch, :math:`G_t = p_t + y_t\sum_{s} c_s k(x_{s_t}, x_s) + \mathrm{shift}_t
+\alpha_t` with :math:`c_s = \sum_{u:s_u = s}\alpha_u y_u`, by blocked matrix products
+(BLAS) over the support vectors, which replaces LIBSVM's :math:`\bar G` bookkeeping and its
+full-length column per bound change.
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ from bisvm._numba import njit
 
 LOWER, UPPER, FREE = 0, 1, 2
 TAU = 1e-12
+BLOCK = 256
 
 # kernel codes, as in bisvm.kernels.KERNEL_CODES
 LINEAR, POLY, RBF, SIGMOID, LAPLACIAN, PRECOMPUTED = 0, 1, 2, 3, 4, 5
@@ -44,93 +57,132 @@ def _ipow(base, degree):
     return result
 
 
+@njit(inline="always")
+def _from_dot(kcode, dot, sq_a, sq_b, same, gamma, coef0, degree):
+    """Kernel value from an inner product (all kernels but Laplacian / precomputed)."""
+    if kcode == RBF:
+        dist = sq_a + sq_b - 2.0 * dot
+        if dist < 0.0 or same:
+            dist = 0.0
+        return math.exp(-gamma * dist)
+    if kcode == LINEAR:
+        return dot
+    if kcode == POLY:
+        return _ipow(gamma * dot + coef0, degree)
+    return math.tanh(gamma * dot + coef0)
+
+
 @njit(fastmath=True)
 def fill_column(out, s, targets, n_targets, X, sqn, kcode, gamma, coef0, degree):
-    """``out[j] = k(x_s, x_j)`` for ``j`` in ``targets[:n_targets]``.
+    """``out[q] = k(x_s, x_{targets[q]})`` for ``q < n_targets`` (compact order).
 
-    NumPy equivalent: ``out[T] = kernel(X[s:s+1], X[T])[0]``. For ``PRECOMPUTED`` ``X`` is
-    the (symmetric) Gram matrix and the column is its row ``s``.
+    NumPy equivalent: ``out[:m] = kernel(X[s:s+1], X[targets[:m]])[0]``. For
+    ``PRECOMPUTED`` ``X`` is the symmetric Gram matrix and the column is read from row s.
     """
     d = X.shape[1]
     xs = X[s]
     if kcode == PRECOMPUTED:
-        for k in range(n_targets):
-            j = targets[k]
-            out[j] = X[s, j]
+        for q in range(n_targets):
+            out[q] = X[s, targets[q]]
         return
     if kcode == LAPLACIAN:
-        for k in range(n_targets):
-            j = targets[k]
-            xj = X[j]
+        for q in range(n_targets):
+            xj = X[targets[q]]
             acc = 0.0
             for f in range(d):
                 acc += abs(xs[f] - xj[f])
-            out[j] = math.exp(-gamma * acc)
+            out[q] = math.exp(-gamma * acc)
         return
     sq_s = sqn[s]
-    for k in range(n_targets):
-        j = targets[k]
+    for q in range(n_targets):
+        j = targets[q]
         xj = X[j]
         dot = 0.0
         for f in range(d):
             dot += xs[f] * xj[f]
-        if kcode == RBF:
-            dist = sq_s + sqn[j] - 2.0 * dot
-            if dist < 0.0 or j == s:
-                dist = 0.0
-            out[j] = math.exp(-gamma * dist)
-        elif kcode == LINEAR:
-            out[j] = dot
-        elif kcode == POLY:
-            out[j] = _ipow(gamma * dot + coef0, degree)
-        else:
-            out[j] = math.tanh(gamma * dot + coef0)
+        out[q] = _from_dot(kcode, dot, sq_s, sqn[j], j == s, gamma, coef0, degree)
 
 
 @njit
-def get_column(s, need_full, cache, slot_of, owner, stamp, full, epoch_of, ctr, act_s, n_act_s,
-               all_s, X, sqn, kcode, gamma, coef0, degree):
-    """Slot of the kernel column of sample ``s`` in ``cache``, computing it on a miss.
+def kernel_matvec(rows, n_rows, cols, coef, X, sqn, kcode, gamma, coef0, degree, out):
+    """``out[r] = sum_c coef[c] k(x_{rows[r]}, x_{cols[c]})`` by blocks of BLAS products.
 
-    A column is valid for every sample if ``full[slot]``; otherwise it holds the entries
-    of the samples active when it was computed, which stays valid until the active set
-    grows again (``epoch`` bump). Eviction is least-recently-used. ``ctr = [clock, epoch,
-    n_computed_columns]``.
+    NumPy equivalent: ``out[:n_rows] = kernel(X[rows[:n_rows]], X[cols]) @ coef``.
     """
-    n = slot_of.shape[0]
+    m = cols.shape[0]
+    for r in range(n_rows):
+        out[r] = 0.0
+    if m == 0 or n_rows == 0:
+        return
+    if kcode == PRECOMPUTED:
+        for r in range(n_rows):
+            row = X[rows[r]]
+            acc = 0.0
+            for c in range(m):
+                acc += coef[c] * row[cols[c]]
+            out[r] = acc
+        return
+    d = X.shape[1]
+    if kcode == LAPLACIAN:
+        for r in range(n_rows):
+            xr = X[rows[r]]
+            acc = 0.0
+            for c in range(m):
+                xc = X[cols[c]]
+                dist = 0.0
+                for f in range(d):
+                    dist += abs(xr[f] - xc[f])
+                acc += coef[c] * math.exp(-gamma * dist)
+            out[r] = acc
+        return
+    XC = np.empty((m, d))
+    for c in range(m):
+        XC[c] = X[cols[c]]
+    XCt = np.ascontiguousarray(XC.T)
+    XR = np.empty((BLOCK, d))
+    for r0 in range(0, n_rows, BLOCK):
+        nb = min(BLOCK, n_rows - r0)
+        for r in range(nb):
+            XR[r] = X[rows[r0 + r]]
+        D = np.dot(XR[:nb], XCt)
+        for r in range(nb):
+            sr = rows[r0 + r]
+            acc = 0.0
+            for c in range(m):
+                sc = cols[c]
+                acc += coef[c] * _from_dot(kcode, D[r, c], sqn[sr], sqn[sc], sr == sc, gamma,
+                                           coef0, degree)
+            out[r0 + r] = acc
+
+
+@njit
+def get_column(s, pool, W, n_slots, slot_of, owner, stamp, ctr, act_s, X, sqn, kcode, gamma,
+               coef0, degree):
+    """Slot of the (active-sample) kernel column of sample ``s``, computed on a miss with
+    least-recently-used eviction. ``ctr = [clock, unused, n_computed_columns]``."""
     ctr[0] += 1
     slot = slot_of[s]
     if slot >= 0:
-        if full[slot] or (not need_full and epoch_of[slot] == ctr[1]):
-            stamp[slot] = ctr[0]
-            return slot
-    else:
-        # evict the least recently used slot
-        n_slots = owner.shape[0]
-        best = 0
-        best_stamp = stamp[0]
-        for k in range(n_slots):
-            if owner[k] < 0:
-                best = k
-                break
-            if stamp[k] < best_stamp:
-                best_stamp = stamp[k]
-                best = k
-        slot = best
-        if owner[slot] >= 0:
-            slot_of[owner[slot]] = -1
-        owner[slot] = s
-        slot_of[s] = slot
+        stamp[slot] = ctr[0]
+        return slot
+    best = 0
+    best_stamp = stamp[0]
+    for k in range(n_slots):
+        if owner[k] < 0:
+            best = k
+            break
+        if stamp[k] < best_stamp:
+            best_stamp = stamp[k]
+            best = k
+    if owner[best] >= 0:
+        slot_of[owner[best]] = -1
+    owner[best] = s
+    slot_of[s] = best
+    fill_column(pool[best * W:(best + 1) * W], s, act_s, W, X, sqn, kcode, gamma, coef0,
+                degree)
     ctr[2] += 1
-    if need_full or n_act_s == n:
-        fill_column(cache[slot], s, all_s, n, X, sqn, kcode, gamma, coef0, degree)
-        full[slot] = True
-    else:
-        fill_column(cache[slot], s, act_s, n_act_s, X, sqn, kcode, gamma, coef0, degree)
-        full[slot] = False
-    epoch_of[slot] = ctr[1]
-    stamp[slot] = ctr[0]
-    return slot
+    stamp[best] = ctr[0]
+    return best
 
 
 @njit
@@ -142,89 +194,196 @@ def _status(a, c):
     return FREE
 
 
+@njit(inline="always")
+def _flags(st, yt):
+    """Bit 1: t is in I_up (can move along +y_t); bit 2: t is in I_low."""
+    if st == FREE:
+        return 3
+    if (st == LOWER) == (yt > 0):
+        return 1
+    return 2
+
+
 @njit
-def _rebuild_active_samples(active, n_active, sidx, s_mark, act_s):
-    """List the samples with at least one active variable (``act_s``); returns the count."""
+def _clear_cache(slot_of, owner):
+    for k in range(owner.shape[0]):
+        if owner[k] >= 0:
+            slot_of[owner[k]] = -1
+            owner[k] = -1
+
+
+@njit
+def _gradient_from_scratch(which, X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift,
+                           alpha, G):
+    r"""``G_t = p_t + y_t \sum_s c_s k(x_{s_t}, x_s) + shift_t alpha_t`` for ``which[t]``."""
+    n = X.shape[0]
+    l = y.shape[0]
+    c = np.zeros(n)
+    for u in range(l):
+        if alpha[u] > 0.0:
+            c[sidx[u]] += alpha[u] * y[u]
+    m = 0
+    for s in range(n):
+        if c[s] != 0.0:
+            m += 1
+    cols = np.empty(m, dtype=np.int64)
+    coef = np.empty(m)
+    m = 0
+    for s in range(n):
+        if c[s] != 0.0:
+            cols[m] = s
+            coef[m] = c[s]
+            m += 1
+    need = np.zeros(n, dtype=np.bool_)
+    for t in range(l):
+        if which[t]:
+            need[sidx[t]] = True
+    rows = np.empty(n, dtype=np.int64)
+    n_rows = 0
+    for s in range(n):
+        if need[s]:
+            rows[n_rows] = s
+            n_rows += 1
+    v = np.empty(n_rows)
+    kernel_matvec(rows, n_rows, cols, coef, X, sqn, kcode, gamma, coef0, degree, v)
+    row_of = np.full(n, -1, dtype=np.int64)
+    for r in range(n_rows):
+        row_of[rows[r]] = r
+    for t in range(l):
+        if which[t]:
+            G[t] = p[t] + y[t] * v[row_of[sidx[t]]] + shift[t] * alpha[t]
+
+
+@njit
+def _set_active_samples(active, n_active, sidx, s_mark, act_s, pos_of):
+    """``act_s`` = sorted samples with an active variable, ``pos_of`` their positions."""
     n = s_mark.shape[0]
     for s in range(n):
         s_mark[s] = False
+        pos_of[s] = -1
     for k in range(n_active):
         s_mark[sidx[active[k]]] = True
     m = 0
     for s in range(n):
         if s_mark[s]:
             act_s[m] = s
+            pos_of[s] = m
             m += 1
     return m
 
 
 @njit
-def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
-              sidx, y, p, C, shift, alpha, G, G_bar,
-              cache, slot_of, prefilled,
-              tol, second_order, shrinking, max_iter, out_stats):
+def _select(second_order, y, G, QD, flags, active, n_active, apos, sidx, pool, W, n_slots,
+            slot_of, owner, stamp, ctr, act_s, X, sqn, kcode, gamma, coef0, degree, tol,
+            pre_i, pre_gmax):
+    r"""Working-set selection; returns ``(i, j, gap, slot_i)`` with ``j = -1`` at optimality.
+
+    ``i`` maximises :math:`-y_tG_t` over :math:`I_{up}`; ``j`` either minimises it over
+    :math:`I_{low}` (maximal violating pair, seed 002 §4.4.2) or minimises the second-order
+    decrease :math:`-(m + y_tG_t)^2 / a_{it}` over the violators (LIBSVM's rule). ``gap`` is
+    :math:`m(\alpha) - M(\alpha)` over the active set. ``pre_i >= -1`` passes an ``i``
+    already found during the gradient update; ``pre_i = -2`` searches for it here.
+    """
+    gmax = pre_gmax
+    i = pre_i
+    if pre_i == -2:
+        gmax = -np.inf
+        i = -1
+        for k in range(n_active):
+            t = active[k]
+            if flags[t] & 1:
+                v = -y[t] * G[t]
+                if v >= gmax:
+                    gmax = v
+                    i = t
+    slot_i = -1
+    if second_order and i >= 0:
+        slot_i = get_column(sidx[i], pool, W, n_slots, slot_of, owner, stamp, ctr, act_s, X,
+                            sqn, kcode, gamma, coef0, degree)
+    gmax2 = -np.inf
+    j = -1
+    best = np.inf
+    if i >= 0:
+        qd_i = QD[i]
+        base = max(slot_i, 0) * W
+        for k in range(n_active):
+            t = active[k]
+            if not (flags[t] & 2):
+                continue
+            yg = y[t] * G[t]
+            if yg >= gmax2:
+                gmax2 = yg
+                if not second_order:
+                    j = t
+            if second_order:
+                gd = gmax + yg
+                if gd > 0.0:
+                    a = qd_i + QD[t] - 2.0 * pool[base + apos[t]]
+                    if a <= 0.0:
+                        a = TAU
+                    obj = -(gd * gd) / a
+                    if obj <= best:
+                        best = obj
+                        j = t
+    gap = gmax + gmax2
+    if i < 0 or j < 0 or gap < tol:
+        return i, -1, gap, slot_i
+    return i, j, gap, slot_i
+
+
+@njit
+def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, alpha, G,
+              pool, tol, second_order, shrinking, max_iter, out_stats):
     r"""Solve :math:`\min_\alpha \tfrac12\alpha^\top Q\alpha + p^\top\alpha` s.t.
     :math:`y^\top\alpha = \text{const}`, :math:`0 \le \alpha_t \le C_t` by SMO.
 
     ``alpha`` holds a feasible start and is overwritten by the solution; ``G`` receives
-    the gradient :math:`Q\alpha + p` and ``G_bar`` :math:`\sum_{u:\alpha_u = C_u} C_u Q_{:u}`.
-    ``out_stats`` receives ``[n_iter, converged, gap, rho, n_columns_computed,
+    the gradient :math:`Q\alpha + p`; ``pool`` is the column cache (its size is the cache
+    budget). ``out_stats`` receives ``[n_iter, converged, gap, rho, n_columns_computed,
     mean_active_size]``.
     """
     n = X.shape[0]
     l = y.shape[0]
-    n_slots = cache.shape[0]
-    owner = np.full(n_slots, -1, dtype=np.int64)
-    stamp = np.zeros(n_slots, dtype=np.int64)
-    full = np.zeros(n_slots, dtype=np.bool_)
-    epoch_of = np.zeros(n_slots, dtype=np.int64)
+    P = pool.shape[0]
+    slot_of = np.full(n, -1, dtype=np.int64)
+    owner = np.full(n, -1, dtype=np.int64)
+    stamp = np.zeros(n, dtype=np.int64)
     ctr = np.zeros(3, dtype=np.int64)
-    if prefilled:
-        for s in range(n):
-            owner[s] = s
-            slot_of[s] = s
-            full[s] = True
-    all_s = np.arange(n)
     act_s = np.arange(n)
-    n_act_s = n
+    pos_of = np.arange(n)
+    old_pos = np.empty(n, dtype=np.int64)
     s_mark = np.zeros(n, dtype=np.bool_)
+    W = n
+    n_slots = min(n, P // max(W, 1))
 
     QD = np.empty(l)
     status = np.empty(l, dtype=np.int8)
+    flags = np.empty(l, dtype=np.int8)
+    apos = np.empty(l, dtype=np.int64)
     for t in range(l):
         QD[t] = kdiag[sidx[t]] + shift[t]
         status[t] = _status(alpha[t], C[t])
-
+        flags[t] = _flags(status[t], y[t])
+        apos[t] = sidx[t]
     active = np.arange(l)
     n_active = l
+    is_active = np.ones(l, dtype=np.bool_)
 
-    # ---- initial gradient G = p + Q alpha, G_bar = sum_{upper} C_u Q_{:u}
+    # ---- initial gradient G = p + Q alpha
+    any_pos = False
     for t in range(l):
         G[t] = p[t]
-        G_bar[t] = 0.0
-    for u in range(l):
-        if alpha[u] > 0.0:
-            slot = get_column(sidx[u], True, cache, slot_of, owner, stamp, full, epoch_of, ctr,
-                              act_s, n_act_s, all_s, X, sqn, kcode, gamma, coef0, degree)
-            col = cache[slot]
-            au = alpha[u]
-            yu = y[u]
-            for t in range(l):
-                G[t] += au * y[t] * yu * col[sidx[t]]
-            G[u] += au * shift[u]
-            if status[u] == UPPER:
-                cu = C[u]
-                for t in range(l):
-                    G_bar[t] += cu * y[t] * yu * col[sidx[t]]
-                G_bar[u] += cu * shift[u]
+        if alpha[t] > 0.0:
+            any_pos = True
+    if any_pos:
+        _gradient_from_scratch(is_active, X, sqn, kcode, gamma, coef0, degree, sidx, y, p,
+                               shift, alpha, G)
 
     n_iter = 0
     counter = min(l, 1000) + 1
     unshrunk = False
     converged = False
     gap = np.inf
-    is_active = np.ones(l, dtype=np.bool_)
-
     sum_active = 0.0
     next_i = -2  # i of the next selection when found during the gradient update
     next_gmax = 0.0
@@ -239,61 +398,84 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
                 gmax2 = -np.inf
                 for k in range(n_active):
                     t = active[k]
-                    if y[t] > 0:
-                        if status[t] != UPPER and -G[t] >= gmax1:
-                            gmax1 = -G[t]
-                        if status[t] != LOWER and G[t] >= gmax2:
-                            gmax2 = G[t]
-                    else:
-                        if status[t] != UPPER and -G[t] >= gmax2:
-                            gmax2 = -G[t]
-                        if status[t] != LOWER and G[t] >= gmax1:
-                            gmax1 = G[t]
+                    yg = y[t] * G[t]
+                    if flags[t] & 1 and -yg >= gmax1:
+                        gmax1 = -yg
+                    if flags[t] & 2 and yg >= gmax2:
+                        gmax2 = yg
+                stale = False
                 if not unshrunk and gmax1 + gmax2 <= tol * 10.0:
                     unshrunk = True
-                    n_active, n_act_s = _reconstruct(
-                        X, sqn, kcode, gamma, coef0, degree, sidx, y, p, alpha, G, G_bar, status,
-                        active, n_active, is_active, cache, slot_of, owner, stamp, full, epoch_of,
-                        ctr, act_s, n_act_s, all_s)
+                    if n_active < l:
+                        # every variable back, the cache still in the old layout: the
+                        # shrink below usually keeps a subset of the old active samples,
+                        # so the cached columns can be compacted instead of recomputed
+                        _rebuild_shrunk(X, sqn, kcode, gamma, coef0, degree, sidx, y, p,
+                                        shift, alpha, G, is_active)
+                        for t in range(l):
+                            active[t] = t
+                            is_active[t] = True
+                        n_active = l
+                        stale = True
                 m = 0
                 for k in range(n_active):
                     t = active[k]
                     st = status[t]
                     shrink = False
-                    if st == UPPER:
-                        if y[t] > 0:
-                            shrink = -G[t] > gmax1
-                        else:
-                            shrink = -G[t] > gmax2
-                    elif st == LOWER:
-                        if y[t] > 0:
-                            shrink = G[t] > gmax2
-                        else:
-                            shrink = G[t] > gmax1
+                    if st != FREE:
+                        yg = y[t] * G[t]
+                        if flags[t] & 1:  # only in I_up: useless if -yG < M
+                            shrink = -yg < -gmax2
+                        else:  # only in I_low: useless if -yG > m
+                            shrink = -yg > gmax1
                     if shrink:
                         is_active[t] = False
                     else:
                         active[m] = t
                         m += 1
-                if m < n_active:
+                if m < n_active or stale:
                     n_active = m
-                    n_act_s = _rebuild_active_samples(active, n_active, sidx, s_mark, act_s)
+                    for s in range(n):
+                        old_pos[s] = pos_of[s]
+                    W_new = _set_active_samples(active, n_active, sidx, s_mark, act_s, pos_of)
+                    subset = True
+                    for q in range(W_new):
+                        if old_pos[act_s[q]] < 0:
+                            subset = False
+                            break
+                    if not subset:
+                        _clear_cache(slot_of, owner)
+                    elif W_new < W:
+                        # compact every cached column in place (forward copy is safe:
+                        # new offsets never pass the old ones)
+                        for k in range(n_slots):
+                            if owner[k] < 0:
+                                continue
+                            ob = k * W
+                            nb = k * W_new
+                            for q in range(W_new):
+                                pool[nb + q] = pool[ob + old_pos[act_s[q]]]
+                    W = W_new
+                    n_slots = min(n, P // max(W, 1))
+                    for k in range(n_active):
+                        t = active[k]
+                        apos[t] = pos_of[sidx[t]]
 
         # ---- working-set selection
-        i, j, gap, slot_i = _select(second_order, y, G, QD, status, active, n_active, sidx,
-                                    cache, slot_of, owner, stamp, full, epoch_of, ctr, act_s,
-                                    n_act_s, all_s, X, sqn, kcode, gamma, coef0, degree, tol,
-                                    next_i, next_gmax)
+        i, j, gap, slot_i = _select(second_order, y, G, QD, flags, active, n_active, apos,
+                                    sidx, pool, W, n_slots, slot_of, owner, stamp, ctr, act_s,
+                                    X, sqn, kcode, gamma, coef0, degree, tol, next_i,
+                                    next_gmax)
         if j < 0:
             if n_active < l:
-                n_active, n_act_s = _reconstruct(
-                    X, sqn, kcode, gamma, coef0, degree, sidx, y, p, alpha, G, G_bar, status,
-                    active, n_active, is_active, cache, slot_of, owner, stamp, full, epoch_of,
-                    ctr, act_s, n_act_s, all_s)
-                i, j, gap, slot_i = _select(second_order, y, G, QD, status, active, n_active,
-                                            sidx, cache, slot_of, owner, stamp, full, epoch_of,
-                                            ctr, act_s, n_act_s, all_s, X, sqn, kcode, gamma,
-                                            coef0, degree, tol, -2, 0.0)
+                n_active, W = _grow(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift,
+                                    alpha, G, active, is_active, act_s, pos_of, apos, slot_of,
+                                    owner)
+                n_slots = min(n, P // max(W, 1))
+                i, j, gap, slot_i = _select(second_order, y, G, QD, flags, active, n_active,
+                                            apos, sidx, pool, W, n_slots, slot_of, owner,
+                                            stamp, ctr, act_s, X, sqn, kcode, gamma, coef0,
+                                            degree, tol, -2, 0.0)
                 if j < 0:
                     converged = True
                     break
@@ -307,18 +489,18 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
         si = sidx[i]
         sj = sidx[j]
         if slot_i < 0 or owner[slot_i] != si:
-            slot_i = get_column(si, False, cache, slot_of, owner, stamp, full, epoch_of, ctr,
-                                act_s, n_act_s, all_s, X, sqn, kcode, gamma, coef0, degree)
-        slot_j = get_column(sj, False, cache, slot_of, owner, stamp, full, epoch_of, ctr,
-                            act_s, n_act_s, all_s, X, sqn, kcode, gamma, coef0, degree)
+            slot_i = get_column(si, pool, W, n_slots, slot_of, owner, stamp, ctr, act_s, X,
+                                sqn, kcode, gamma, coef0, degree)
+        slot_j = get_column(sj, pool, W, n_slots, slot_of, owner, stamp, ctr, act_s, X, sqn,
+                            kcode, gamma, coef0, degree)
         if owner[slot_i] != si:  # evicted by j's fetch (only with a one-slot cache)
-            slot_i = get_column(si, False, cache, slot_of, owner, stamp, full, epoch_of, ctr,
-                                act_s, n_act_s, all_s, X, sqn, kcode, gamma, coef0, degree)
-        col_i = cache[slot_i]
-        col_j = cache[slot_j]
+            slot_i = get_column(si, pool, W, n_slots, slot_of, owner, stamp, ctr, act_s, X,
+                                sqn, kcode, gamma, coef0, degree)
+        bi_ = slot_i * W
+        bj_ = slot_j * W
 
         # ---- analytic two-variable step: alpha_i += y_i d, alpha_j -= y_j d, d >= 0
-        a = QD[i] + QD[j] - 2.0 * col_i[sj]
+        a = QD[i] + QD[j] - 2.0 * pool[bi_ + apos[j]]
         if a <= 0.0:
             a = TAU
         yi = y[i]
@@ -350,26 +532,10 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
         alpha[j] = new_aj
         dai = (new_ai - old_ai) * yi
         daj = (new_aj - old_aj) * yj
-
-        # ---- status and G_bar (needs full columns when a variable enters/leaves C);
-        # a full fetch of s_i or s_j recomputes the same values in the same slot, so
-        # col_i and col_j stay valid for the gradient update below
-        for v in (i, j):
-            old_st = status[v]
-            new_st = _status(alpha[v], C[v])
-            status[v] = new_st
-            if (old_st == UPPER) != (new_st == UPPER):
-                sgn = 1.0 if new_st == UPPER else -1.0
-                slot = get_column(sidx[v], True, cache, slot_of, owner, stamp, full, epoch_of,
-                                  ctr, act_s, n_act_s, all_s, X, sqn, kcode, gamma, coef0,
-                                  degree)
-                col = cache[slot]
-                cv = sgn * C[v] * y[v]
-                for t in range(l):
-                    G_bar[t] += cv * y[t] * col[sidx[t]]
-                G_bar[v] += sgn * C[v] * shift[v]
-        col_i = cache[slot_of[si]]
-        col_j = cache[slot_of[sj]]
+        status[i] = _status(new_ai, C[i])
+        flags[i] = _flags(status[i], yi)
+        status[j] = _status(new_aj, C[j])
+        flags[j] = _flags(status[j], yj)
 
         # ---- gradient update over the active set, G += Q_{:i} da_i + Q_{:j} da_j, fused
         # with the search for the next i = argmax_{I_up} -y_t G_t
@@ -379,25 +545,21 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
         i_n = -1
         for k in range(n_active):
             t = active[k]
-            st = sidx[t]
-            g = G[t] + y[t] * (dai * col_i[st] + daj * col_j[st])
+            q = apos[t]
+            yt = y[t]
+            g = G[t] + yt * (dai * pool[bi_ + q] + daj * pool[bj_ + q])
             G[t] = g
-            if y[t] > 0:
-                if status[t] != UPPER and -g >= gmax_n:
-                    gmax_n = -g
-                    i_n = t
-            else:
-                if status[t] != LOWER and g >= gmax_n:
-                    gmax_n = g
+            if flags[t] & 1:
+                v = -yt * g
+                if v >= gmax_n:
+                    gmax_n = v
                     i_n = t
         next_i = i_n
         next_gmax = gmax_n
 
     if n_active < l:
-        n_active, n_act_s = _reconstruct(
-            X, sqn, kcode, gamma, coef0, degree, sidx, y, p, alpha, G, G_bar, status,
-            active, n_active, is_active, cache, slot_of, owner, stamp, full, epoch_of,
-            ctr, act_s, n_act_s, all_s)
+        n_active, W = _grow(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift, alpha, G,
+                            active, is_active, act_s, pos_of, apos, slot_of, owner)
 
     # ---- bias: average of y_t G_t over free variables, LIBSVM's midpoint otherwise
     ub = np.inf
@@ -435,126 +597,33 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree,
 
 
 @njit
-def _select(second_order, y, G, QD, status, active, n_active, sidx, cache, slot_of, owner,
-            stamp, full, epoch_of, ctr, act_s, n_act_s, all_s, X, sqn, kcode, gamma, coef0,
-            degree, tol, pre_i, pre_gmax):
-    """Working-set selection; returns ``(i, j, gap, slot_i)`` with ``j = -1`` at optimality.
-
-    ``pre_i >= -1`` passes an ``i`` (and its ``pre_gmax``) already found while updating
-    the gradient; ``pre_i = -2`` searches for it here.
-
-    ``i`` maximises :math:`-y_tG_t` over :math:`I_{up}`; ``j`` either minimises it over
-    :math:`I_{low}` (maximal violating pair, seed 002 §4.4.2) or minimises the second-order
-    decrease :math:`-(m + y_tG_t)^2 / a_{it}` over the violators (LIBSVM's rule). ``gap`` is
-    :math:`m(\\alpha) - M(\\alpha)` over the active set.
-    """
-    gmax = pre_gmax
-    i = pre_i
-    if pre_i == -2:
-        gmax = -np.inf
-        i = -1
-        for k in range(n_active):
-            t = active[k]
-            if y[t] > 0:
-                if status[t] != UPPER and -G[t] >= gmax:
-                    gmax = -G[t]
-                    i = t
-            else:
-                if status[t] != LOWER and G[t] >= gmax:
-                    gmax = G[t]
-                    i = t
-    slot_i = -1
-    if second_order and i >= 0:
-        slot_i = get_column(sidx[i], False, cache, slot_of, owner, stamp, full, epoch_of, ctr,
-                            act_s, n_act_s, all_s, X, sqn, kcode, gamma, coef0, degree)
-    gmax2 = -np.inf
-    j = -1
-    best = np.inf
-    if i >= 0:
-        qd_i = QD[i]
-        col_i = cache[max(slot_i, 0)]
-        for k in range(n_active):
-            t = active[k]
-            if y[t] > 0:
-                if status[t] == LOWER:
-                    continue
-                yg = G[t]
-            else:
-                if status[t] == UPPER:
-                    continue
-                yg = -G[t]
-            if second_order:
-                if yg >= gmax2:
-                    gmax2 = yg
-                gd = gmax + yg
-                if gd > 0.0:
-                    a = qd_i + QD[t] - 2.0 * col_i[sidx[t]]
-                    if a <= 0.0:
-                        a = TAU
-                    obj = -(gd * gd) / a
-                    if obj <= best:
-                        best = obj
-                        j = t
-            else:
-                if yg >= gmax2:
-                    gmax2 = yg
-                    j = t
-    gap = gmax + gmax2
-    if i < 0 or j < 0 or gap < tol:
-        return i, -1, gap, slot_i
-    return i, j, gap, slot_i
+def _rebuild_shrunk(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift, alpha, G,
+                    is_active):
+    """Recompute the gradient of every shrunk variable from scratch."""
+    l = y.shape[0]
+    inactive = np.empty(l, dtype=np.bool_)
+    for t in range(l):
+        inactive[t] = not is_active[t]
+    _gradient_from_scratch(inactive, X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift,
+                           alpha, G)
 
 
 @njit
-def _reconstruct(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, alpha, G, G_bar, status,
-                 active, n_active, is_active, cache, slot_of, owner, stamp, full, epoch_of, ctr,
-                 act_s, n_act_s, all_s):
-    r"""Rebuild :math:`G_t = \bar G_t + p_t + \sum_{u\ \mathrm{free}} \alpha_u Q_{tu}` for the
-    shrunk variables, then make every variable active again (new cache epoch)."""
+def _grow(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift, alpha, G, active,
+          is_active, act_s, pos_of, apos, slot_of, owner):
+    """Rebuild the shrunk variables' gradients, make every variable active again and
+    empty the cache (its columns cover only the old active samples). Returns
+    ``(n_active, W)``."""
     l = y.shape[0]
     n = X.shape[0]
-    if n_active < l:
-        n_free = 0
-        for k in range(n_active):
-            if status[active[k]] == FREE:
-                n_free += 1
-        for t in range(l):
-            if not is_active[t]:
-                G[t] = G_bar[t] + p[t]
-        if n_free * l > 2 * n_active * (l - n_active):
-            # row-wise: one (active-length) column per shrunk variable
-            for t in range(l):
-                if is_active[t]:
-                    continue
-                slot = get_column(sidx[t], False, cache, slot_of, owner, stamp, full, epoch_of,
-                                  ctr, act_s, n_act_s, all_s, X, sqn, kcode, gamma, coef0,
-                                  degree)
-                col = cache[slot]
-                acc = 0.0
-                for k in range(n_active):
-                    u = active[k]
-                    if status[u] == FREE:
-                        acc += alpha[u] * y[u] * col[sidx[u]]
-                G[t] += y[t] * acc
-        else:
-            # column-wise: one full column per free variable
-            for k in range(n_active):
-                u = active[k]
-                if status[u] != FREE:
-                    continue
-                slot = get_column(sidx[u], True, cache, slot_of, owner, stamp, full, epoch_of,
-                                  ctr, act_s, n_act_s, all_s, X, sqn, kcode, gamma, coef0,
-                                  degree)
-                col = cache[slot]
-                au = alpha[u] * y[u]
-                for t in range(l):
-                    if not is_active[t]:
-                        G[t] += au * y[t] * col[sidx[t]]
+    _rebuild_shrunk(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift, alpha, G,
+                    is_active)
     for t in range(l):
         active[t] = t
         is_active[t] = True
-    if n_act_s < n:
-        ctr[1] += 1
-        for s in range(n):
-            act_s[s] = s
+        apos[t] = sidx[t]
+    for s in range(n):
+        act_s[s] = s
+        pos_of[s] = s
+    _clear_cache(slot_of, owner)
     return l, n

@@ -24,11 +24,11 @@ Algorithm (run entirely in :mod:`bisvm.solvers._smo_kernels`): start from a feas
 pair (seed 002 §4.4.2) or by the second-order rule (LIBSVM); take the analytic step along
 :math:`(y_i, -y_j)` clipped to the box; update :math:`G` with two kernel columns over the
 active set (seed 002 §4.4.3); stop when :math:`m(\alpha) - M(\alpha) \le` ``tol``.
-Shrinking drops bounded variables that cannot enter a violating pair and rebuilds their
-gradient from :math:`\bar G = \sum_{u:\alpha_u=C_u} C_u Q_{:u}` before stopping. Kernel
-columns are computed on demand (only over the active samples while shrinking) and kept
-in an LRU cache of ``cache_size`` MB, float64 when all columns fit and float32 otherwise;
-a precomputed or callable kernel's Gram matrix is used directly.
+Shrinking drops bounded variables that cannot enter a violating pair; their gradients
+are rebuilt by blocked (BLAS) kernel products over the support vectors before stopping.
+Kernel columns are computed on demand over the active samples only and kept, compacted as
+the active set shrinks, in an LRU cache of ``cache_size`` MB (float64 when all full
+columns fit, float32 otherwise).
 
 The bias is :math:`\rho = ` mean of :math:`y_tG_t` over free variables, or the midpoint of
 the feasible interval when none is free (LIBSVM), and the decision function of C-SVC is
@@ -189,31 +189,43 @@ def dense_hessian(problem):
     return Q
 
 
+_BLAS_CONTROLLER = None
+
+
+def _single_thread_blas():
+    """Limit BLAS to one thread for a solve: the blocked products of the gradient
+    reconstruction are small, a multi-threaded BLAS burns CPU spinning its idle threads on
+    a busy machine, and the rest of SMO (like LIBSVM) is sequential anyway."""
+    global _BLAS_CONTROLLER
+    if _BLAS_CONTROLLER is None:
+        import scipy.linalg.cython_blas  # noqa: F401  (the BLAS that numba's np.dot calls)
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS_CONTROLLER = ThreadpoolController()
+    return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
+
+
 def _prepare_kernel_data(problem, cache_size):
-    """Arrays for the compiled loop and the column cache (the Gram matrix itself when the
-    kernel is precomputed or a callable)."""
+    """Arrays for the compiled loop and the flat column pool of ``cache_size`` MB
+    (float64 when every full column fits, float32, LIBSVM's ``Qfloat``, otherwise)."""
     ker = problem.kernel
     code = ker.code
     if code == 5:
-        if ker.function is not None:
-            G = ker(problem.X)
-        else:
-            G = np.asarray(problem.X, dtype=np.float64)
-        G = np.ascontiguousarray(G, dtype=np.float64)
-        n = G.shape[0]
-        return G, np.zeros(n), np.ascontiguousarray(np.diag(G)), code, G, True
-    X = np.ascontiguousarray(problem.X, dtype=np.float64)
+        G = ker(problem.X) if ker.function is not None else problem.X
+        X = np.ascontiguousarray(G, dtype=np.float64)
+        sqn = np.zeros(X.shape[0])
+        kdiag = np.ascontiguousarray(np.diag(X))
+    else:
+        X = np.ascontiguousarray(problem.X, dtype=np.float64)
+        sqn = np.einsum("ij,ij->i", X, X)
+        kdiag = ker.diag(X)
     n = X.shape[0]
-    sqn = np.einsum("ij,ij->i", X, X)
-    kdiag = ker.diag(X)
     budget = float(cache_size) * 2**20
-    # Columns are computed lazily, as LIBSVM does: on most problems only the support
-    # vectors' columns are ever needed, so a full Gram matrix would waste n^2 d work.
-    # float64 when every column fits (exact), float32 (LIBSVM's Qfloat) otherwise.
     dtype = np.float64 if n * n * 8 <= budget else np.float32
-    n_slots = int(max(2, min(n, budget // (np.dtype(dtype).itemsize * n))))
-    cache = np.empty((n_slots, n), dtype=dtype)
-    return X, sqn, kdiag, code, cache, False
+    size = int(max(2 * n, budget // np.dtype(dtype).itemsize))
+    # np.empty maps pages lazily: memory is only committed as columns are filled
+    pool = np.empty(size, dtype=dtype)
+    return X, sqn, kdiag, code, pool
 
 
 def solve_smo(
@@ -265,38 +277,33 @@ def solve_smo(
             raise ValueError(f"alpha0 must have shape ({l},), got {alpha.shape}")
         if np.any(alpha < 0) or np.any(alpha > upper):
             raise ValueError("alpha0 must satisfy 0 <= alpha0 <= upper")
-    X, sqn, kdiag, code, cache, prefilled = _prepare_kernel_data(problem, cache_size)
-    n = X.shape[0]
-    slot_of = np.full(n, -1, dtype=np.int64)
+    X, sqn, kdiag, code, pool = _prepare_kernel_data(problem, cache_size)
     G = np.empty(l)
-    G_bar = np.empty(l)
     stats = np.zeros(6)
     ker = problem.kernel
-    smo_solve(
-        X,
-        sqn,
-        np.ascontiguousarray(kdiag, dtype=np.float64),
-        code,
-        float(ker.gamma),
-        float(ker.coef0),
-        float(ker.degree),
-        np.ascontiguousarray(problem.sample_index, dtype=np.int64),
-        np.ascontiguousarray(problem.y, dtype=np.float64),
-        np.ascontiguousarray(problem.p, dtype=np.float64),
-        upper,
-        np.ascontiguousarray(problem.shift, dtype=np.float64),
-        alpha,
-        G,
-        G_bar,
-        cache,
-        slot_of,
-        prefilled,
-        float(tol),
-        selection == "second_order",
-        bool(shrinking),
-        int(max_iter),
-        stats,
-    )
+    with _single_thread_blas():
+        smo_solve(
+            X,
+            sqn,
+            np.ascontiguousarray(kdiag, dtype=np.float64),
+            code,
+            float(ker.gamma),
+            float(ker.coef0),
+            float(ker.degree),
+            np.ascontiguousarray(problem.sample_index, dtype=np.int64),
+            np.ascontiguousarray(problem.y, dtype=np.float64),
+            np.ascontiguousarray(problem.p, dtype=np.float64),
+            upper,
+            np.ascontiguousarray(problem.shift, dtype=np.float64),
+            alpha,
+            G,
+            pool,
+            float(tol),
+            selection == "second_order",
+            bool(shrinking),
+            int(max_iter),
+            stats,
+        )
     n_iter, converged, gap, rho, ncols, mean_active = stats
     if not converged:
         warn_cap("SMO", int(max_iter), float(gap), float(tol))
