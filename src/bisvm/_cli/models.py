@@ -64,11 +64,15 @@ MODELS = {m.name: m for m in (
               "classification", {"C": (1e-2, 1e3), "ridge": (1e-4, 1e2),
                                  "gamma": (1e-4, 1e1)},
               "kernel logistic regression"),
+    # free intercept by default, as `bisvm select` (the thesis's penalised one:
+    # --param penalize_intercept=true)
     ModelSpec("elastic-net", "estimators.sparse", "ElasticNetSVC", "classification",
               {"penalty_weight": (1e-3, 1.5), "l2_penalty": (1e-4, 1.0)},
-              "smoothed elastic-net (L2L1) SVM with fixed L1 weights"),
+              "smoothed elastic-net (L2L1) SVM with fixed L1 weights",
+              {"penalize_intercept": False}),
     ModelSpec("bilevel", "estimators.sparse", "BilevelSVC", "classification", {},
-              "sparse SVM whose L1 weights are learned by bilevel optimisation"),
+              "sparse SVM whose L1 weights are learned by bilevel optimisation (as select)",
+              {"penalize_intercept": False}),
     ModelSpec("selective", "estimators.selective", "SelectiveRegression", "regression",
               {"selectivity": (1e-3, 1e2), "ridge": (1e-4, 1e2)},
               "selective-ridge (berhu) penalised linear regression"),
