@@ -411,7 +411,8 @@ def _face_line_search(problem, lam, d, s, ds, free, mu):
         return tmax
     if problem.loss == "squared":
         f1 = dw(tmax)
-        return float(-f0 * tmax / (f1 - f0))
+        tau = float(-f0 * tmax / (f1 - f0))
+        return 1.0 if tau > 1.0 - 1e-9 else tau  # the model is exact: rounding only
     return float(brentq(dw, 0.0, tmax, xtol=1e-15, rtol=1e-14))
 
 
@@ -556,11 +557,13 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
         ds = X.T @ d
         s_c = s + ds
         # sets the candidate asks for (primal-dual active-set rule)
+        # (a relative margin of 1e-12 keeps a coefficient sitting at |a| = mu from
+        # bouncing between F and K on rounding)
         aK = theta_c[: Kidx.size] * sigma[Kidx]
-        k_to_z, k_to_f = Kidx[aK < 0], Kidx[aK > mu]
+        k_to_z, k_to_f = Kidx[aK < -1e-12 * mu], Kidx[aK > mu * (1 + 1e-12)]
         zero = ~free & ~kink
-        f_to_k = np.flatnonzero(free & (np.abs(s_c) <= mu))
-        z_to_k = np.flatnonzero(zero & (np.abs(s_c) > mu))
+        f_to_k = np.flatnonzero(free & (np.abs(s_c) < mu * (1 - 1e-12)))
+        z_to_k = np.flatnonzero(zero & (np.abs(s_c) > mu * (1 + 1e-12)))
         if line_search == "golden":
             f_to_k = z_to_k = np.zeros(0, int)
         consistent = not (k_to_z.size or k_to_f.size or f_to_k.size or z_to_k.size)
@@ -600,7 +603,7 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
                       step, W, safe))
         dnorm = float(np.max(np.abs(d))) if N else 0.0
         if problem.loss == "squared":
-            face_solved = tau == 1.0
+            face_solved = tau == 1.0 or dnorm <= tol * scale
         else:
             face_solved = dnorm <= tol * scale or (tau == 1.0 and step <= tol * scale)
         if line_search == "golden":
@@ -630,6 +633,13 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
                 free = (np.abs(s) > mu) & ~kink
                 safe = True
                 continue
+            key = (free.tobytes(), kink.tobytes())
+            if key in seen:  # the set guesses cycle: finish in safe mode
+                kink[:] = pinned_kinks()
+                free = (np.abs(s) > mu) & ~kink
+                safe = True
+                continue
+            seen[key] = k
             best = (W, lam, s)
         elif tau != 1.0:
             # damped safe step: the sets of the current point (pinned kinks, plus those
