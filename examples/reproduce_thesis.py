@@ -279,7 +279,7 @@ def main():
            f"{fmt(J[('iris', 'scalar')])} (thesis 0.0227 vs 0.0337); Breast Cancer "
            f"{fmt(J[('breast-cancer', 'vector')])} vs {fmt(J[('breast-cancer', 'scalar')])} "
            "(thesis 0.1260 vs 0.1783). Group: "
-           f"{fmt(J[('breast-cancer', 'group')])} (thesis 0.1734, between the two). Our "
+           f"{fmt(J[('breast-cancer', 'group')])} (thesis 0.1734, which lies between its scalar and vector values). Our "
            f"order on Breast Cancer, best first: {', '.join(bc_order)}. J is not convex in "
            "β and the 31-dimensional search from β⁰ = 0.01 is local: where the vector "
            "model from the thesis's start ends above another model, starting it at the "
