@@ -280,3 +280,32 @@ def test_predict_rejects_a_tampered_model_file(tables, tmp_path, capsys):
                                  str(tables / "new.csv")], capsys)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "t.bisvm" in err
+
+
+def test_tune_selective_alo_and_diffloo_and_fit_selective(tables, tmp_path, capsys):
+    selective = pytest.importorskip("bisvm.estimators.selective")
+    args = ["tune", "--data", str(tables / "reg.csv"), "--target", "y", "--model",
+            "selective", "--grid-size", "12", "--json"]
+    alo = cli_json(args + ["--method", "alo"], capsys)
+    # the same estimator in this process on the same training rows
+    ds = data.read_table(tables / "reg.csv", target="y")
+    Xtr, _, ytr, _ = data.train_test_split_seeded(ds.X, ds.y, test_size=0.25,
+                                                  random_state=0, stratify=False)
+    Xs = data.Scaler().fit(Xtr).transform(Xtr)
+    ref = selective.SelectiveRegressionCV(criterion="alo", n_mu=12).fit(Xs, ytr)
+    assert alo["chosen"]["selectivity"] == ref.selectivity_
+    assert np.allclose(alo["criterion_values"], ref.criterion_path_)
+    assert alo["criterion_value"] == np.nanmin(alo["criterion_values"])
+    assert alo["test_score"] > 0.8
+    dl = cli_json(args + ["--method", "diffloo"], capsys)
+    assert dl["estimator"] == "SelectiveRegressionCV" and len(dl["criterion_values"]) == 12
+
+    model = tmp_path / "s.bisvm"
+    out = cli_json(["fit", "--data", str(tables / "train.csv"), "--target", "label", "--model",
+                    "selective-logistic", "--selectivity", "0.2", "--save", str(model),
+                    "--json"], capsys)
+    assert out["estimator"] == "SelectiveLogisticRegression" and out["train_score"] > 0.8
+    code, text, err = in_process(["predict", "--model", str(model), "--data",
+                                  str(tables / "new.csv")], capsys)
+    assert code == 0, err
+    assert text.splitlines()[0] == "prediction,decision,proba_no,proba_yes"

@@ -49,9 +49,10 @@ def add_parser(sub):
     add_model_args(p, default_model=None)
     t = p.add_argument_group("tuning")
     t.add_argument("--method", choices=METHODS, required=True, help="how to choose")
-    t.add_argument("--grid-size", type=common.positive_int("--grid-size", 2), default=5,
-                   help="grid points per parameter (grid) or along the 1-D grid "
-                   "(loo, kfold on non-selective models) (default %(default)s)")
+    t.add_argument("--grid-size", type=common.positive_int("--grid-size", 2), default=None,
+                   help="grid points per parameter (grid; default 5), along the 1-D grid "
+                   "(loo, kfold; default 7) or along the selectivity path of the selective "
+                   "models (default 50)")
     t.add_argument("--n-iter", type=common.positive_int("--n-iter"), default=20,
                    help="candidates of the random search (default %(default)s)")
     t.add_argument("--range", type=parse_range, action="append", default=[],
@@ -153,7 +154,7 @@ def _search(args, spec, ds, X, y, bits):
     from .. import parallel
 
     est = build_estimator(args, spec, ds.feature_names, skip=("cv",))
-    space = search_space(spec, est, method=args.method, grid_size=args.grid_size,
+    space = search_space(spec, est, method=args.method, grid_size=args.grid_size or 5,
                          ranges=args.range)
     cv = args.cv or 5
     n_cand = int(np.prod([len(v) for v in space.values()])) if args.method == "grid" \
@@ -195,7 +196,7 @@ def _one_d(args, spec, ds, X, y, bits):
     from .. import parallel
 
     est = build_estimator(args, spec, ds.feature_names, skip=("cv",))
-    space = search_space(spec, est, method="grid", grid_size=args.grid_size,
+    space = search_space(spec, est, method="grid", grid_size=args.grid_size or 7,
                          ranges=args.range)
     if args.range:
         name = args.range[0][0]
@@ -269,8 +270,8 @@ def _selective(args, spec, ds, X, y, bits):
     if "criterion" not in valid:
         raise ValueError(f"{name} has no criterion parameter")
     params = {"criterion": args.method}
-    for dest, pname in (("cv", "cv"), ("max_iter", "max_iter"), ("tol", "tol"),
-                        ("ridge", "ridge")):
+    for dest, pname in (("cv", "n_splits"), ("max_iter", "max_iter"), ("tol", "tol"),
+                        ("ridge", "ridge"), ("grid_size", "n_mu")):
         v = getattr(args, dest, None)
         if v is not None and pname in valid:
             params[pname] = v
@@ -286,14 +287,20 @@ def _selective(args, spec, ds, X, y, bits):
             params["n_jobs"] = be.n_jobs
         est = cls(**params).fit(X, y)
     chosen = {}
-    for pname in ("selectivity", "ridge", "l2_penalty", "alpha", "C"):
+    for pname in ("selectivity", "l2_penalty", "alpha", "C"):
         v = getattr(est, pname + "_", None)
         if v is not None and np.ndim(v) == 0:
             chosen[pname] = float(v)
     _, value = _first_attr(est, ("best_score_", "criterion_value_", "best_criterion_"))
-    gname, grid = _first_attr(est, ("selectivities_", "selectivity_grid_", "grid_", "mus_"))
-    _, curve = _first_attr(est, ("criterion_values_", "criteria_", "cv_values_", "scores_"))
-    res = {"chosen": chosen, "criterion": f"{args.method} criterion of {name}",
+    gname, grid = _first_attr(est, ("selectivity_path_", "selectivities_", "grid_"))
+    _, curve = _first_attr(est, ("criterion_path_", "criterion_values_", "cv_values_"))
+    crit_names = {"diffloo": "DiffLOO as printed in seed-004 (its minimum is often the "
+                             "empty model)", "alo": "approximate leave-one-out loss",
+                  "loo": "exact leave-one-out loss (refits)",
+                  "kfold": f"{params.get('n_splits', 5)}-fold cross-validated loss"}
+    res = {"chosen": chosen,
+           "criterion": f"{crit_names.get(args.method, args.method)} along the selectivity "
+                        f"path of {name} (lower is better; ridge={est.ridge})",
            "criterion_value": None if value is None else common.to_py(np.asarray(value))}
     if grid is not None and curve is not None and np.shape(curve) == np.shape(grid):
         bits["curves"] = (np.asarray(grid, float), {args.method: np.asarray(curve, float)})
@@ -304,6 +311,9 @@ def _selective(args, spec, ds, X, y, bits):
         if res["criterion_value"] is None and chosen.get("selectivity") is not None:
             k = int(np.argmin(np.abs(np.asarray(grid, float) - chosen["selectivity"])))
             res["criterion_value"] = float(np.asarray(curve, float)[k])
+            active = getattr(est, "n_active_path_", None)
+            if active is not None:
+                res["n_active"] = int(np.asarray(active)[k])
     res["backend"] = be.description
     return est, res
 
@@ -359,6 +369,8 @@ def _print(r):
     cv = r["criterion_value"]
     cvs = "n/a" if cv is None else f"{cv:.6g}" if np.ndim(cv) == 0 else str(cv)
     p(f"criterion  {cvs}  ({r['criterion']})")
+    if "n_active" in r:
+        p(f"nonzero coefficients at the chosen value: {r['n_active']} of {r['n_features']}")
     if "selected_features" in r:
         sel = r["selected_features"]
         p(f"selected {len(sel)} features: " + ", ".join(sel[:12])
