@@ -145,3 +145,20 @@ def test_unreachable_scheduler_is_one_clear_error():
     with pytest.raises(ValueError, match="could not reach the Dask scheduler at tcp://127.0.0.1:9"):
         with compute_backend(dask_scheduler="tcp://127.0.0.1:9", dask_timeout=1.0):
             pass
+
+
+def test_running_scheduler_address_gives_the_serial_results(cancer):
+    # a scheduler that was started elsewhere: the dask_scheduler path (what
+    # `--dask-scheduler tcp://host:8786` does), here a thread cluster on loopback
+    distributed = pytest.importorskip("distributed")
+    X, y = cancer
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  protocol="tcp://", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        with compute_backend(dask_scheduler=cluster.scheduler_address) as be:
+            assert be.kind == "dask" and be.n_workers == 2
+            assert be.address == cluster.scheduler_address
+            got = search(SVC(), GRID, X, y, cv=3, n_jobs=be.n_jobs)
+    ref = search(SVC(), GRID, X, y, cv=3)
+    assert got.best_params_ == ref.best_params_
+    assert np.array_equal(got.cv_results_["mean_test_score"], ref.cv_results_["mean_test_score"])
