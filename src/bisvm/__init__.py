@@ -20,6 +20,12 @@ from bisvm.data import (  # noqa: E402
 from bisvm.estimators.kernel_logistic import KernelLogisticRegression  # noqa: E402
 from bisvm.estimators.kernel_ridge import KernelRidge  # noqa: E402
 from bisvm.estimators.linear import LinearSVC  # noqa: E402
+from bisvm.estimators.selective import (  # noqa: E402
+    SelectiveLogisticRegression,
+    SelectiveLogisticRegressionCV,
+    SelectiveRegression,
+    SelectiveRegressionCV,
+)
 from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC  # noqa: E402
 from bisvm.estimators.svm import SVC, SVR  # noqa: E402
 from bisvm.persistence import ModelFileError, load_model, register_estimator, save_model  # noqa: E402
@@ -49,4 +55,8 @@ __all__ = [
     "KernelRidge",
     "SVC",
     "SVR",
+    "SelectiveRegression",
+    "SelectiveLogisticRegression",
+    "SelectiveRegressionCV",
+    "SelectiveLogisticRegressionCV",
 ]
