@@ -89,13 +89,14 @@ def test_plot_decision_boundary_draws_zero_level_and_margins():
 
 def test_plot_convergence_from_solver_record_and_bilevel_history():
     from bisvm.losses import SmoothedHinge
-    from bisvm.penalties import L2
+    from bisvm.penalties import L2, SumPenalty
     from bisvm.solvers.base import SmoothProblem
     from bisvm.solvers.newton import solve_newton
 
     X, y = _two_blobs()
-    res = solve_newton(SmoothProblem(np.c_[X, np.ones(len(X))], y, SmoothedHinge(0.25),
-                                     L2(0.1, np.ones(3, dtype=bool))), tol=1e-10)
+    pen = SumPenalty((L2(0.1, np.ones(3, dtype=bool)),))
+    res = solve_newton(SmoothProblem(np.c_[X, np.ones(len(X))], y, SmoothedHinge(0.25), pen),
+                       tol=1e-10)
     assert isinstance(res.record, ConvergenceRecord)
     ax = plots.plot_convergence(res.record)
     ys = ax.get_lines()[0].get_ydata()
