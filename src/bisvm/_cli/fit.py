@@ -19,8 +19,9 @@ any other constructor parameter goes through --param NAME=VALUE. With --test-siz
 model is trained on the other rows and scored on the held-out ones.
 
 examples:
-  bisvm fit --dataset iris --model svc --C 10 --save iris.bisvm
+  bisvm fit --dataset iris --model svc --C 10 --gamma 0.1 --test-size 0.25
   bisvm fit --data churn.csv --target churn --model bilevel --save churn.bisvm
+  bisvm fit --dataset iris --model kernel-logistic --save iris.bisvm
   bisvm fit --data houses.csv --target price --model svr --kernel rbf --epsilon 0.1
 """
 
