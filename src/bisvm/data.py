@@ -1056,15 +1056,34 @@ class Scaler(TransformerMixin, BaseEstimator):
         if self.method not in ("standard", "minmax", "none"):
             raise ValueError(f"method must be 'standard', 'minmax' or 'none', got {self.method!r}")
         X = _finite_matrix(X, "X")
-        if self.method == "standard":
-            offset = X.mean(axis=0)
-            scale = X.std(axis=0)
-        elif self.method == "minmax":
-            offset = X.min(axis=0)
-            scale = X.max(axis=0) - offset
-        else:
-            offset = np.zeros(X.shape[1])
-            scale = np.ones(X.shape[1])
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow is handled below
+            if self.method == "standard":
+                offset = X.mean(axis=0)
+                scale = X.std(axis=0)
+            elif self.method == "minmax":
+                offset = X.min(axis=0)
+                scale = X.max(axis=0) - offset
+            else:
+                offset = np.zeros(X.shape[1])
+                scale = np.ones(X.shape[1])
+        bad = ~(np.isfinite(offset) & np.isfinite(scale))
+        if np.any(bad):
+            # Finite features near the top of the float range (|x| ~ 1e300) overflow the
+            # sum of squares (or max - min): recompute those columns on x / max|x| and
+            # scale back, so that they are standardised rather than left unscaled.
+            Xb = X[:, bad]
+            m = np.max(np.abs(Xb), axis=0)
+            m = np.where(m > 0, m, 1.0)
+            Z = Xb / m
+            if self.method == "standard":
+                o, s = Z.mean(axis=0), Z.std(axis=0)
+            else:
+                o, s = Z.min(axis=0), Z.max(axis=0) - Z.min(axis=0)
+            offset = np.array(offset, dtype=np.float64)
+            scale = np.array(scale, dtype=np.float64)
+            with np.errstate(over="ignore"):  # a range beyond the float range: cap it
+                offset[bad] = o * m
+                scale[bad] = np.minimum(s * m, np.finfo(np.float64).max)
         # round-off level spread counts as constant (cf. sklearn's _handle_zeros_in_scale)
         tiny = 10 * np.finfo(np.float64).eps * np.maximum(np.abs(offset), 1.0)
         scale = np.where(~np.isfinite(scale) | (scale <= tiny), 1.0, scale)
