@@ -64,3 +64,16 @@ def test_lbfgs_warns_on_iteration_cap():
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         r = solve_lbfgs(P, tol=1e-12, max_iter=2)
     assert not r.converged and r.n_iter == 2
+
+
+def test_hessian_with_a_bare_l2_penalty():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = np.sign(rng.normal(size=30))
+    P = SmoothProblem(X, y, Logistic(), L2(0.5))
+    w = rng.normal(size=3)
+    h = 1e-6
+    H_fd = np.array([(P.gradient(w + h * e) - P.gradient(w - h * e)) / (2 * h)
+                     for e in np.eye(3)]).T
+    np.testing.assert_allclose(P.hessian(w), H_fd, rtol=1e-6, atol=1e-8)
+    assert solve_newton(P, tol=1e-10).converged

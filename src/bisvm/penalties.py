@@ -95,8 +95,9 @@ class L2:
         return 0.5 * float(g @ w), g
 
     def add_hessian(self, H, w):
-        """Add the Hessian to the square matrix ``H`` in place."""
+        """Add the Hessian to the square matrix ``H`` in place; returns ``H``."""
         H[np.diag_indices_from(H)] += self.hessian_diag(w)
+        return H
 
 
 @dataclass(frozen=True)

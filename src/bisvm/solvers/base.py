@@ -77,8 +77,9 @@ class SmoothProblem:
         Xh = self.X * (self._s() * d2)[:, None]
         H = self.X.T @ Xh
         if hasattr(self.penalty, "add_hessian"):
-            return self.penalty.add_hessian(H, w)
-        H += self.penalty.hessian(w)
+            self.penalty.add_hessian(H, w)
+        else:
+            H += self.penalty.hessian(w)
         return H
 
     def value_gradient_curvature(self, w):
