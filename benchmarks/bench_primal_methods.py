@@ -36,7 +36,7 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from bisvm.losses import Logistic, SmoothedHinge, Squared, SquaredHinge
-from bisvm.penalties import L2, SumPenalty
+from bisvm.penalties import L2
 from bisvm.solvers import (
     SmoothProblem,
     solve_bfgs,
@@ -72,20 +72,6 @@ class Counting:
         out = self.p.value_gradient_curvature(w)
         self.log.append((out[0], time.perf_counter() - self.t0))
         return out
-
-
-NOTES = []
-
-
-def with_working_hessian(P):
-    """``P``, or the same objective with the penalty wrapped in ``SumPenalty`` when
-    ``P.hessian`` is broken (``L2.add_hessian`` returns None in penalties.py at 1a3be04)."""
-    H = P.hessian(np.zeros(P.n_features))
-    if isinstance(H, np.ndarray) and H.shape == (P.n_features, P.n_features):
-        return P
-    NOTES.append(f"Newton: SmoothProblem.hessian returned {type(H).__name__} for the L2 "
-                 "penalty; the identical objective with SumPenalty((L2,)) was used.")
-    return SmoothProblem(P.X, P.y, P.loss, SumPenalty((P.penalty,)))
 
 
 METHODS = {
@@ -130,12 +116,11 @@ def main():
         for mname, solve in METHODS.items():
             if mname == "finite Newton" and not isinstance(P.loss, SquaredHinge):
                 continue
-            base = with_working_hessian(P) if mname.startswith("Newton") else P
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
-                    solve(Counting(base))  # warm-up: numba caches load on first call
-                    C = Counting(base)
+                    solve(Counting(P))  # warm-up: numba caches load on first call
+                    C = Counting(P)
                     r = solve(C)
             except Exception as exc:  # reported in the table, not hidden
                 rows.append([pname, mname, f"error: {type(exc).__name__}: {exc}"] + [""] * 5)
@@ -171,7 +156,6 @@ def main():
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
     ] + ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    lines += [""] + sorted(set(NOTES))
     out = Path(__file__).parent / "results" / (
         "bench_primal_methods_quick.md" if args.quick else "bench_primal_methods.md")
     out.parent.mkdir(exist_ok=True)

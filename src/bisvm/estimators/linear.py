@@ -47,7 +47,7 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 from ..solvers.dual_cd import solve_dual_cd, svm_primal_objective
 from ..solvers.finite_newton import solve_finite_newton
 
-__all__ = ["LinearSVC", "l1_hinge_lp", "l1_squared_hinge"]
+__all__ = ["LinearSVC", "l1_hinge_lp", "l1_squared_hinge", "primal_objective"]
 
 
 def _augment(X, bias):

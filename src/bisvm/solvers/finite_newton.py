@@ -33,7 +33,10 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_random_state
 
+from ..losses import SquaredHinge
+from ..penalties import L2
 from .base import ConvergenceRecord, SolverResult, warn_cap
 from .cg import conjugate_gradient
 from .newton import cholesky_solve
@@ -213,9 +216,6 @@ def solve_finite_newton_problem(problem, *, w0=None, tol=1e-10, max_iter=100, **
     :class:`~bisvm.losses.SquaredHinge` loss and an :class:`~bisvm.penalties.L2` penalty:
     :math:`\frac1n\sum s_i \max(0, 1-y_i x_i^\top w)^2 + \frac\alpha2\sum_j m_j w_j^2` is the
     form above with :math:`c_i = s_i/n`, :math:`R = \alpha\,\mathrm{diag}(m)`."""
-    from ..losses import SquaredHinge
-    from ..penalties import L2
-
     if not isinstance(problem.loss, SquaredHinge) or not isinstance(problem.penalty, L2):
         raise ValueError("the finite Newton method needs the SquaredHinge loss and an L2 "
                          f"penalty, got {type(problem.loss).__name__} and "
@@ -272,8 +272,6 @@ def greedy_kernel_finite_newton(kernel, X, y, *, C=1.0, n_basis=50, n_candidates
         ``basis`` (indices ``J`` in selection order), ``coef`` (β), ``intercept`` (b),
         ``objective`` per basis size, ``result`` (the last :class:`SolverResult`).
     """
-    from sklearn.utils import check_random_state
-
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     n = X.shape[0]
