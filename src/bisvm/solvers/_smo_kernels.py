@@ -273,62 +273,81 @@ def _set_active_samples(active, n_active, sidx, s_mark, act_s, pos_of):
 
 
 @njit
-def _select(second_order, y, G, QD, flags, active, n_active, apos, sidx, pool, W, n_slots,
-            slot_of, owner, stamp, ctr, act_s, X, sqn, kcode, gamma, coef0, degree, tol,
-            pre_i, pre_gmax):
-    r"""Working-set selection; returns ``(i, j, gap, slot_i)`` with ``j = -1`` at optimality.
+def _select(second_order, ya, Ga, qa, fa, pa, n_active, va, sidx, pool, W, n_slots, slot_of,
+            owner, stamp, ctr, act_s, X, sqn, kcode, gamma, coef0, degree, tol, pre_k,
+            pre_gmax):
+    r"""Working-set selection on the compact active arrays; returns
+    ``(ki, kj, gap, slot_i)`` (compact positions) with ``kj = -1`` at optimality.
 
     ``i`` maximises :math:`-y_tG_t` over :math:`I_{up}`; ``j`` either minimises it over
     :math:`I_{low}` (maximal violating pair, seed 002 §4.4.2) or minimises the second-order
     decrease :math:`-(m + y_tG_t)^2 / a_{it}` over the violators (LIBSVM's rule). ``gap`` is
-    :math:`m(\alpha) - M(\alpha)` over the active set. ``pre_i >= -1`` passes an ``i``
-    already found during the gradient update; ``pre_i = -2`` searches for it here.
+    :math:`m(\alpha) - M(\alpha)` over the active set. ``pre_k >= -1`` passes an ``i``
+    already found during the gradient update; ``pre_k = -2`` searches for it here.
     """
     gmax = pre_gmax
-    i = pre_i
-    if pre_i == -2:
+    ki = pre_k
+    if pre_k == -2:
         gmax = -np.inf
-        i = -1
+        ki = -1
         for k in range(n_active):
-            t = active[k]
-            if flags[t] & 1:
-                v = -y[t] * G[t]
+            if fa[k] & 1:
+                v = -ya[k] * Ga[k]
                 if v >= gmax:
                     gmax = v
-                    i = t
+                    ki = k
     slot_i = -1
-    if second_order and i >= 0:
-        slot_i = get_column(sidx[i], pool, W, n_slots, slot_of, owner, stamp, ctr, act_s, X,
-                            sqn, kcode, gamma, coef0, degree)
+    if second_order and ki >= 0:
+        slot_i = get_column(sidx[va[ki]], pool, W, n_slots, slot_of, owner, stamp, ctr, act_s,
+                            X, sqn, kcode, gamma, coef0, degree)
     gmax2 = -np.inf
-    j = -1
+    kj = -1
     best = np.inf
-    if i >= 0:
-        qd_i = QD[i]
+    if ki >= 0:
+        qd_i = qa[ki]
         base = max(slot_i, 0) * W
         for k in range(n_active):
-            t = active[k]
-            if not (flags[t] & 2):
+            if not (fa[k] & 2):
                 continue
-            yg = y[t] * G[t]
+            yg = ya[k] * Ga[k]
             if yg >= gmax2:
                 gmax2 = yg
                 if not second_order:
-                    j = t
+                    kj = k
             if second_order:
                 gd = gmax + yg
                 if gd > 0.0:
-                    a = qd_i + QD[t] - 2.0 * pool[base + apos[t]]
+                    a = qd_i + qa[k] - 2.0 * pool[base + pa[k]]
                     if a <= 0.0:
                         a = TAU
                     obj = -(gd * gd) / a
                     if obj <= best:
                         best = obj
-                        j = t
+                        kj = k
     gap = gmax + gmax2
-    if i < 0 or j < 0 or gap < tol:
-        return i, -1, gap, slot_i
-    return i, j, gap, slot_i
+    if ki < 0 or kj < 0 or gap < tol:
+        return ki, -1, gap, slot_i
+    return ki, kj, gap, slot_i
+
+
+@njit
+def _compact(active, n_active, y, G, QD, flags, apos, ya, Ga, qa, fa, pa, va):
+    """Copy the active variables' data into contiguous arrays (LIBSVM keeps them in place
+    by swapping; copies are simpler and cost O(l) per shrink)."""
+    for k in range(n_active):
+        t = active[k]
+        va[k] = t
+        ya[k] = y[t]
+        Ga[k] = G[t]
+        qa[k] = QD[t]
+        fa[k] = flags[t]
+        pa[k] = apos[t]
+
+
+@njit
+def _scatter(n_active, va, Ga, G):
+    for k in range(n_active):
+        G[va[k]] = Ga[k]
 
 
 @njit
@@ -340,7 +359,9 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, 
     ``alpha`` holds a feasible start and is overwritten by the solution; ``G`` receives
     the gradient :math:`Q\alpha + p`; ``pool`` is the column cache (its size is the cache
     budget). ``out_stats`` receives ``[n_iter, converged, gap, rho, n_columns_computed,
-    mean_active_size]``.
+    mean_active_size]``. While iterating, the active variables' signs, gradients,
+    diagonal, flags and column positions live in contiguous copies (``ya, Ga, qa, fa,
+    pa``; ``va`` maps back), written back to ``G`` whenever the active set changes.
     """
     n = X.shape[0]
     l = y.shape[0]
@@ -368,6 +389,12 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, 
     active = np.arange(l)
     n_active = l
     is_active = np.ones(l, dtype=np.bool_)
+    ya = np.empty(l)
+    Ga = np.empty(l)
+    qa = np.empty(l)
+    fa = np.empty(l, dtype=np.int8)
+    pa = np.empty(l, dtype=np.int64)
+    va = np.empty(l, dtype=np.int64)
 
     # ---- initial gradient G = p + Q alpha
     any_pos = False
@@ -378,6 +405,7 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, 
     if any_pos:
         _gradient_from_scratch(is_active, X, sqn, kcode, gamma, coef0, degree, sidx, y, p,
                                shift, alpha, G)
+    _compact(active, n_active, y, G, QD, flags, apos, ya, Ga, qa, fa, pa, va)
 
     n_iter = 0
     counter = min(l, 1000) + 1
@@ -385,24 +413,24 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, 
     converged = False
     gap = np.inf
     sum_active = 0.0
-    next_i = -2  # i of the next selection when found during the gradient update
+    next_k = -2  # compact position of the next i when found during the gradient update
     next_gmax = 0.0
     while max_iter < 0 or n_iter < max_iter:
         counter -= 1
         if counter == 0:
             counter = min(l, 1000)
-            next_i = -2
+            next_k = -2
             if shrinking:
                 # ---- shrinking: drop bounded variables that cannot enter a violating pair
                 gmax1 = -np.inf
                 gmax2 = -np.inf
                 for k in range(n_active):
-                    t = active[k]
-                    yg = y[t] * G[t]
-                    if flags[t] & 1 and -yg >= gmax1:
+                    yg = ya[k] * Ga[k]
+                    if fa[k] & 1 and -yg >= gmax1:
                         gmax1 = -yg
-                    if flags[t] & 2 and yg >= gmax2:
+                    if fa[k] & 2 and yg >= gmax2:
                         gmax2 = yg
+                _scatter(n_active, va, Ga, G)
                 stale = False
                 if not unshrunk and gmax1 + gmax2 <= tol * 10.0:
                     unshrunk = True
@@ -420,9 +448,8 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, 
                 m = 0
                 for k in range(n_active):
                     t = active[k]
-                    st = status[t]
                     shrink = False
-                    if st != FREE:
+                    if status[t] != FREE:
                         yg = y[t] * G[t]
                         if flags[t] & 1:  # only in I_up: useless if -yG < M
                             shrink = -yg < -gmax2
@@ -460,23 +487,26 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, 
                     for k in range(n_active):
                         t = active[k]
                         apos[t] = pos_of[sidx[t]]
+                _compact(active, n_active, y, G, QD, flags, apos, ya, Ga, qa, fa, pa, va)
 
         # ---- working-set selection
-        i, j, gap, slot_i = _select(second_order, y, G, QD, flags, active, n_active, apos,
-                                    sidx, pool, W, n_slots, slot_of, owner, stamp, ctr, act_s,
-                                    X, sqn, kcode, gamma, coef0, degree, tol, next_i,
-                                    next_gmax)
-        if j < 0:
+        ki, kj, gap, slot_i = _select(second_order, ya, Ga, qa, fa, pa, n_active, va, sidx,
+                                      pool, W, n_slots, slot_of, owner, stamp, ctr, act_s, X,
+                                      sqn, kcode, gamma, coef0, degree, tol, next_k,
+                                      next_gmax)
+        if kj < 0:
             if n_active < l:
+                _scatter(n_active, va, Ga, G)
                 n_active, W = _grow(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift,
                                     alpha, G, active, is_active, act_s, pos_of, apos, slot_of,
                                     owner)
                 n_slots = min(n, P // max(W, 1))
-                i, j, gap, slot_i = _select(second_order, y, G, QD, flags, active, n_active,
-                                            apos, sidx, pool, W, n_slots, slot_of, owner,
-                                            stamp, ctr, act_s, X, sqn, kcode, gamma, coef0,
-                                            degree, tol, -2, 0.0)
-                if j < 0:
+                _compact(active, n_active, y, G, QD, flags, apos, ya, Ga, qa, fa, pa, va)
+                ki, kj, gap, slot_i = _select(second_order, ya, Ga, qa, fa, pa, n_active, va,
+                                              sidx, pool, W, n_slots, slot_of, owner, stamp,
+                                              ctr, act_s, X, sqn, kcode, gamma, coef0, degree,
+                                              tol, -2, 0.0)
+                if kj < 0:
                     converged = True
                     break
                 counter = 1  # shrink again at the next iteration
@@ -486,6 +516,8 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, 
 
         n_iter += 1
         sum_active += n_active
+        i = va[ki]
+        j = va[kj]
         si = sidx[i]
         sj = sidx[j]
         if slot_i < 0 or owner[slot_i] != si:
@@ -500,12 +532,12 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, 
         bj_ = slot_j * W
 
         # ---- analytic two-variable step: alpha_i += y_i d, alpha_j -= y_j d, d >= 0
-        a = QD[i] + QD[j] - 2.0 * pool[bi_ + apos[j]]
+        a = qa[ki] + qa[kj] - 2.0 * pool[bi_ + pa[kj]]
         if a <= 0.0:
             a = TAU
-        yi = y[i]
-        yj = y[j]
-        d = (-yi * G[i] + yj * G[j]) / a
+        yi = ya[ki]
+        yj = ya[kj]
+        d = (-yi * Ga[ki] + yj * Ga[kj]) / a
         bi = C[i] - alpha[i] if yi > 0 else alpha[i]
         bj = alpha[j] if yj > 0 else C[j] - alpha[j]
         old_ai = alpha[i]
@@ -534,29 +566,31 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, 
         daj = (new_aj - old_aj) * yj
         status[i] = _status(new_ai, C[i])
         flags[i] = _flags(status[i], yi)
+        fa[ki] = flags[i]
         status[j] = _status(new_aj, C[j])
         flags[j] = _flags(status[j], yj)
+        fa[kj] = flags[j]
 
         # ---- gradient update over the active set, G += Q_{:i} da_i + Q_{:j} da_j, fused
         # with the search for the next i = argmax_{I_up} -y_t G_t
-        G[i] += shift[i] * (new_ai - old_ai)
-        G[j] += shift[j] * (new_aj - old_aj)
+        Ga[ki] += shift[i] * (new_ai - old_ai)
+        Ga[kj] += shift[j] * (new_aj - old_aj)
         gmax_n = -np.inf
-        i_n = -1
+        k_n = -1
         for k in range(n_active):
-            t = active[k]
-            q = apos[t]
-            yt = y[t]
-            g = G[t] + yt * (dai * pool[bi_ + q] + daj * pool[bj_ + q])
-            G[t] = g
-            if flags[t] & 1:
-                v = -yt * g
+            q = pa[k]
+            yk = ya[k]
+            g = Ga[k] + yk * (dai * pool[bi_ + q] + daj * pool[bj_ + q])
+            Ga[k] = g
+            if fa[k] & 1:
+                v = -yk * g
                 if v >= gmax_n:
                     gmax_n = v
-                    i_n = t
-        next_i = i_n
+                    k_n = k
+        next_k = k_n
         next_gmax = gmax_n
 
+    _scatter(n_active, va, Ga, G)
     if n_active < l:
         n_active, W = _grow(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift, alpha, G,
                             active, is_active, act_s, pos_of, apos, slot_of, owner)
