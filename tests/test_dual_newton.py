@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from bisvm.penalties import SelectiveRidge
 from bisvm.solvers.base import ConvergenceWarning
@@ -17,6 +18,13 @@ from bisvm.solvers.dual_newton import (
     solve_dual_newton,
     solve_selectivity_path,
 )
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_blas_thread():
+    # the Newton systems are small: extra BLAS threads only contend on a shared machine
+    with threadpool_limits(1):
+        yield
 
 
 def primal_fista(X, y, loss, ridge, mu, r=None, fit_intercept=False, tol=1e-13,

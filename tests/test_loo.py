@@ -4,6 +4,7 @@ refits, refits without the object and closed forms."""
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from bisvm.losses import SmoothedHinge, Squared
 from bisvm.penalties import L2, GroupPseudoHuber, SumPenalty
@@ -25,6 +26,13 @@ from bisvm.solvers.dual_newton import (
     selectivity_max,
     solve_dual_newton,
 )
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_blas_thread():
+    # the Newton systems are small: extra BLAS threads only contend on a shared machine
+    with threadpool_limits(1):
+        yield
 
 
 def _data(loss, N, n, seed, shift=0.0):

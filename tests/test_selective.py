@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.utils.estimator_checks import check_estimator
+from threadpoolctl import threadpool_limits
 
 from bisvm.estimators.selective import (
     SelectiveLogisticRegression,
@@ -15,6 +16,13 @@ from bisvm.estimators.selective import (
     SelectiveRegressionCV,
 )
 from bisvm.solvers.base import ConvergenceWarning
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_blas_thread():
+    # the Newton systems are small: extra BLAS threads only contend on a shared machine
+    with threadpool_limits(1):
+        yield
 
 
 @pytest.mark.parametrize("est", [
