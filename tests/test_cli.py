@@ -309,3 +309,15 @@ def test_tune_selective_alo_and_diffloo_and_fit_selective(tables, tmp_path, caps
                                   str(tables / "new.csv")], capsys)
     assert code == 0, err
     assert text.splitlines()[0] == "prediction,decision,proba_no,proba_yes"
+
+
+def test_encoding_option_reads_a_latin1_csv(tmp_path, capsys):
+    path = tmp_path / "l1.csv"
+    rows = "".join(f"{i},{(i * 7) % 5},{'café' if i % 2 else 'thé'}\n" for i in range(20))
+    path.write_bytes(("a,b,y\n" + rows).encode("latin-1"))
+    code, _, err = in_process(["fit", "--data", str(path), "--target", "y", "--model",
+                               "linear-svc"], capsys)
+    assert code == 2 and "--encoding latin-1" in err  # the error says what to pass
+    out = cli_json(["fit", "--data", str(path), "--target", "y", "--model", "linear-svc",
+                    "--encoding", "latin-1", "--json"], capsys)
+    assert out["classes"] == ["café", "thé"]

@@ -46,7 +46,8 @@ def _load(args):
 
     notes = []
     if args.data:
-        ds = data.read_table(args.data, target=args.target, drop_missing=args.drop_missing)
+        ds = data.read_table(args.data, target=args.target, drop_missing=args.drop_missing,
+                             encoding=getattr(args, "encoding", None))
     else:
         ds = data.load_dataset(args.dataset)
     X, y = ds.X, ds.y
@@ -280,6 +281,8 @@ def build_parser():
                      help="class to select against the rest (multiclass targets)")
     src.add_argument("--drop-missing", action="store_true",
                      help="drop rows with missing or infinite values instead of failing")
+    src.add_argument("--encoding", metavar="NAME",
+                     help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
     src.add_argument("--test-size", type=float, default=0.25,
                      help="share of rows held out for the test accuracy (default %(default)s)")
     src.add_argument("--scaling", choices=["standard", "minmax", "none"], default="standard",

@@ -99,6 +99,8 @@ def add_data_args(p, *, target_help="target column (default: the last column)",
                    help="bundled data set when --data is not given (default: breast-cancer)")
     g.add_argument("--drop-missing", action="store_true",
                    help="drop rows with missing or infinite values instead of failing")
+    g.add_argument("--encoding", metavar="NAME",
+                   help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
     g.add_argument("--test-size", type=fraction("--test-size"), default=test_size,
                    help="share of rows held out (stratified, seeded) and scored after "
                    "fitting; 0 trains on every row (default %(default)s)")
@@ -159,7 +161,8 @@ def load_data(args, *, task):
     if args.data:
         if args.dataset:
             raise ValueError("give either --data or --dataset, not both")
-        ds = data.read_table(args.data, target=args.target, drop_missing=args.drop_missing)
+        ds = data.read_table(args.data, target=args.target, drop_missing=args.drop_missing,
+                             encoding=args.encoding)
     else:
         ds = data.load_dataset(args.dataset or "breast-cancer")
         if args.target is not None and args.target != "target":

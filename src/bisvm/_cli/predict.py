@@ -36,20 +36,23 @@ def add_parser(sub):
                    help="CSV, Parquet or svmlight file with the model's feature columns")
     p.add_argument("--drop-missing", action="store_true",
                    help="drop rows with missing values (they get no prediction)")
+    p.add_argument("--encoding", metavar="NAME",
+                   help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
     p.add_argument("--output", metavar="FILE", help="write the CSV here instead of stdout")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
     return p
 
 
-def _read(path, loaded, drop_missing):
+def _read(path, loaded, drop_missing, encoding=None):
     from .. import data
 
     est = loaded.estimator
     if loaded.schema is not None:
-        ds = data.read_table(path, schema=loaded.schema, drop_missing=drop_missing)
+        ds = data.read_table(path, schema=loaded.schema, drop_missing=drop_missing,
+                             encoding=encoding)
         return ds, ds.X
-    ds = data.read_table(path, target=False, drop_missing=drop_missing)
+    ds = data.read_table(path, target=False, drop_missing=drop_missing, encoding=encoding)
     names = loaded.feature_names
     if names is None:
         if ds.n_features != est.n_features_in_:
@@ -100,7 +103,7 @@ def run(args):
     from ..persistence import load_model
 
     loaded = load_model(args.model)
-    ds, X = _read(args.data, loaded, args.drop_missing)
+    ds, X = _read(args.data, loaded, args.drop_missing, args.encoding)
     cols, Xs = outputs(loaded, X)
     frame = pd.DataFrame(cols)
     result = {"command": "predict", "model": os.fspath(args.model),

@@ -42,6 +42,8 @@ def add_parser(sub):
                    help="class to select against the rest (multiclass targets)")
     g.add_argument("--drop-missing", action="store_true",
                    help="drop rows with missing or infinite values instead of failing")
+    g.add_argument("--encoding", metavar="NAME",
+                   help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
     g.add_argument("--test-size", type=float, default=0.25,
                    help="share of rows held out for the test accuracy (default %(default)s)")
     g.add_argument("--scaling", choices=["standard", "minmax", "none"], default="standard",
@@ -114,7 +116,7 @@ def _model(args):
     loaded = load_model(args.model)
     X = y = None
     if args.data:
-        ds, X = _read(args.data, loaded, args.drop_missing)
+        ds, X = _read(args.data, loaded, args.drop_missing, args.encoding)
         y = ds.y
         if y is not None and not hasattr(loaded.estimator, "classes_"):
             y = np.asarray(y, dtype=float)
@@ -134,7 +136,8 @@ def _selection(args):
         raise ValueError(f"--test-size must be in (0, 1), got {args.test_size}")
     sel = argparse.Namespace(
         data=args.data, target=args.target, dataset=args.dataset or "breast-cancer",
-        positive=args.positive, drop_missing=args.drop_missing, test_size=args.test_size,
+        positive=args.positive, drop_missing=args.drop_missing, encoding=args.encoding,
+        test_size=args.test_size,
         scaling=args.scaling, seed=args.seed, model=args.bilevel_model, groups=args.groups,
         criterion=args.criterion, cv=args.cv, validation_fraction=0.2,
         l2_penalty=args.l2_penalty, hinge_smoothing=args.hinge_smoothing,
