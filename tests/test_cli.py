@@ -187,6 +187,14 @@ def test_report_of_selection_and_of_saved_model(tables, tmp_path, capsys):
     assert out["figures"] == 3 and text.count("data:image/png;base64") == 3
     assert "<script" not in text and "Decision boundary" in text
 
+    # bundled data (the thesis's Iris task: the first two classes), with the (mu, gamma)
+    # sweep on a 2 x 2 grid
+    out = cli_json(["report", "--dataset", "iris", "--bilevel-model", "scalar", "--no-grid",
+                    "--sweep", "2", "--out", str(tmp_path / "iris.html"), "--json"], capsys)
+    assert out["kind"] == "selection" and out["source"] == "bundled:iris"
+    assert np.array(out["sweep_counts"]).shape == (2, 2)
+    assert "Sparsity over" in (tmp_path / "iris.html").read_text()
+
     cli_json(["fit", "--data", str(tables / "train.csv"), "--target", "label", "--model",
               "elastic-net", "--penalty-weight", "0.02", "--save",
               str(tmp_path / "en.bisvm"), "--json"], capsys)
