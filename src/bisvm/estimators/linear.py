@@ -119,8 +119,9 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         Solve the dual (coordinate descent) or the primal. "auto" picks the primal when
         ``n_samples >= n_features`` and the primal is available, as scikit-learn does.
     tol : float, default=1e-4
-        Stopping tolerance (projected-gradient spread for the dual; relative gradient for
-        the primal solvers).
+        Stopping tolerance: projected-gradient spread (dual CD), gradient norm relative to
+        its value at 0 (finite Newton), projected gradient of L-BFGS-B (L1, squared
+        hinge); unused by the linear program.
     C : float, default=1.0
         Cost of the losses, :math:`C > 0`.
     fit_intercept : bool, default=True
