@@ -44,33 +44,18 @@ def _raw():
     return argparse.RawDescriptionHelpFormatter
 
 
-def _convergence(est, Xs, y):
-    """A solver convergence record for the file, where one is cheap to get: the
-    lower-level solve of a binary elastic-net SVM, repeated with the fitted settings."""
-    from ..estimators.sparse import ElasticNetSVC
-    from ..selection.bilevel import LowerLevel, make_hyper_model
-
-    if type(est) is not ElasticNetSVC or len(est.classes_) != 2:
+def _convergence(est):
+    """The lower-level solver's convergence record, where the estimator keeps one
+    (``ElasticNetSVC.convergence_``, binary problems)."""
+    records = getattr(est, "convergence_", None)
+    if not records or len(records) != 1:
         return None
-    lower = LowerLevel(l2_penalty=float(est.l2_penalty),
-                       hinge_smoothing=float(est.hinge_smoothing),
-                       l1_smoothing=float(est.l1_smoothing),
-                       penalize_intercept=bool(est.penalize_intercept), solver=est.solver,
-                       max_iter=int(est.max_iter))
-    groups = est._feature_groups_ok(Xs.shape[1])
-    hyper = make_hyper_model("group" if groups is not None else "vector", Xs.shape[1],
-                             groups=groups, penalize_intercept=est.penalize_intercept)
-    beta = np.asarray(est.penalty_weight, dtype=float)
-    beta = np.full(hyper.n_hyper, float(beta)) if beta.ndim == 0 else beta
-    yb = np.where(y == est.classes_[1], 1.0, -1.0)
-    Xa = np.c_[Xs, np.ones(len(Xs))]
-    r = lower.solve(lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(beta)),
-                    tol=est.tol)
-    return {"objective": r.record.objective, "grad_norm": r.record.grad_norm,
-            "seconds": r.record.seconds,
-            "title": f"Lower-level {est.solver} solve ({r.n_iter} iterations)",
+    r = records[0]
+    solver = getattr(est, "solver", "solver")
+    return {"objective": r.objective, "grad_norm": r.grad_norm, "seconds": r.seconds,
+            "title": f"Lower-level {solver} solve ({len(r.objective) - 1} iterations)",
             "caption": "Smoothed elastic-net SVM objective and gradient norm per "
-                       f"{est.solver} iteration on the training rows."}
+                       f"{solver} iteration on the training rows."}
 
 
 def run(args):
@@ -89,7 +74,7 @@ def run(args):
         est.fit(Xtr_s, ytr)
         train_score = float(est.score(Xtr_s, ytr))
         test_score = float(est.score(scaler.transform(Xte), yte)) if len(yte) else None
-        conv = _convergence(est, Xtr_s, ytr) if args.save else None
+        conv = _convergence(est) if args.save else None
     seconds = time.perf_counter() - t0
     result = {
         "command": "fit",
