@@ -79,6 +79,8 @@ class _BaseSMO(BaseEstimator):
         self._gamma = self._kernel.gamma
 
     def _sub_problem_data(self, X, idx):
+        if idx.size == X.shape[0]:  # idx is sorted and unique: every sample, no copy
+            return X
         if self.kernel == "precomputed":
             return X[np.ix_(idx, idx)]
         return X[idx]

@@ -222,7 +222,8 @@ def _prepare_kernel_data(problem, cache_size):
     n = X.shape[0]
     budget = float(cache_size) * 2**20
     dtype = np.float64 if n * n * 8 <= budget else np.float32
-    size = int(max(2 * n, budget // np.dtype(dtype).itemsize))
+    # no more than the n columns of n entries the cache can ever hold
+    size = int(max(2 * n, min(n * n, budget // np.dtype(dtype).itemsize)))
     # np.empty maps pages lazily: memory is only committed as columns are filled
     pool = np.empty(size, dtype=dtype)
     return X, sqn, kdiag, code, pool
