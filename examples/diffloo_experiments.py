@@ -260,7 +260,101 @@ def main(argv=None):
     print("wrote", path)
 
 
-DOC_HEAD = "# Differential cross-validation (seed 004)\n"
+DOC_HEAD = r"""# Differential cross-validation: selective ridge, leave-one-out for one fit
+
+Seed 004 (`../shared/reference/seed-004.md`) picks the selectivity μ of a selective-ridge
+("reverse Huber") linear or logistic regression by *DiffLOO*: train once per μ and read a
+leave-one-out quality off the fit. This page documents what `bisvm` implements, where the
+thesis as printed fails, and which criterion the CV estimators use by default.
+
+```python
+import bisvm
+m = bisvm.SelectiveLogisticRegressionCV(criterion="alo", n_mu=50, ridge=1.0).fit(X, y)
+m.selectivity_, m.support_, m.selectivity_path_, m.criterion_path_, m.n_active_path_
+```
+
+## The model and the solver
+
+Training criterion (seed 004 (9)): γ Σᵢ pen_μ(aᵢ) + Σₜ q(yₜ, xₜᵀa + b), with
+pen_μ(a) = 2μ|a| for |a| ≤ μ and μ² + a² beyond, q = (y − z)² or ln(1 + e^{−yz}); the
+intercept b (unpenalised) is an option beyond the document. `selectivity` is μ, `ridge` γ.
+
+`bisvm.solvers.dual_newton.solve_dual_newton` is the thesis's Algorithm A — Newton on the
+N-dimensional dual, Woodbury form when fewer features are active than objects,
+μ_max = maxᵢ|xᵢᵀλ*| with the closed forms λ* = y/γ (regression) and y/(4γ) (logistic),
+the log grid μ_l = 10^(−8l/m) μ_max with warm starts (Algorithm B) — with two corrections
+that the tests show to be necessary:
+
+* **The exact dual** W(λ) = ½ Σᵢ max(0, (xᵢᵀλ)² − μ²) + Σₜ φₜ(λₜ), *with* the −μ² terms
+  (erratum 1). Its duality gap with the primal is reported (`duality_gap_`) and is ~1e-13
+  at every solution in the tests.
+* **Kink features.** The dual is not differentiable where |xᵢᵀλ| = μ, and its minimiser
+  generically sits there: these are exactly the features whose coefficient lies in
+  0 < |aᵢ| ≤ μ, the linear part of pen_μ (with one object and one feature,
+  a = (xy − γμ)/x²). The thesis's map "aᵢ = xᵢᵀλ if |xᵢᵀλ| > μ, else 0" cannot represent
+  them, so the printed iteration alternates between putting such a feature in and out —
+  the non-convergence noted in erratum 8. On the synthetic problems most selected
+  features are of this kind (e.g. 24 kink features and 1 ridge feature at μ = 0.01 μ_max
+  in a 30 × 60 regression). The solver keeps them in a third set pinned by
+  xᵢᵀλ = ±μ, whose Lagrange multipliers are their coefficients (the intercept is one
+  more such constraint, 1ᵀλ = 0), guesses the sets by a primal–dual active-set rule and
+  guards every guess with the exact W; the thesis's golden-section iteration is kept as
+  `line_search="golden"` and, on such problems, stops with a `ConvergenceWarning`
+  ("cycled between active sets").
+
+Checked against an independent primal solver (FISTA with restarts on the same objective)
+to 1e-6 in the coefficients, with and without intercept and object weights
+(`tests/test_dual_newton.py`).
+
+## The criteria
+
+At a fitted μ the model is locally a smooth problem in the ridge coefficients (curvature
+2γ), the kink coefficients (no curvature) and the intercept. With Q = diag(q''ₜ) and
+H the Hessian of that local problem, Lⱼ = x̃ⱼᵀH⁻¹x̃ⱼ and the leverage hⱼ = q''ⱼLⱼ ∈ [0, 1):
+
+| `criterion` | formula (mean over objects) | what it is |
+|---|---|---|
+| `"diffloo"` | (yⱼ − zⱼ)² h̃ⱼ or (ỹⱼ − zⱼ)² h̃ⱼ, D = (V_Î + γG̃⁻¹)⁻¹ | (121)/(123) **as printed** |
+| `"diffloo_exact"` | hⱼ q'ⱼ²/q''ⱼ (= 2hⱼrⱼ², hⱼe^{−yⱼzⱼ}) | exact ∂q(yⱼ, zⱼ^{(j,p)})/∂p, p = 0 |
+| `"ij"` | qⱼ + hⱼ q'ⱼ²/q''ⱼ | first-order (infinitesimal-jackknife) LOO estimate |
+| `"alo"` | q(yⱼ, zⱼ + q'ⱼLⱼ/(1 − hⱼ)) | the rank-one update at p = 1 (ALO); PRESS for regression |
+| `"loo"` | q(yⱼ, zⱼ^{(−j)}) by N refits | exact leave-one-out (reference) |
+| `"kfold"` | held-out loss of `n_splits` folds | k-fold CV (reference) |
+
+What the tests show (`tests/test_loo.py`): the exact derivative equals central finite
+differences of weighted refits (p → 0) to 1e-5 relative (observed ~1e-8), for both losses,
+with kink features and an intercept; at p = 1 with the active set fixed the ALO output
+equals a refit without the object to 1e-10 (regression); where removing an object leaves
+the active set unchanged, ALO equals exact LOO by refitting.
+
+**Where the printed criterion fails.**
+
+1. It is **exactly 0 at the empty model** (μ ≥ μ_max: no feature, zero leverage), a
+   non-negative criterion's global minimum; its arg-min over the grid is therefore the
+   empty model, on every problem below (erratum 5). The exact derivative has the same
+   trivial minimum (without intercept), and it also tends to 0 in the interpolating
+   regime. A *derivative* of the LOO loss is not a LOO loss: the training loss has to be
+   added (`"ij"`), or the deletion taken to p = 1 (`"alo"`).
+2. The logistic formula (123) omits the per-object weight q''ⱼ: it is 4–∞ times the
+   derivative, by a factor that varies per object (erratum 4).
+3. For regression it is half the derivative (harmless), but its leverage treats every
+   active feature as a ridge feature; with kink features present (the usual case) it is
+   not the derivative of anything (`tests/test_loo.py`, finite-difference test).
+4. "DiffLOO keeps the active set fixed" is true of the derivative (p → 0); at p = 1 the
+   active set of a refit does change for some objects, which is where ALO and exact LOO
+   part (figure below).
+
+## ALO for the smoothed SVM (`BilevelSVC`)
+
+`bisvm.selection.loo.alo_smooth(problem, w)` returns approximate leave-one-out margins of
+any `SmoothProblem` (loss of margins + smooth penalty, Hessian at hand):
+zᵢ^{(−i)} = zᵢ + cᵢℓ'ᵢLᵢ/(1 − cᵢℓ''ᵢLᵢ), Lᵢ = xᵢᵀH⁻¹xᵢ, cᵢ = sᵢ/n (deleting the object's
+term, the others keeping their 1/n). `alo_path_scores(problems, coefs, scoring="error")`
+scores a path of fits (e.g. the β path of the smoothed L2L1-SVM) by ALO error, loss or
+hinge loss. Tested exact for a quadratic problem and, on a smoothed-hinge SVM with the
+group pseudo-Huber + L2 penalty, within a tenth of the in-sample optimism of exact refits.
+(Kernel ridge's closed-form LOO lives in `KernelRidge`.)
+"""
 RESULTS_HEAD = "\n## Results\n"
 DOC_TAIL = ""
 

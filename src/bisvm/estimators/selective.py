@@ -248,12 +248,14 @@ _CV_DOC = r"""
     * ``"loo"`` -- exact leave-one-out by ``N`` refits per μ (reference, slow).
     * ``"kfold"`` -- ``n_splits``-fold cross-validation (reference).
 
-    The default ``"alo"`` is the one chosen by the evidence of ``docs/diffloo.md``
-    (``examples/diffloo_experiments.py``): it tracks exact leave-one-out along the whole
-    path (it is an estimate of the same quantity, not of its first-order part), recovers
-    the informative features of the thesis's synthetic logistic problem at least as often
-    as k-fold, and costs one leverage computation per μ; the printed DiffLOO and its
-    corrected derivative select the empty model.
+    The default ``"alo"`` is chosen by the evidence of ``docs/diffloo.md``
+    (``examples/diffloo_experiments.py``): of the one-fit criteria it is the closest to
+    exact leave-one-out along the path (it estimates the same quantity, while ``"ij"``
+    keeps only its first-order part and keeps decreasing into the interpolating regime,
+    choosing nearly every feature), and it costs one leverage computation per μ. The
+    printed DiffLOO and the exact derivative choose the empty model (their trivial
+    minimum). Like exact LOO and k-fold, ALO selects for prediction, not for exact
+    support recovery: it keeps the informative features with a few extra ones.
 
     Parameters
     ----------
