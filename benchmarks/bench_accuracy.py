@@ -55,12 +55,11 @@ def methods(quick):
         ("scalar / holdout (thesis)", "scalar", "holdout", True, False),
         ("vector / holdout (thesis)", "vector", "holdout", True, False),
         ("vector / kfold (thesis J over 5 folds)", "vector", "kfold", True, False),
-        ("vector / margin", "vector", "margin", True, False),
+        ("vector / margin (default)", "vector", "margin", True, False),
         ("vector / logistic, free intercept, learned α", "vector", "logistic", False, True),
         ("scalar / margin, free intercept", "scalar", "margin", False, False),
         ("group / margin, free intercept", "group", "margin", False, False),
-        ("vector / margin, free intercept (bisvm select default)", "vector", "margin",
-         False, False),
+        ("vector / margin, free intercept", "vector", "margin", False, False),
     ]
     if quick:
         configs = [c for c in configs if "thesis" not in c[0] or "vector / holdout" in c[0]]

@@ -64,15 +64,11 @@ MODELS = {m.name: m for m in (
               "classification", {"C": (1e-2, 1e3), "ridge": (1e-4, 1e2),
                                  "gamma": (1e-4, 1e1)},
               "kernel logistic regression"),
-    # free intercept by default, as `bisvm select` (the thesis's penalised one:
-    # --param penalize_intercept=true)
     ModelSpec("elastic-net", "estimators.sparse", "ElasticNetSVC", "classification",
               {"penalty_weight": (1e-3, 1.5), "l2_penalty": (1e-4, 1.0)},
-              "smoothed elastic-net (L2L1) SVM with fixed L1 weights",
-              {"penalize_intercept": False}),
+              "smoothed elastic-net (L2L1) SVM with fixed L1 weights"),
     ModelSpec("bilevel", "estimators.sparse", "BilevelSVC", "classification", {},
-              "sparse SVM whose L1 weights are learned by bilevel optimisation (as select)",
-              {"penalize_intercept": False}),
+              "sparse SVM whose L1 weights are learned by bilevel optimisation (as select)"),
     ModelSpec("selective", "estimators.selective", "SelectiveRegression", "regression",
               {"selectivity": (1e-3, 1e2), "ridge": (1e-4, 1e2)},
               "selective-ridge (berhu) penalised linear regression"),

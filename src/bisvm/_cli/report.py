@@ -68,8 +68,8 @@ def add_parser(sub):
                    default=0.25, help="the thesis's mu (default %(default)s)")
     m.add_argument("--l1-smoothing", type=common.positive_float("--l1-smoothing"),
                    default=0.01, help="the thesis's gamma (default %(default)s)")
-    m.add_argument("--penalize-intercept", action="store_true",
-                   help="penalise the intercept like the thesis (default: free, as select)")
+    m.add_argument("--free-intercept", action="store_true",
+                   help="do not penalise the intercept (the thesis and the default do)")
     m.add_argument("--max-iter", type=common.positive_int("--max-iter"), default=100,
                    help="outer iterations cap")
     m.add_argument("--no-grid", action="store_true",
@@ -141,7 +141,7 @@ def _selection(args):
         scaling=args.scaling, seed=args.seed, model=args.bilevel_model, groups=args.groups,
         criterion=args.criterion, cv=args.cv, validation_fraction=0.2,
         l2_penalty=args.l2_penalty, hinge_smoothing=args.hinge_smoothing,
-        l1_smoothing=args.l1_smoothing, penalize_intercept=args.penalize_intercept, learn_l2=False,
+        l1_smoothing=args.l1_smoothing, free_intercept=args.free_intercept, learn_l2=False,
         max_iter=args.max_iter, no_grid=args.no_grid, out=None, json=True)
     keep = {}
     stages = 2 + (1 if args.sweep else 0)
