@@ -153,7 +153,7 @@ def _run_select(args, keep=None):
         "n_selected": len(selected),
         "n_features": len(names),
         "importance": {names[j]: float(imp[j]) for j in order},
-        "importance_with_intercept": dict(zip(est.importance_names_,
+        "thesis_scores": dict(zip(est.importance_names_,
                                               map(float, est.importance_))),
         "coefficients": dict(zip(names, map(float, est.coef_[0]))),
         "intercept": float(est.intercept_[0]),
