@@ -63,6 +63,9 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         Mean squared leave-one-out residual (weighted by ``sample_weight``).
     """
 
+    # private fitted state that model files must carry (bisvm.persistence)
+    _persist_attrs = ("_kernel",)
+
     def __init__(
         self, ridge=1.0, *, kernel="linear", gamma="scale", degree=3, coef0=1.0, fit_intercept=False
     ):

@@ -264,6 +264,9 @@ class SVC(ClassifierMixin, _BaseSMO):
         per class and ``intercept_`` one entry per class.
     """
 
+    # private fitted state that model files must carry (bisvm.persistence)
+    _persist_attrs = ("_kernel", "_gamma", "_train_shape", "_alphas", "_pairs")
+
     def __init__(
         self,
         C=1.0,
@@ -615,6 +618,8 @@ class SVR(RegressorMixin, _BaseSMO):
     support_, support_vectors_, dual_coef_, intercept_, n_support_, coef_, n_iter_,
     fit_status_, shape_fit_
     """
+
+    _persist_attrs = ("_kernel", "_gamma", "_alpha", "_train_idx")
 
     def __init__(
         self,
