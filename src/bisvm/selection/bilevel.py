@@ -546,7 +546,7 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
 
     res = minimize_lbfgs(
         fun_grad, logit(b0 / bmax), tol=tol, max_iter=max_iter, memory=memory, ftol=ftol,
-        first_step=1.0, max_step=max_log_step, callback=callback, name="BiSVM L-BFGS",
+        first_max_change=1.0, max_step=max_log_step, callback=callback, name="BiSVM L-BFGS",
         warn=warn,
     )
     ev = state["last"]

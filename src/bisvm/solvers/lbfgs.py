@@ -57,11 +57,12 @@ def _cubic_min(a0, f0, d0, a1, f1, d1):
     return a1 - (a1 - a0) * (d1 + d2 - d1_) / denom
 
 
-def _wolfe_search(phi, f0, d0, a1, c1, c2, max_evals):
+def _wolfe_search(phi, f0, d0, a1, c1, c2, max_evals, a_max=np.inf):
     """Strong-Wolfe line search by bracketing and zoom (Nocedal & Wright Alg. 3.5-3.6).
 
     ``phi(a)`` returns ``(f, directional derivative, payload)``. Returns the accepted
     ``(a, f, payload)`` or the best Armijo point found, and the number of evaluations.
+    Extrapolation stops at ``a_max`` (an Armijo point there is accepted).
     """
     evals = 0
     best = None
@@ -81,8 +82,10 @@ def _wolfe_search(phi, f0, d0, a1, c1, c2, max_evals):
         if d >= 0:
             lo, hi = (a, f, d), (a_prev, f_prev, d_prev)
             break
+        if a >= a_max:
+            return a, f, pay, evals
         a_prev, f_prev, d_prev = a, f, d
-        a = 2.0 * a
+        a = min(2.0 * a, a_max)
     else:
         return (*best, evals) if best else (None, None, None, evals)
     while evals < max_evals:
@@ -136,6 +139,7 @@ def minimize_lbfgs(
     max_ls=30,
     first_step=None,
     max_step=None,
+    first_max_change=None,
     ftol=0.0,
     callback=None,
     name="L-BFGS",
@@ -164,8 +168,13 @@ def minimize_lbfgs(
     first_step : float, optional
         Trial step of the first iteration (default :math:`1/\|g_0\|_\infty`, capped at 1).
     max_step : float, optional
-        Largest :math:`\|\tau p\|_\infty` tried at unit step (a safeguard for the outer
-        problem in log space).
+        Largest change :math:`\|\tau p\|_\infty` of any coordinate in one iteration,
+        trial and extrapolated steps included (a safeguard for the outer problem in log
+        space).
+    first_max_change : float, optional
+        Without curvature pairs (first iteration, after a reset) try the step whose
+        largest coordinate change is this (overrides ``first_step``): a scale-free start
+        when gradients are tiny or huge.
     ftol : float
         Also stop when an iteration decreases f by at most
         ``ftol * max(|f_k|, |f_{k+1}|, 1)`` (as scipy's L-BFGS-B ``factr``); 0 disables it.
@@ -198,14 +207,17 @@ def minimize_lbfgs(
             y_list.clear()
             p = -g
             d0 = float(g @ p)
+        pmax = max(float(np.max(np.abs(p))), 1e-300)
         if s_list:
             a1 = 1.0
+        elif first_max_change is not None:
+            a1 = first_max_change / pmax
         elif first_step is not None:
             a1 = first_step
         else:
             a1 = min(1.0, 1.0 / max(np.max(np.abs(g)), 1e-300))
-        if max_step is not None:
-            a1 = min(a1, max_step / max(np.max(np.abs(p)), 1e-300))
+        a_max = np.inf if max_step is None else max_step / pmax
+        a1 = min(a1, a_max)
 
         cache = {}
 
@@ -216,7 +228,7 @@ def minimize_lbfgs(
             return fa, (float(ga @ p) if np.all(np.isfinite(ga)) else np.inf), xa
 
         if line_search == "wolfe":
-            a, f_new, x_new, ev = _wolfe_search(phi, f, d0, a1, c1, c2, max_ls)
+            a, f_new, x_new, ev = _wolfe_search(phi, f, d0, a1, c1, c2, max_ls, a_max)
         else:
             a, f_new, x_new, ev = _backtracking(phi, f, d0, a1, c1, rho, max_ls)
         n_evals += ev
