@@ -27,6 +27,10 @@ from bisvm import (
     KernelLogisticRegression,
     KernelRidge,
     LinearSVC,
+    SelectiveLogisticRegression,
+    SelectiveLogisticRegressionCV,
+    SelectiveRegression,
+    SelectiveRegressionCV,
 )
 from bisvm.parallel import cross_val_scores, loo_predictions, search, sparsity_sweep
 
@@ -46,8 +50,13 @@ ESTIMATORS = {
     "ElasticNetSVC": lambda: ElasticNetSVC(),
     "ElasticNetSVC-lbfgs": lambda: ElasticNetSVC(solver="lbfgs"),
     "BilevelSVC": lambda: BilevelSVC(model="vector", cv=3, max_iter=5, random_state=0),
+    "SelectiveRegression": lambda: SelectiveRegression(),
+    "SelectiveLogisticRegression": lambda: SelectiveLogisticRegression(),
+    "SelectiveRegressionCV-kfold": lambda: SelectiveRegressionCV(criterion="kfold", n_mu=8,
+                                                                 random_state=0),
+    "SelectiveLogisticRegressionCV": lambda: SelectiveLogisticRegressionCV(n_mu=8),
 }
-REGRESSION = {"SVR", "KernelRidge"}
+REGRESSION = {"SVR", "KernelRidge", "SelectiveRegression", "SelectiveRegressionCV"}
 
 
 def _data(key, seed=0, n=40, d=4):
@@ -113,6 +122,7 @@ def test_no_state_leaks_from_a_previous_fit(key):
 
 @pytest.mark.parametrize("key", ["SVC-probability", "LinearSVC-dual", "BilevelSVC"])
 def test_random_state_instance_with_the_same_seed(key):
+    """(SelectiveRegressionCV documents an int random_state only.)"""
     X, y = _data(key)
     a = _fit(ESTIMATORS[key]().set_params(random_state=np.random.RandomState(7)), X, y)
     b = _fit(ESTIMATORS[key]().set_params(random_state=np.random.RandomState(7)), X, y)
