@@ -182,7 +182,9 @@ class SelectiveProblem:
         r, g = self.r, self.ridge
         if self.loss == "squared":
             return self.y - g * lam / r, np.full_like(lam, g) / r
-        u = np.clip(self._u(lam), 0.0, 1.0)
+        # the open domain (0, 1): a point on its boundary (u = 0 is an object with zero
+        # dual weight) gets a large finite output instead of an infinite one
+        u = np.clip(self._u(lam), 1e-300, 1.0 - 1e-16)
         with np.errstate(divide="ignore"):
             z = self.y * (np.log1p(-u) - np.log(u))
             curv = 2.0 * g / (r * u * (1.0 - u))
