@@ -356,7 +356,30 @@ group pseudo-Huber + L2 penalty, within a tenth of the in-sample optimism of exa
 (Kernel ridge's closed-form LOO lives in `KernelRidge`.)
 """
 RESULTS_HEAD = "\n## Results\n"
-DOC_TAIL = ""
+DOC_TAIL = r"""
+## Conclusions
+
+* **Where the printed criterion fails.** DiffLOO as printed (and the exact derivative) is
+  exactly 0 at the empty model and chooses it on every seed and on the portfolio problem:
+  0 features, 0/13 of the portfolio. The interior optima reported in the thesis cannot be
+  obtained from the criterion as printed.
+* **IJ** (loss + derivative, the first-order LOO estimate) has no trivial minimum but is
+  far from exact LOO along the path (median relative difference ≈ 0.95 on seed 0) and
+  chooses almost every feature.
+* **ALO** (the rank-one update at p = 1) is within ≈ 1 % of exact leave-one-out by
+  refitting along the path (median relative difference 0.008 on seed 0), chooses the same
+  μ as 5-fold CV on every seed of (i) and on the portfolio problem, and costs one
+  leverage computation per fit instead of N refits (≈ 35× less time than exact LOO here
+  even with the criteria computed at all 30 μ, and ≈ 19× less than 5-fold CV). It is the
+  default criterion of `SelectiveRegressionCV` and `SelectiveLogisticRegressionCV`.
+* **Support recovery.** No leave-one-out-type criterion, nor scikit-learn's
+  `LogisticRegressionCV(L1)` / `LassoCV`, recovers exactly the 2 informative features or
+  exactly the 13 stocks: all select for prediction and keep the true features (5/5,
+  13/13) with extra ones. The selective-ridge models chosen by ALO are sparser than the
+  L1 ones chosen by scikit-learn (median 23 vs 53 features; 74 vs 120 portfolio
+  regressors). scikit-learn is faster per problem (compiled liblinear / coordinate
+  descent) than our Python dual Newton path plus k-fold.
+"""
 
 if __name__ == "__main__":
     with threadpool_limits(1):  # small dense systems: threads only contend
