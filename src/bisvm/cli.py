@@ -19,25 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-EXIT_BAD_INPUT = 2
+from ._cli.common import EXIT_BAD_INPUT
+from ._cli.common import positive_float as _positive_float
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(EXIT_BAD_INPUT, f"bisvm: error: {message}\n")
-
-
-def _positive_float(name):
-    def parse(text):
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not (np.isfinite(v) and v > 0):
-            raise argparse.ArgumentTypeError(f"{name} must be positive, got {text!r}")
-        return v
-
-    return parse
 
 
 def _load(args):
