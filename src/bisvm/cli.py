@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._cli.common import EXIT_BAD_INPUT
+from ._cli.common import EXIT_BAD_INPUT, Progress
 from ._cli.common import positive_float as _positive_float
 
 
@@ -90,6 +90,7 @@ def _run_select(args, keep=None):
     the grid and the scaled splits, for ``bisvm report``."""
     from . import data
     from .estimators.sparse import BilevelSVC
+    from .selection.bilevel import THESIS_GRID
     from .selection.criteria import halved_mse
 
     t_start = time.perf_counter()
@@ -117,7 +118,8 @@ def _run_select(args, keep=None):
         fit_seconds = time.perf_counter() - t0
         grid = None
         if not args.no_grid:
-            grid = est.scalar_grid(Xtr_s, ytr)
+            with Progress(args, len(THESIS_GRID), "grid search") as bar:
+                grid = est.scalar_grid(Xtr_s, ytr, progress=bar)
     w = np.r_[est.coef_[0], est.intercept_[0]]
     Xte_a = np.c_[Xte_s, np.ones(len(Xte_s))]
     test_acc = float(est.score(Xte_s, yte))

@@ -446,10 +446,12 @@ class BilevelSVC(_SmoothedSVMBase):
                     history=res.history,
                     solves=solves, iterations=iters)
 
-    def scalar_grid(self, X, y, grid=THESIS_GRID):
+    def scalar_grid(self, X, y, grid=THESIS_GRID, progress=None):
         """The thesis's baseline: grid search over a scalar β on the *same* validation
         split or folds that :meth:`fit` uses (same ``random_state``), warm-started along
         the grid (seed-000 §4.3). Binary targets only.
+
+        ``progress`` is called with 1 after each grid point.
 
         Returns
         -------
@@ -469,7 +471,8 @@ class BilevelSVC(_SmoothedSVMBase):
             Fold(Xa[tr], yb[tr], Xa[va], yb[va]) for tr, va in self._splits(Xa, yb, split)
         )
         scal = make_hyper_model("scalar", X.shape[1], penalize_intercept=self.penalize_intercept)
-        return grid_search(BilevelObjective(folds, lower, scal, loss=loss), grid)
+        return grid_search(BilevelObjective(folds, lower, scal, loss=loss), grid,
+                           progress=progress)
 
     def get_support(self, indices=False):
         """Mask (or indices) of the selected features, as scikit-learn's selectors."""

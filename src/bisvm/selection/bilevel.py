@@ -572,7 +572,7 @@ class GridResult:
     seconds: float
 
 
-def grid_search(objective, grid=THESIS_GRID, *, inner_tol=1e-9):
+def grid_search(objective, grid=THESIS_GRID, *, inner_tol=1e-9, progress=None):
     """Grid search over a scalar β broadcast to every hyperparameter (seed-000 §4.3),
     warm-starting each solve from the previous grid point's solution.
 
@@ -581,6 +581,8 @@ def grid_search(objective, grid=THESIS_GRID, *, inner_tol=1e-9):
     objective : BilevelObjective
     grid : ndarray
         Increasing β values (the thesis's 149 points 0.01 … 1.49 by default).
+    progress : callable, optional
+        Called with 1 after each grid point (e.g. a progress bar's ``update``).
 
     Returns
     -------
@@ -602,6 +604,8 @@ def grid_search(objective, grid=THESIS_GRID, *, inner_tol=1e-9):
         iters += it
         vals.append(np.mean([c.value_and_grad(w)[0] for c, w in zip(objective._criteria, ws)]))
         coefs.append(np.array(ws))
+        if progress is not None:
+            progress(1)
     vals = np.array(vals)
     k = int(np.argmin(vals))
     return GridResult(
