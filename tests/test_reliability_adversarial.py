@@ -376,11 +376,7 @@ def test_numeric_strings_are_refused_or_parsed_exactly(name):
 
 @pytest.mark.parametrize(
     "name",
-    [pytest.param("KernelRidge", marks=_xfail(
-        "KernelRidge.fit with a text target (dtype <U) raises numpy's UFuncTypeError "
-        "\"ufunc 'multiply' did not contain a loop ...\" instead of a ValueError naming "
-        "the target: validate_data(y_numeric=True) only converts object arrays")),
-     "SVR"],
+    ["KernelRidge", "SVR"],
 )
 def test_regressors_refuse_text_targets(name):
     X, _ = _data(name)

@@ -84,6 +84,13 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         r = self.ridge
         if isinstance(r, bool) or not isinstance(r, Real) or not np.isfinite(r) or r <= 0:
             raise ValueError(f"ridge must be a positive finite number, got {r!r}")
+        y_kind = np.asarray(y).dtype.kind
+        if y_kind in "USV":
+            # validate_data(y_numeric=True) converts object arrays only; text would reach
+            # numpy's ufuncs and fail there without naming the target
+            raise ValueError(
+                f"the target y must be numeric, got text (dtype {np.asarray(y).dtype})"
+            )
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
         if self.kernel == "precomputed":
             check_precomputed(X)
