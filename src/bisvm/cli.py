@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._cli.common import EXIT_BAD_INPUT, Progress
+from ._cli.common import EXIT_BAD_INPUT, Progress, add_selection_data_options
 from ._cli.common import positive_float as _positive_float
 
 
@@ -262,22 +262,8 @@ def build_parser():
         "on a test split never used for tuning, and the 149-point grid-search baseline.",
     )
     src = s.add_argument_group("data")
-    src.add_argument("--data", metavar="FILE", help="CSV, Parquet or svmlight file")
-    src.add_argument("--target", metavar="COLUMN", help="target column (default: last)")
-    src.add_argument("--dataset", default="breast-cancer",
-                     choices=["iris", "breast-cancer", "wine", "digits"],
-                     help="bundled data set when --data is not given (default: %(default)s)")
-    src.add_argument("--positive", metavar="LABEL",
-                     help="class to select against the rest (multiclass targets)")
-    src.add_argument("--drop-missing", action="store_true",
-                     help="drop rows with missing or infinite values instead of failing")
-    src.add_argument("--encoding", metavar="NAME",
-                     help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
-    src.add_argument("--test-size", type=float, default=0.25,
-                     help="share of rows held out for the test accuracy (default %(default)s)")
-    src.add_argument("--scaling", choices=["standard", "minmax", "none"], default="standard",
-                     help="feature scaling fitted on training rows (default %(default)s)")
-    src.add_argument("--seed", type=int, default=0, help="split seed (default %(default)s)")
+    add_selection_data_options(
+        src, "breast-cancer", "bundled data set when --data is not given (default: %(default)s)")
     m = s.add_argument_group("model")
     m.add_argument("--model", choices=["scalar", "vector", "group"], default="vector",
                    help="one weight, one per feature, or one per group (default %(default)s)")

@@ -254,6 +254,25 @@ def collect_warnings(into):
                     into.append(msg)
 
 
+def add_selection_data_options(g, dataset_default, dataset_help):
+    """The data options shared by ``bisvm select`` and ``bisvm report`` (one argparse
+    group): source, target, class, missing rows, encoding, test split, scaling, seed."""
+    g.add_argument("--data", metavar="FILE", help="CSV, Parquet or svmlight file")
+    g.add_argument("--target", metavar="COLUMN", help="target column (default: last)")
+    g.add_argument("--dataset", choices=DATASETS, default=dataset_default, help=dataset_help)
+    g.add_argument("--positive", metavar="LABEL",
+                   help="class to select against the rest (multiclass targets)")
+    g.add_argument("--drop-missing", action="store_true",
+                   help="drop rows with missing or infinite values instead of failing")
+    g.add_argument("--encoding", metavar="NAME",
+                   help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
+    g.add_argument("--test-size", type=float, default=0.25,
+                   help="share of rows held out for the test accuracy (default %(default)s)")
+    g.add_argument("--scaling", choices=["standard", "minmax", "none"], default="standard",
+                   help="feature scaling fitted on training rows (default %(default)s)")
+    g.add_argument("--seed", type=int, default=0, help="split seed (default %(default)s)")
+
+
 class Progress:
     """A tqdm bar on a terminal; silent under ``--json`` or when stdout is not a tty.
 

@@ -34,21 +34,8 @@ def add_parser(sub):
                        description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_argument_group("data")
-    g.add_argument("--data", metavar="FILE", help="CSV, Parquet or svmlight file")
-    g.add_argument("--target", metavar="COLUMN", help="target column (default: last)")
-    g.add_argument("--dataset", choices=common.DATASETS, default=None,
-                   help="bundled data set when --data is not given (default breast-cancer)")
-    g.add_argument("--positive", metavar="LABEL",
-                   help="class to select against the rest (multiclass targets)")
-    g.add_argument("--drop-missing", action="store_true",
-                   help="drop rows with missing or infinite values instead of failing")
-    g.add_argument("--encoding", metavar="NAME",
-                   help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
-    g.add_argument("--test-size", type=float, default=0.25,
-                   help="share of rows held out for the test accuracy (default %(default)s)")
-    g.add_argument("--scaling", choices=["standard", "minmax", "none"], default="standard",
-                   help="feature scaling fitted on training rows (default %(default)s)")
-    g.add_argument("--seed", type=int, default=0, help="split seed (default %(default)s)")
+    common.add_selection_data_options(
+        g, None, "bundled data set when --data is not given (default breast-cancer)")
     m = p.add_argument_group("what to report")
     m.add_argument("--model", metavar="FILE",
                    help="report this saved model instead of running a selection")
