@@ -13,13 +13,18 @@ Per sample ``i`` (Hsieh et al. 2008, Alg. 1 with the shrinking of their §3.2):
   extreme ``PGmax_old``/``PGmin_old`` is shrunk (moved behind ``active_size``),
 * :math:`\alpha_i \leftarrow \min(\max(\alpha_i - G/Q_{ii}, 0), U_i)`,
   :math:`w \mathrel{+}= (\alpha_i - \alpha_i^{old})\, y_i x_i`.
+
+The random order makes every row a cache miss once ``X`` outgrows the cache; the epochs
+prefetch the row and per-sample entries ``_AHEAD`` samples ahead (and the CSR row
+pointers twice as far), which hides most of that latency. The arithmetic, and therefore
+the iterates, are unchanged.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._numba import njit
+from .._numba import njit, prefetch
 
 __all__ = ["seed_rng", "epoch_dense", "epoch_csr", "dual_objective", "row_sq_norms_csr"]
 
@@ -48,6 +53,49 @@ def _dot_csr(data, indices, indptr, i, w, d, bias):
     if bias > 0.0:
         s += bias * w[d]
     return s
+
+
+# samples of look-ahead for the prefetches (4-16 measured equivalent on x86-64)
+_AHEAD = 4
+
+
+@njit
+def _prefetch_sample(i, y, alpha, diag, upper, QD):
+    prefetch(y, i)
+    prefetch(alpha, i)
+    prefetch(diag, i)
+    prefetch(upper, i)
+    prefetch(QD, i)
+
+
+@njit
+def _prefetch_dense(X, index, s, active_size, y, alpha, diag, upper, QD):
+    if s + _AHEAD < active_size:
+        i = index[s + _AHEAD]
+        d = X.shape[1]
+        start = i * d
+        # the first lines only: the hardware prefetcher follows a sequential row
+        for j in range(0, min(d, 32), 8):
+            prefetch(X, start + j)
+        _prefetch_sample(i, y, alpha, diag, upper, QD)
+
+
+@njit
+def _prefetch_csr(data, indices, indptr, index, s, active_size, y, alpha, diag, upper, QD):
+    if s + 2 * _AHEAD < active_size:
+        prefetch(indptr, index[s + 2 * _AHEAD])
+    if s + _AHEAD < active_size:
+        i = index[s + _AHEAD]
+        p0 = indptr[i]
+        p1 = indptr[i + 1]
+        for p in range(p0, p1, 8):  # 8 float64 per 64-byte line
+            prefetch(data, p)
+        for p in range(p0, p1, 16):  # 16 int32 per line
+            prefetch(indices, p)
+        if p1 > p0:
+            prefetch(data, p1 - 1)
+            prefetch(indices, p1 - 1)
+        _prefetch_sample(i, y, alpha, diag, upper, QD)
 
 
 @njit
@@ -84,6 +132,7 @@ def epoch_dense(X, y, bias, alpha, w, diag, upper, QD, index, active_size, pgmax
     pgmin_new = np.inf
     s = 0
     while s < active_size:
+        _prefetch_dense(X, index, s, active_size, y, alpha, diag, upper, QD)
         i = index[s]
         yi = y[i]
         G = yi * _dot_dense(X, i, w, d, bias) - 1.0 + diag[i] * alpha[i]
@@ -117,6 +166,7 @@ def epoch_csr(data, indices, indptr, d, y, bias, alpha, w, diag, upper, QD, inde
     pgmin_new = np.inf
     s = 0
     while s < active_size:
+        _prefetch_csr(data, indices, indptr, index, s, active_size, y, alpha, diag, upper, QD)
         i = index[s]
         yi = y[i]
         G = yi * _dot_csr(data, indices, indptr, i, w, d, bias) - 1.0 + diag[i] * alpha[i]
