@@ -67,19 +67,30 @@ def objective(X, y, coef, intercept, C, loss):
     return svm_primal_objective(X, ys, w, np.full(len(y), C), loss, 1.0)
 
 
-def run(name, X, y, C, tol, max_iter, rows):
+def timed(repeats, fit, *args):
+    """``(seconds, result)``: the best of ``repeats`` runs for fits under 10 s (on a shared
+    machine a single 1-s timing is mostly noise), one run otherwise."""
+    best = None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = fit(*args)
+        dt = time.perf_counter() - t
+        if best is None or dt < best[0]:
+            best = (dt, out)
+        if dt > 10.0:
+            break
+    return best
+
+
+def run(name, X, y, C, tol, max_iter, rows, repeats=3):
     yy = np.where(y == 1, 1.0, -1.0)
     for loss in ("hinge", "squared_hinge"):
         kw = dict(C=C, loss=loss, dual=True, tol=tol, max_iter=max_iter)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             LinearSVC(**kw).fit(X[:50], y[:50])  # numba cache load, not timed
-            t = time.perf_counter()
-            ours = LinearSVC(random_state=0, **kw).fit(X, y)
-            t_ours = time.perf_counter() - t
-            t = time.perf_counter()
-            ref = SkLinearSVC(random_state=0, **kw).fit(X, y)
-            t_sk = time.perf_counter() - t
+            t_ours, ours = timed(repeats, LinearSVC(random_state=0, **kw).fit, X, y)
+            t_sk, ref = timed(repeats, SkLinearSVC(random_state=0, **kw).fit, X, y)
         f_ours = objective(X, y, ours.coef_, ours.intercept_[0], C, loss)
         f_sk = objective(X, y, ref.coef_, ref.intercept_[0], C, loss)
         rows.append([name, loss, "bisvm.LinearSVC", f"{t_ours:.2f}", ours.n_iter_,
@@ -91,9 +102,8 @@ def run(name, X, y, C, tol, max_iter, rows):
             t = time.perf_counter()
             prob = liblinearutil.problem(yy, X, bias=1)
             t_conv = time.perf_counter() - t
-            t = time.perf_counter()
-            m = liblinearutil.train(prob, f"-s {solver} -c {C} -e {tol} -B 1 -q")
-            t_ll = time.perf_counter() - t
+            t_ll, m = timed(repeats, liblinearutil.train, prob,
+                            f"-s {solver} -c {C} -e {tol} -B 1 -q")
             w = np.array([m.w[j] for j in range(X.shape[1] + 1)])
             lab = m.get_labels()
             if lab[0] != 1:  # LIBLINEAR's first label is its positive class
@@ -111,15 +121,17 @@ def main():
     ap.add_argument("--C", type=float, default=0.1)
     ap.add_argument("--tol", type=float, default=1e-3)
     ap.add_argument("--max-iter", type=int, default=1000)
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="best of this many runs for fits under 10 s")
     args = ap.parse_args()
     n = 20000 if args.quick else 200000
     rows = []
     X, y = make_classification(n_samples=n, n_features=200, random_state=0)
-    run(f"dense {n}×200", X, y, args.C, args.tol, args.max_iter, rows)
+    run(f"dense {n}×200", X, y, args.C, args.tol, args.max_iter, rows, args.repeats)
     del X
     Xs, ys = sparse_problem(n, 20000, 20)
     run(f"sparse CSR {n}×20000 (nnz {Xs.nnz})", Xs, ys, args.C, args.tol, args.max_iter,
-        rows)
+        rows, args.repeats)
     head = ["data", "loss", "solver", "fit seconds", "epochs", "primal objective",
             "train accuracy", "time ratio ours/this"]
     lines = [
@@ -127,6 +139,7 @@ def main():
         "",
         f"`python benchmarks/bench_linear_svc.py{' --quick' if args.quick else ''}` — "
         f"C={args.C}, tol={args.tol}, max_iter={args.max_iter}, dual coordinate descent, "
+        f"best of {args.repeats} runs for fits under 10 s, "
         "bias feature 1. Machine: "
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores (shared). "
         "liblinear-official: "

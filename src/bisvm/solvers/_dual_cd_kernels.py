@@ -205,13 +205,20 @@ def dual_objective(w, alpha, diag):
 
 
 @njit
-def row_sq_norms_csr(data, indptr):
-    """``‖x_i‖²`` of every CSR row, without building ``X.multiply(X)``."""
+def row_sq_norms_csr(data, indices, indptr, d):
+    """``‖x_i‖²`` of every CSR row, without building ``X.multiply(X)``; exact also when a
+    row repeats a column (entries are summed first, as scipy does), so that a
+    non-canonical matrix needs no sorted copy."""
     n = indptr.shape[0] - 1
     out = np.empty(n)
+    acc = np.zeros(d)
     for i in range(n):
+        for p in range(indptr[i], indptr[i + 1]):
+            acc[indices[p]] += data[p]
         s = 0.0
         for p in range(indptr[i], indptr[i + 1]):
-            s += data[p] * data[p]
+            j = indices[p]
+            s += acc[j] * acc[j]
+            acc[j] = 0.0  # a repeated column adds 0 the second time
         out[i] = s
     return out
