@@ -26,13 +26,23 @@ import numpy as np
 
 from .._numba import njit, prefetch
 
-__all__ = ["seed_rng", "epoch_dense", "epoch_csr", "dual_objective", "row_sq_norms_csr"]
+__all__ = ["rng_state", "epoch_dense", "epoch_csr", "dual_objective", "row_sq_norms_csr"]
+
+
+def rng_state(seed):
+    """State of the epochs' permutation generator (SplitMix64, one ``uint64``): explicit
+    rather than numba's global ``np.random`` so that concurrent fits (``nogil`` threads)
+    do not share a stream, and ~5x cheaper per draw than ``np.random.randint``."""
+    return np.array([int(seed) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
 
 
 @njit
-def seed_rng(seed):
-    """Seed numba's own generator (separate from NumPy's) for reproducible epochs."""
-    np.random.seed(seed)  # noqa: NPY002 (numba supports only the legacy API)
+def _splitmix64(state):
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 @njit(fastmath=True)
@@ -99,10 +109,12 @@ def _prefetch_csr(data, indices, indptr, index, s, active_size, y, alpha, diag, 
 
 
 @njit
-def _shuffle_prefix(index, active_size):
-    # Fisher-Yates on index[:active_size] (LIBLINEAR's swap(index[i], index[i + rand()%...]))
+def _shuffle_prefix(index, active_size, state):
+    # Fisher-Yates on index[:active_size] (LIBLINEAR's swap(index[i], index[i + rand()%...]));
+    # the draw in [0, m) is Lemire's multiply-shift of the top 32 bits (bias < m / 2**32)
     for s in range(active_size - 1):
-        j = s + np.random.randint(0, active_size - s)  # noqa: NPY002
+        m = np.uint64(active_size - s)
+        j = s + np.int64(((_splitmix64(state) >> np.uint64(32)) * m) >> np.uint64(32))
         t = index[s]
         index[s] = index[j]
         index[j] = t
@@ -124,10 +136,10 @@ def _pg(alpha_i, G, upper_i, pgmax_old, pgmin_old):
 
 @njit(fastmath=True)
 def epoch_dense(X, y, bias, alpha, w, diag, upper, QD, index, active_size, pgmax_old,
-                pgmin_old, shrinking):
+                pgmin_old, shrinking, state):
     """One epoch on dense ``X``; returns ``(active_size, PGmax_new, PGmin_new)``."""
     d = X.shape[1]
-    _shuffle_prefix(index, active_size)
+    _shuffle_prefix(index, active_size, state)
     pgmax_new = -np.inf
     pgmin_new = np.inf
     s = 0
@@ -159,9 +171,9 @@ def epoch_dense(X, y, bias, alpha, w, diag, upper, QD, index, active_size, pgmax
 
 @njit(fastmath=True)
 def epoch_csr(data, indices, indptr, d, y, bias, alpha, w, diag, upper, QD, index,
-              active_size, pgmax_old, pgmin_old, shrinking):
+              active_size, pgmax_old, pgmin_old, shrinking, state):
     """One epoch on CSR ``X``; returns ``(active_size, PGmax_new, PGmin_new)``."""
-    _shuffle_prefix(index, active_size)
+    _shuffle_prefix(index, active_size, state)
     pgmax_new = -np.inf
     pgmin_new = np.inf
     s = 0

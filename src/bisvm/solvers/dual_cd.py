@@ -37,8 +37,8 @@ from ._dual_cd_kernels import (
     dual_objective,
     epoch_csr,
     epoch_dense,
+    rng_state,
     row_sq_norms_csr,
-    seed_rng,
 )
 from .base import ConvergenceRecord, SolverResult, warn_cap
 
@@ -156,7 +156,7 @@ def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias
     active_size = n_act
     if not isinstance(random_state, int | np.integer):
         random_state = np.random.RandomState(random_state).randint(0, 2**31 - 1)
-    seed_rng(int(random_state))
+    state = rng_state(int(random_state))
     pgmax_old, pgmin_old = np.inf, -np.inf
     dual_objs, gaps, secs = [], [], []
     converged = False
@@ -166,11 +166,11 @@ def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias
         if sparse:
             active_size, pgmax, pgmin = epoch_csr(
                 data, indices, indptr, d, y, float(bias), alpha, w, diag,
-                upper, QD, index, active_size, pgmax_old, pgmin_old, bool(shrinking))
+                upper, QD, index, active_size, pgmax_old, pgmin_old, bool(shrinking), state)
         else:
             active_size, pgmax, pgmin = epoch_dense(
                 X, y, float(bias), alpha, w, diag, upper, QD, index, active_size,
-                pgmax_old, pgmin_old, bool(shrinking))
+                pgmax_old, pgmin_old, bool(shrinking), state)
         k += 1
         gap = pgmax - pgmin if active_size > 0 else 0.0
         dual_objs.append(dual_objective(w, alpha, diag))
