@@ -1,7 +1,8 @@
 r"""Compiled epochs of the dual coordinate descent of :mod:`bisvm.solvers.dual_cd`.
 
 One call runs one epoch (a pass over the active samples in a fresh random order) in place
-on explicit arrays, for dense row-major ``X`` and for CSR ``(data, indices, indptr)``.
+on explicit arrays, for dense row-major ``X`` and for CSR ``(data, indices, indptr)``; the
+per-sample quantities are packed in one record per sample (:func:`pack_state`).
 The intercept is an implicit last feature of constant value ``bias`` (no augmented copy of
 ``X`` is made); ``w`` has ``d + 1`` entries when ``bias > 0``.
 
@@ -26,7 +27,8 @@ import numpy as np
 
 from .._numba import njit, prefetch
 
-__all__ = ["rng_state", "epoch_dense", "epoch_csr", "dual_objective", "row_sq_norms_csr"]
+__all__ = ["rng_state", "pack_state", "epoch_dense", "epoch_csr", "dual_objective",
+           "row_sq_norms_csr", "ALPHA"]
 
 
 def rng_state(seed):
@@ -68,18 +70,26 @@ def _dot_csr(data, indices, indptr, i, w, d, bias):
 # samples of look-ahead for the prefetches (4-16 measured equivalent on x86-64)
 _AHEAD = 4
 
+# Columns of the per-sample state ``S`` (one row of 5 float64 per sample): label, dual
+# variable, Q_ii + D_ii, D_ii, upper bound. One record instead of five arrays, so that
+# visiting a sample in random order costs one or two cache lines, not five.
+Y, ALPHA, QD, DIAG, UPPER = 0, 1, 2, 3, 4
+
+
+def pack_state(y, alpha, qd, diag, upper):
+    """The per-sample state ``S`` of the epochs (columns ``Y, ALPHA, QD, DIAG, UPPER``)."""
+    return np.ascontiguousarray(np.column_stack([y, alpha, qd, diag, upper]),
+                                dtype=np.float64)
+
 
 @njit
-def _prefetch_sample(i, y, alpha, diag, upper, QD):
-    prefetch(y, i)
-    prefetch(alpha, i)
-    prefetch(diag, i)
-    prefetch(upper, i)
-    prefetch(QD, i)
+def _prefetch_sample(i, S):
+    prefetch(S, i * 5)
+    prefetch(S, i * 5 + 4)
 
 
 @njit
-def _prefetch_dense(X, index, s, active_size, y, alpha, diag, upper, QD):
+def _prefetch_dense(X, index, s, active_size, S):
     if s + _AHEAD < active_size:
         i = index[s + _AHEAD]
         d = X.shape[1]
@@ -87,11 +97,11 @@ def _prefetch_dense(X, index, s, active_size, y, alpha, diag, upper, QD):
         # the first lines only: the hardware prefetcher follows a sequential row
         for j in range(0, min(d, 32), 8):
             prefetch(X, start + j)
-        _prefetch_sample(i, y, alpha, diag, upper, QD)
+        _prefetch_sample(i, S)
 
 
 @njit
-def _prefetch_csr(data, indices, indptr, index, s, active_size, y, alpha, diag, upper, QD):
+def _prefetch_csr(data, indices, indptr, index, s, active_size, S):
     if s + 2 * _AHEAD < active_size:
         prefetch(indptr, index[s + 2 * _AHEAD])
     if s + _AHEAD < active_size:
@@ -105,7 +115,7 @@ def _prefetch_csr(data, indices, indptr, index, s, active_size, y, alpha, diag, 
         if p1 > p0:
             prefetch(data, p1 - 1)
             prefetch(indices, p1 - 1)
-        _prefetch_sample(i, y, alpha, diag, upper, QD)
+        _prefetch_sample(i, S)
 
 
 @njit
@@ -135,8 +145,7 @@ def _pg(alpha_i, G, upper_i, pgmax_old, pgmin_old):
 
 
 @njit(fastmath=True)
-def epoch_dense(X, y, bias, alpha, w, diag, upper, QD, index, active_size, pgmax_old,
-                pgmin_old, shrinking, state):
+def epoch_dense(X, bias, S, w, index, active_size, pgmax_old, pgmin_old, shrinking, state):
     """One epoch on dense ``X``; returns ``(active_size, PGmax_new, PGmin_new)``."""
     d = X.shape[1]
     _shuffle_prefix(index, active_size, state)
@@ -144,11 +153,12 @@ def epoch_dense(X, y, bias, alpha, w, diag, upper, QD, index, active_size, pgmax
     pgmin_new = np.inf
     s = 0
     while s < active_size:
-        _prefetch_dense(X, index, s, active_size, y, alpha, diag, upper, QD)
+        _prefetch_dense(X, index, s, active_size, S)
         i = index[s]
-        yi = y[i]
-        G = yi * _dot_dense(X, i, w, d, bias) - 1.0 + diag[i] * alpha[i]
-        PG, shrink = _pg(alpha[i], G, upper[i], pgmax_old, pgmin_old)
+        yi = S[i, Y]
+        old = S[i, ALPHA]
+        G = yi * _dot_dense(X, i, w, d, bias) - 1.0 + S[i, DIAG] * old
+        PG, shrink = _pg(old, G, S[i, UPPER], pgmax_old, pgmin_old)
         if shrink and shrinking:
             active_size -= 1
             index[s] = index[active_size]
@@ -157,9 +167,8 @@ def epoch_dense(X, y, bias, alpha, w, diag, upper, QD, index, active_size, pgmax
         pgmax_new = max(pgmax_new, PG)
         pgmin_new = min(pgmin_new, PG)
         if abs(PG) > 1e-12:
-            old = alpha[i]
-            a = min(max(old - G / QD[i], 0.0), upper[i])
-            alpha[i] = a
+            a = min(max(old - G / S[i, QD], 0.0), S[i, UPPER])
+            S[i, ALPHA] = a
             step = (a - old) * yi
             for j in range(d):  # w[:d] += step * X[i]
                 w[j] += step * X[i, j]
@@ -170,19 +179,20 @@ def epoch_dense(X, y, bias, alpha, w, diag, upper, QD, index, active_size, pgmax
 
 
 @njit(fastmath=True)
-def epoch_csr(data, indices, indptr, d, y, bias, alpha, w, diag, upper, QD, index,
-              active_size, pgmax_old, pgmin_old, shrinking, state):
+def epoch_csr(data, indices, indptr, d, bias, S, w, index, active_size, pgmax_old,
+              pgmin_old, shrinking, state):
     """One epoch on CSR ``X``; returns ``(active_size, PGmax_new, PGmin_new)``."""
     _shuffle_prefix(index, active_size, state)
     pgmax_new = -np.inf
     pgmin_new = np.inf
     s = 0
     while s < active_size:
-        _prefetch_csr(data, indices, indptr, index, s, active_size, y, alpha, diag, upper, QD)
+        _prefetch_csr(data, indices, indptr, index, s, active_size, S)
         i = index[s]
-        yi = y[i]
-        G = yi * _dot_csr(data, indices, indptr, i, w, d, bias) - 1.0 + diag[i] * alpha[i]
-        PG, shrink = _pg(alpha[i], G, upper[i], pgmax_old, pgmin_old)
+        yi = S[i, Y]
+        old = S[i, ALPHA]
+        G = yi * _dot_csr(data, indices, indptr, i, w, d, bias) - 1.0 + S[i, DIAG] * old
+        PG, shrink = _pg(old, G, S[i, UPPER], pgmax_old, pgmin_old)
         if shrink and shrinking:
             active_size -= 1
             index[s] = index[active_size]
@@ -191,9 +201,8 @@ def epoch_csr(data, indices, indptr, d, y, bias, alpha, w, diag, upper, QD, inde
         pgmax_new = max(pgmax_new, PG)
         pgmin_new = min(pgmin_new, PG)
         if abs(PG) > 1e-12:
-            old = alpha[i]
-            a = min(max(old - G / QD[i], 0.0), upper[i])
-            alpha[i] = a
+            a = min(max(old - G / S[i, QD], 0.0), S[i, UPPER])
+            S[i, ALPHA] = a
             step = (a - old) * yi
             for p in range(indptr[i], indptr[i + 1]):
                 w[indices[p]] += step * data[p]
@@ -204,15 +213,15 @@ def epoch_csr(data, indices, indptr, d, y, bias, alpha, w, diag, upper, QD, inde
 
 
 @njit(fastmath=True)
-def dual_objective(w, alpha, diag):
+def dual_objective(w, S):
     """½‖w‖² + ½ Σ D_ii α_i² − Σ α_i, in a compiled loop: a NumPy ``w @ w`` goes through a
     multithreaded BLAS whose wake-up costs more than the sum itself on a loaded machine."""
     s = 0.0
     for j in range(w.shape[0]):
         s += w[j] * w[j]
     t = 0.0
-    for i in range(alpha.shape[0]):
-        t += alpha[i] * (0.5 * diag[i] * alpha[i] - 1.0)
+    for i in range(S.shape[0]):
+        t += S[i, ALPHA] * (0.5 * S[i, DIAG] * S[i, ALPHA] - 1.0)
     return 0.5 * s + t
 
 

@@ -34,9 +34,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._dual_cd_kernels import (
+    ALPHA,
     dual_objective,
     epoch_csr,
     epoch_dense,
+    pack_state,
     rng_state,
     row_sq_norms_csr,
 )
@@ -152,6 +154,7 @@ def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias
     # zero-cost samples never move (α_i = 0 = U_i), and samples with x_i = 0 and no bias
     # have Q_ii = 0: they stay out of the active set
     index = np.flatnonzero(keep & (QD > 0)).astype(np.int64)
+    S = pack_state(y, alpha, QD, diag, upper)
     n_act = index.shape[0]
     active_size = n_act
     if not isinstance(random_state, int | np.integer):
@@ -165,15 +168,15 @@ def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias
     while k < max_iter:
         if sparse:
             active_size, pgmax, pgmin = epoch_csr(
-                data, indices, indptr, d, y, float(bias), alpha, w, diag,
-                upper, QD, index, active_size, pgmax_old, pgmin_old, bool(shrinking), state)
+                data, indices, indptr, d, float(bias), S, w, index, active_size, pgmax_old,
+                pgmin_old, bool(shrinking), state)
         else:
             active_size, pgmax, pgmin = epoch_dense(
-                X, y, float(bias), alpha, w, diag, upper, QD, index, active_size,
-                pgmax_old, pgmin_old, bool(shrinking), state)
+                X, float(bias), S, w, index, active_size, pgmax_old, pgmin_old,
+                bool(shrinking), state)
         k += 1
         gap = pgmax - pgmin if active_size > 0 else 0.0
-        dual_objs.append(dual_objective(w, alpha, diag))
+        dual_objs.append(dual_objective(w, S))
         gaps.append(gap)
         secs.append(time.perf_counter() - t0)
         if gap <= tol:
@@ -187,6 +190,7 @@ def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias
         pgmin_old = pgmin if pgmin < 0 else -np.inf
     if not converged and warn:
         warn_cap("dual coordinate descent", max_iter, gap, tol)
+    alpha = S[:, ALPHA].copy()
     rec = ConvergenceRecord(np.array(dual_objs), np.array(gaps), np.array(secs))
     primal = svm_primal_objective(X, y, w, cost, loss, bias)
     return SolverResult(
