@@ -308,18 +308,25 @@ def test_rbf_with_huge_gamma_is_the_identity_kernel(rbf_data):
     np.testing.assert_allclose(kr.predict(X + 1.0), 0.0, atol=1e-300)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kernels._sq_dists(X, Y) with Y a different array holding the same rows (prediction on "
-    "training points) returns |x|^2 + |y|^2 - 2 x.y ~ 1e-16 instead of 0 (the diagonal is "
-    "zeroed only when Y is X): with gamma = 1e12 the RBF value of a point with itself is "
-    "exp(-4e-4) = 0.9996, not 1, so SVC/SVR/KernelRidge/KernelLogisticRegression predict "
-    "training points ~2e-3 off the fitted model (LIBSVM: exact). Fix: compute the "
-    "distances of nearly coincident pairs directly, or clamp D <= eps*(|x|^2+|y|^2) to 0"))
 def test_rbf_with_huge_gamma_predicts_training_points_like_the_identity_kernel(rbf_data):
-    X, y, _ = rbf_data
-    from bisvm.kernels import rbf_kernel
+    """Bug 12 (fixed): with Y a different array holding the training rows, the squared
+    distance of a row to itself is exactly 0, so gamma = 1e12 predicts the training
+    points exactly like the identity kernel -- and like LIBSVM."""
+    X, y, t = rbf_data
+    from sklearn.svm import SVC as LibSVC
+
+    from bisvm.kernels import _sq_dists, rbf_kernel
 
     np.testing.assert_array_equal(rbf_kernel(X, X.copy(), gamma=1e12), np.eye(len(y)))
+    # nearly coincident rows: the direct form, not the cancelled GEMM one
+    Z = X + 1e-9
+    direct = ((X[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(np.diag(_sq_dists(X, Z)), np.diag(direct), rtol=1e-12)
+    lib = LibSVC(kernel="rbf", gamma=1e12, tol=1e-9).fit(X, y)
+    np.testing.assert_allclose(SVC(kernel="rbf", gamma=1e12, tol=1e-9).fit(X, y)
+                               .decision_function(X), lib.decision_function(X), atol=1e-8)
+    kr = KernelRidge(kernel="rbf", gamma=1e12, ridge=0.5).fit(X, t)
+    np.testing.assert_allclose(kr.predict(X), t / 1.5, rtol=1e-12)
     a = SVC(kernel="rbf", gamma=1e12, tol=1e-9).fit(X, y)
     b = SVC(kernel="precomputed", tol=1e-9).fit(np.eye(len(y)), y)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(np.eye(len(y))),

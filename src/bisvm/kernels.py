@@ -64,9 +64,24 @@ def _pair(X, Y):
     return X, Y
 
 
+#: Pairs whose GEMM distance is below this fraction of ``‖x‖² + ‖y‖²`` are recomputed
+#: directly: the GEMM form has an absolute rounding error of about d·eps·(‖x‖² + ‖y‖²), so
+#: above the threshold its relative error is at most ~d·eps / 1e-6, below it the direct
+#: form ``Σ (x - y)²`` is exact for equal rows (reliability bug 12).
+_NEAR_REL = 1e-6
+_NEAR_CHUNK = 1 << 16
+
+
 def _sq_dists(X, Y):
     r""":math:`\lVert x_i - y_j\rVert^2 = \lVert x_i\rVert^2 + \lVert y_j\rVert^2 - 2x_i^\top y_j`
-    through one GEMM, clipped at 0 against cancellation."""
+    through one GEMM, clipped at 0 against cancellation.
+
+    The pairs where cancellation matters -- distance below ``1e-6 (‖x_i‖² + ‖y_j‖²)``,
+    i.e. nearly coincident rows -- are recomputed directly as :math:`\sum_k (x_{ik} -
+    y_{jk})^2`, so that equal rows are at distance exactly 0 whether or not ``Y`` is
+    ``X`` (LIBSVM computes its RBF values this way too). For ordinary data this costs one
+    comparison pass over the block.
+    """
     xx = np.einsum("ij,ij->i", X, X)
     yy = xx if Y is X else np.einsum("ij,ij->i", Y, Y)
     D = X @ Y.T
@@ -74,6 +89,18 @@ def _sq_dists(X, Y):
     D += xx[:, None]
     D += yy[None, :]
     np.maximum(D, 0.0, out=D)
+    if D.size:
+        # screen with one scalar bound, then keep the pairs under their own threshold
+        bound = _NEAR_REL * (float(xx.max()) + float(yy.max()))
+        rows, cols = np.nonzero(D <= bound)
+        if rows.size:
+            keep = D[rows, cols] <= _NEAR_REL * (xx[rows] + yy[cols])
+            rows, cols = rows[keep], cols[keep]
+            for start in range(0, rows.size, _NEAR_CHUNK):
+                r = rows[start:start + _NEAR_CHUNK]
+                c = cols[start:start + _NEAR_CHUNK]
+                diff = X[r] - Y[c]
+                D[r, c] = np.einsum("ij,ij->i", diff, diff)
     if Y is X:
         np.fill_diagonal(D, 0.0)
     return D
