@@ -123,7 +123,8 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         if self.classes_.size < 2:
             raise ValueError("KernelLogisticRegression needs samples of at least 2 classes; "
                              f"the data contains only one class: {self.classes_[0]!r}")
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        # a negative weight would make its loss term concave (non-convex objective)
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if np.unique(y[sw > 0]).size < 2:
             raise ValueError("KernelLogisticRegression needs samples of at least 2 classes "
                              "with positive sample_weight; only one class is left")
