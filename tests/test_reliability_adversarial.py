@@ -121,12 +121,6 @@ def test_non_finite_targets_are_refused(name, bad):
 
 
 HUGE_BUGS = {
-    "KernelLogisticRegression": "KernelLogisticRegression: features of magnitude >= 1e160 "
-    "overflow the RBF/linear Gram matrix and the Newton/L-BFGS iterations; fit returns a "
-    "model whose decision_function is NaN/inf instead of raising ValueError",
-    "KernelRidge": "KernelRidge: features of magnitude >= 1e160 overflow K = X X^T (inf), "
-    "the Cholesky/pinvh solve then yields NaN dual_coef_ and NaN predictions without an "
-    "error",
     "SelectiveRegression": "SelectiveRegression (dual Newton): features ~1e160 give "
     "coef_ ~1e160 (should be ~1e-160), duality_gap_ = inf after 1 iteration and +-inf "
     "predictions, with no error or warning",
@@ -148,7 +142,9 @@ HUGE_BUGS = {
 @pytest.mark.parametrize("scale", [1e160, 1e300])
 def test_huge_values_give_finite_outputs_or_an_error(name, scale):
     """Finite but huge features: either a ValueError that says so, or a model whose
-    outputs are finite (the estimator does not scale features itself)."""
+    outputs are finite (the estimator does not scale features itself). KernelRidge and
+    KernelLogisticRegression refuse a kernel matrix that overflows, naming X and the
+    remedy (bugs 2, 3, fixed)."""
     X, y = _data(name)
     est = ALL[name]()
     with warnings.catch_warnings():
@@ -157,11 +153,42 @@ def test_huge_values_give_finite_outputs_or_an_error(name, scale):
             _fit(est, X * scale, y)
         except ValueError as exc:
             assert re.search(r"large|overflow|scale|finite", str(exc), re.I), str(exc)
+            if name in ("KernelRidge", "KernelLogisticRegression"):
+                assert re.search(r"kernel matrix of X .*overflows.*Scaler", str(exc)), exc
             return
         out = _out(est, X * scale)
     assert np.all(np.isfinite(out)), f"{name} on features ~{scale:g}: {out}"
     if name in CLASSIFIERS:
         assert set(est.predict(X * scale)) <= {"neg", "pos"}
+
+
+@pytest.mark.parametrize("name", ["KernelRidge", "KernelLogisticRegression"])
+def test_huge_values_at_prediction_are_refused(name):
+    """A model fitted on ordinary data refuses features whose kernel block overflows,
+    instead of predicting NaN."""
+    X, y = _data(name)
+    est = _fit(ALL[name](kernel="poly", degree=3), X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(ValueError, match=r"kernel matrix of X .*overflows"):
+            est.predict(X * 1e150)  # (x·y)³ ~ 1e450
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_kernel_logistic_badly_scaled_poly_kernel():
+    """Found by the thorough property profile: poly kernel entries ~1e20 (features ~1e3,
+    degree 3) made Newton's system I + C·D·K numerically singular (numpy's LinAlgError)
+    and the objective negative through rounding; it is now a ValueError telling the user
+    to standardise X."""
+    X = np.array([[1764.05234597], [400.15720837], [978.73798411], [2240.8931992]])
+    y = np.array([0, 1, 1, 1])
+    est = KernelLogisticRegression(kernel="poly", gamma="auto", degree=3, C=10.0,
+                                   fit_intercept=False)
+    with pytest.raises(ValueError, match="standardise"):
+        est.fit(X, y)
+    # standardised, the same problem fits
+    Xs = (X - X.mean()) / X.std()
+    assert np.all(np.isfinite(est.fit(Xs, y).decision_function(Xs)))
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
@@ -429,61 +456,73 @@ PRECOMPUTED = {
     "KernelRidge": lambda: KernelRidge(kernel="precomputed"),
     "KernelLogisticRegression": lambda: KernelLogisticRegression(kernel="precomputed"),
 }
-NON_PSD_BUG = (
-    "{}(kernel='precomputed') fits a clearly indefinite Gram matrix (smallest eigenvalue "
-    "~ -6, |lambda_min|/lambda_max ~ 0.9) silently: no ValueError and no warning, although "
-    "DESIGN.md lists 'non-PSD precomputed kernel' among the inputs that get a clear error "
-    "(kernels.check_precomputed checks shape, finiteness and symmetry only)"
-)
-
-
 def _indefinite(n=16, seed=0):
     A = np.random.RandomState(seed).randn(n, n)
     return (A + A.T) / 2
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=_xfail(NON_PSD_BUG.format(n))) if n != "KernelRidge" else n
-    for n in sorted(PRECOMPUTED)
-])
+@pytest.mark.parametrize("name", sorted(PRECOMPUTED))
 def test_non_psd_precomputed_kernel_is_flagged(name):
-    """An indefinite Gram matrix must be refused (ValueError) or at least flagged by a
-    warning that says so; KernelRidge warns and solves with a pseudo-inverse."""
+    """Bug 6 (fixed): an indefinite Gram matrix is flagged with its smallest eigenvalue
+    (numpy's, computed here). SVC and SVR accept it with a warning, as LIBSVM accepts it
+    (SMO terminates); KernelRidge warns and solves; KernelLogisticRegression, whose
+    objective is then unbounded below, refuses it."""
     K = _indefinite()
-    _, y = _data("SVC" if name in CLASSIFIERS or name in ("SVC", "KernelLogisticRegression")
-                 else "SVR")
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        try:
+    lam = np.linalg.eigvalsh(K)[0]
+    assert lam < -1.0
+    _, y = _data("SVC" if name in ("SVC", "KernelLogisticRegression") else "SVR")
+    if name == "KernelLogisticRegression":
+        with pytest.raises(ValueError, match=rf"indefinite.*smallest eigenvalue {lam:.3g}"):
             PRECOMPUTED[name]().fit(K, y)
-        except ValueError as exc:
-            assert re.search(r"semi-?definite|PSD|eigen", str(exc), re.I), str(exc)
-            return
-    msgs = " ".join(str(w.message) for w in rec)
-    assert re.search(r"semi-?definite|PSD|eigen", msgs, re.I), f"no warning: {msgs!r}"
+        return
+    with pytest.warns(UserWarning, match=rf"not positive semi-definite.*{lam:.3g}"):
+        est = PRECOMPUTED[name]().fit(K, y)
+    out = est.decision_function(K) if hasattr(est, "decision_function") else est.predict(K)
+    assert np.all(np.isfinite(out))
 
 
-@_xfail("KernelLogisticRegression(kernel='sigmoid', solver='lbfgs') diverges: the sigmoid "
-        "Gram matrix is indefinite, so 1/2 b'Kb + C sum log(1+e^-yf) is unbounded below and "
-        "L-BFGS follows a negative-curvature direction to objective_ ~ -1e307 (20x3 Gaussian "
-        "data, default parameters otherwise); decision values are then +-1e300s and "
-        "predict_proba NaN (0/0 in the one-vs-rest normalisation), with no error or warning. "
-        "Newton (cholesky_solve shifts the Hessian) stays finite")
-def test_kernel_logistic_lbfgs_on_the_indefinite_sigmoid_kernel():
+@pytest.mark.parametrize("name", sorted(PRECOMPUTED))
+def test_psd_precomputed_kernel_is_not_flagged(name):
+    """The negative control: a PSD Gram matrix with rounding-level negative eigenvalues
+    (rank 3, duplicated rows) gives no warning."""
+    X, y = _data("SVC" if name in ("SVC", "KernelLogisticRegression") else "SVR")
+    X = np.r_[X, X]
+    y = np.r_[y, y]
+    K = X @ X.T
+    assert np.linalg.eigvalsh(K)[0] < 1e-10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        PRECOMPUTED[name]().fit(K, y)
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+def test_kernel_logistic_on_the_indefinite_sigmoid_kernel(solver):
+    """Bug 7 (fixed): L-BFGS went to objective_ ~ -1e307 on the indefinite sigmoid Gram
+    matrix while Newton stopped at a saddle point; both solvers now refuse it with the
+    same ValueError naming the kernel, the eigenvalues and the remedy."""
     rng = np.random.RandomState(0)
     X = rng.randn(20, 3)
     y = np.array([0, 1] * 10)
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        try:
-            est = KernelLogisticRegression(kernel="sigmoid", coef0=1.0, solver="lbfgs").fit(X, y)
-        except ValueError as exc:
-            assert re.search(r"semi-?definite|indefinite|PSD", str(exc)), str(exc)
-            return
-    if any(re.search(r"semi-?definite|indefinite|PSD", str(w.message)) for w in rec):
-        return
-    assert np.all(est.objective_ > -1e6), est.objective_
-    assert np.all(np.isfinite(est.predict_proba(X)))
+    from bisvm.kernels import make_kernel
+
+    K = make_kernel("sigmoid", coef0=1.0, X=X)(X)
+    lam = np.linalg.eigvalsh(K)[0]
+    with pytest.raises(ValueError, match=rf"kernel='sigmoid' is indefinite.*{lam:.3g}.*"
+                                         r"unbounded below.*'rbf'"):
+        KernelLogisticRegression(kernel="sigmoid", coef0=1.0, solver=solver).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")
+def test_kernel_logistic_objective_check_catches_unchecked_matrices(monkeypatch):
+    """Above the size limit of the spectrum check, a negative objective (impossible for a
+    PSD kernel) still refuses the fit."""
+    import bisvm.estimators.kernel_logistic as kl
+
+    monkeypatch.setattr(kl, "_INDEFINITE_MAX_N", 4)
+    K = _indefinite()
+    _, y = _data("SVC")
+    with pytest.raises(ValueError, match=r"objective .* < 0.*unbounded below"):
+        KernelLogisticRegression(kernel="precomputed", solver="lbfgs").fit(K, y)
 
 
 @pytest.mark.parametrize("name", sorted(PRECOMPUTED))

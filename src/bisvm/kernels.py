@@ -37,6 +37,10 @@ __all__ = [
     "sigmoid_kernel",
     "resolve_gamma",
     "check_precomputed",
+    "indefinite_spectrum",
+    "warn_if_indefinite",
+    "check_finite_gram",
+    "PSD_CHECK_MAX_N",
     "make_kernel",
     "gram_matrix",
 ]
@@ -199,6 +203,74 @@ def check_precomputed(K, *, n_train=None, symmetric=True, rtol=1e-8, atol=1e-10)
         raise ValueError(
             f"precomputed kernel must have {n_train} columns (the number of training "
             f"samples), got shape {K.shape}"
+        )
+    return K
+
+
+#: Largest Gram matrix whose definiteness is checked (one O(n³) factorisation; above
+#: this the check is skipped -- see docs/reliability.md).
+PSD_CHECK_MAX_N = 2048
+
+
+def indefinite_spectrum(K, *, rtol=1e-6, max_n=PSD_CHECK_MAX_N):
+    r"""``(λ_min, λ_max)`` of a symmetric ``K`` when it is clearly indefinite, else ``None``.
+
+    "Clearly" means :math:`\lambda_{\min} < -\text{rtol}\,\lVert K\rVert_2`; rounding
+    leaves a positive semi-definite Gram matrix at about :math:`-n\,\epsilon\lVert
+    K\rVert_2` (1e-13 at n = 2048). The common case costs one Cholesky factorisation of
+    :math:`K + \delta I` with :math:`\delta = \text{rtol}\lVert K\rVert_F/\sqrt n \le
+    \text{rtol}\lVert K\rVert_2`: when it succeeds, :math:`\lambda_{\min} > -\delta`
+    and ``K`` is not flagged; only when it fails are the eigenvalues computed
+    (``scipy.linalg.eigvalsh``). Matrices with more than ``max_n`` rows are not checked
+    (``None``).
+    """
+    import scipy.linalg
+
+    K = np.asarray(K, dtype=np.float64)
+    n = K.shape[0]
+    if n == 0 or n > max_n:
+        return None
+    delta = rtol * float(np.linalg.norm(K)) / np.sqrt(n)
+    A = np.array(K, order="F")
+    A[np.diag_indices(n)] += delta
+    _, info = scipy.linalg.lapack.dpotrf(A, lower=True, overwrite_a=True, clean=False)
+    if info == 0:
+        return None
+    ev = scipy.linalg.eigvalsh(K, check_finite=False)
+    lo, hi = float(ev[0]), float(ev[-1])
+    if lo < -rtol * max(abs(lo), abs(hi)):
+        return lo, hi
+    return None
+
+
+def warn_if_indefinite(K, who, consequence, *, max_n=PSD_CHECK_MAX_N):
+    """Warn (``UserWarning``) when the Gram matrix ``K`` is clearly indefinite
+    (:func:`indefinite_spectrum`), naming its extreme eigenvalues; ``who`` and
+    ``consequence`` say which estimator and what the indefiniteness means for it.
+    Returns the spectrum pair or ``None``."""
+    import warnings
+
+    spec = indefinite_spectrum(K, max_n=max_n)
+    if spec is not None:
+        warnings.warn(
+            f"{who}: the kernel matrix is not positive semi-definite (smallest eigenvalue "
+            f"{spec[0]:.3g}, largest {spec[1]:.3g}); {consequence}",
+            UserWarning,
+            stacklevel=3,
+        )
+    return spec
+
+
+def check_finite_gram(K, kernel_name, X):
+    """Raise ``ValueError`` when the kernel block computed from finite features ``X`` is
+    not finite (it overflowed: features of magnitude ~1e154 and beyond square past the
+    float range), telling the user to standardise ``X``. Returns ``K``."""
+    if not np.all(np.isfinite(K)):
+        big = float(np.max(np.abs(X))) if np.size(X) else 0.0
+        raise ValueError(
+            f"the kernel matrix of X (kernel={kernel_name!r}) overflows: features of "
+            f"magnitude up to {big:.3g} are too large for a finite kernel; standardise X "
+            "first (e.g. bisvm.Scaler, which handles such features)"
         )
     return K
 
