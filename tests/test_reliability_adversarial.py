@@ -9,6 +9,7 @@ Known bugs are marked ``xfail(strict=True)`` with the precise defect; they are l
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 import zipfile
@@ -737,3 +738,164 @@ def test_cli_encoding_option_suggested_by_the_error_exists(tmp_path, capsys):
     except SystemExit as exc:  # argparse refusing the option
         code = exc.code
     assert code == 0
+
+
+# ------------------------------------------------------------------ the CLI: tune, report
+@pytest.fixture(scope="module")
+def cli_files(tmp_path_factory):
+    """A good classification CSV, bad tables and broken / hostile model files."""
+    d = tmp_path_factory.mktemp("cli")
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 3)
+    lab = np.where(X[:, 0] > 0, "yes", "no")
+    (d / "good.csv").write_text("a,b,c,label\n" + "".join(
+        f"{r[0]:.4g},{r[1]:.4g},{r[2]:.4g},{v}\n" for r, v in zip(X, lab)))
+    (d / "ragged.csv").write_bytes(b"a,b,label\n1,2,yes\n3\n")
+    (d / "empty.csv").write_bytes(b"")
+    (d / "binary.csv").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (d / "oneclass.csv").write_bytes(b"a,label\n1,yes\n2,yes\n3,yes\n")
+    (d / "broken.bisvm").write_bytes(b"PK\x03\x04garbage")
+    import pickle
+
+    (d / "pickle.bisvm").write_bytes(pickle.dumps({"estimator": "SVC"}))
+    # a real model file, then its meta.json naming a class outside the allow-list
+    from bisvm import save_model
+
+    save_model(SVC().fit(X, lab), d / "good.bisvm", feature_names=["a", "b", "c"])
+    import io
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(d / "good.bisvm") as z:
+        meta, npz = json.loads(z.read("meta.json")), z.read("arrays.npz")
+    meta["estimator"]["$estimator"]["class"] = "builtins.open"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("meta.json", json.dumps(meta))
+        z.writestr("arrays.npz", npz)
+    (d / "evil.bisvm").write_bytes(buf.getvalue())
+    (d / "truncated.bisvm").write_bytes((d / "good.bisvm").read_bytes()[:300])
+    return d
+
+
+CLI_BAD = {
+    # tune: files
+    "tune missing file": ["tune", "--data", "nofile.csv", "--method", "grid"],
+    "tune directory as data": ["tune", "--data", ".", "--method", "grid"],
+    "tune ragged table": ["tune", "--data", "ragged.csv", "--method", "grid"],
+    "tune empty table": ["tune", "--data", "empty.csv", "--method", "grid"],
+    "tune binary table": ["tune", "--data", "binary.csv", "--method", "grid"],
+    "tune one class": ["tune", "--data", "oneclass.csv", "--method", "grid"],
+    "tune unknown target": ["tune", "--data", "good.csv", "--target", "x", "--method", "grid"],
+    "tune text target to a regressor": ["tune", "--data", "good.csv", "--method", "kfold",
+                                        "--model", "svr"],
+    "tune unknown encoding": ["tune", "--data", "good.csv", "--method", "grid",
+                              "--encoding", "no-such-codec"],
+    # tune: parameter values
+    "tune grid size 1": ["tune", "--data", "good.csv", "--method", "grid", "--grid-size", "1"],
+    "tune grid size text": ["tune", "--data", "good.csv", "--method", "grid", "--grid-size",
+                            "abc"],
+    "tune n-iter 0": ["tune", "--data", "good.csv", "--method", "random", "--n-iter", "0"],
+    "tune reversed range": ["tune", "--data", "good.csv", "--method", "grid", "--range",
+                            "C=5:1"],
+    "tune non-positive range": ["tune", "--data", "good.csv", "--method", "grid", "--range",
+                                "C=0:1"],
+    "tune overflowing range": ["tune", "--data", "good.csv", "--method", "grid", "--range",
+                               "C=1e-400:1e400"],
+    "tune unknown range name": ["tune", "--data", "good.csv", "--method", "grid", "--range",
+                                "nope=1:2"],
+    "tune test size 1.5": ["tune", "--data", "good.csv", "--method", "grid", "--test-size",
+                           "1.5"],
+    "tune n-jobs 0": ["tune", "--data", "good.csv", "--method", "grid", "--n-jobs", "0"],
+    "tune bilevel with svc": ["tune", "--data", "good.csv", "--method", "bilevel", "--model",
+                              "svc"],
+    "tune diffloo with svc": ["tune", "--data", "good.csv", "--method", "diffloo", "--model",
+                              "svc"],
+    "tune unknown method": ["tune", "--data", "good.csv", "--method", "nope"],
+    "tune group model without groups": ["tune", "--data", "good.csv", "--method", "bilevel",
+                                        "--bilevel-model", "group"],
+    "tune bad groups": ["tune", "--data", "good.csv", "--method", "bilevel",
+                        "--bilevel-model", "group", "--groups", "g:zz"],
+    "tune data and dataset": ["tune", "--data", "good.csv", "--dataset", "iris", "--method",
+                              "grid"],
+    # tune: outputs, refused before the run
+    "tune save in missing dir": ["tune", "--data", "good.csv", "--method", "grid", "--save",
+                                 "nodir/m.bisvm"],
+    "tune save to a directory": ["tune", "--data", "good.csv", "--method", "grid", "--save",
+                                 "."],
+    "tune report not html": ["tune", "--data", "good.csv", "--method", "grid", "--report",
+                             "r.txt"],
+    "tune report in missing dir": ["tune", "--data", "good.csv", "--method", "grid",
+                                   "--report", "nodir/r.html"],
+    # report: files and model files
+    "report missing file": ["report", "--data", "nofile.csv"],
+    "report ragged table": ["report", "--data", "ragged.csv"],
+    "report one class": ["report", "--data", "oneclass.csv"],
+    "report missing model": ["report", "--model", "nofile.bisvm"],
+    "report broken model": ["report", "--model", "broken.bisvm"],
+    "report pickle as model": ["report", "--model", "pickle.bisvm"],
+    "report class outside allow-list": ["report", "--model", "evil.bisvm"],
+    "report truncated model": ["report", "--model", "truncated.bisvm"],
+    "report CSV as model": ["report", "--model", "good.csv"],
+    "report model with bad table": ["report", "--model", "good.bisvm", "--data", "ragged.csv"],
+    "report model with missing columns": ["report", "--model", "good.bisvm", "--data",
+                                          "oneclass.csv"],
+    # report: parameter values and outputs
+    "report test size 2": ["report", "--data", "good.csv", "--test-size", "2"],
+    "report test size nan": ["report", "--data", "good.csv", "--test-size", "nan"],
+    "report sweep -1": ["report", "--data", "good.csv", "--sweep", "-1"],
+    "report cv 1": ["report", "--data", "good.csv", "--cv", "1"],
+    "report unknown positive label": ["report", "--data", "good.csv", "--positive", "nope"],
+    "report negative l2": ["report", "--data", "good.csv", "--l2-penalty", "-1"],
+    "report zero smoothing": ["report", "--data", "good.csv", "--hinge-smoothing", "0"],
+    "report n-jobs 0": ["report", "--data", "good.csv", "--n-jobs", "0"],
+    "report out not html": ["report", "--data", "good.csv", "--out", "x.txt"],
+    "report out in missing dir": ["report", "--data", "good.csv", "--out", "nodir/x.html"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(CLI_BAD))
+def test_cli_tune_and_report_bad_input_is_one_line_and_exit_2(cli_files, capsys,
+                                                              monkeypatch, case):
+    """``bisvm tune`` / ``bisvm report`` on bad input: exit code 2, one line
+    ``bisvm: error: …`` on stderr, no traceback; nothing is written (outputs are checked
+    before the run) and no model-file content is executed."""
+    monkeypatch.chdir(cli_files)
+    before = set(os.listdir(cli_files))
+    try:
+        code = cli_main(CLI_BAD[case])
+    except SystemExit as exc:  # argparse's usage errors
+        code = exc.code
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 2, (code, err)
+    assert len(lines) == 1 and lines[0].startswith("bisvm: error: "), err
+    assert "Traceback" not in err
+    assert set(os.listdir(cli_files)) == before
+
+
+def test_cli_tune_and_report_in_a_subprocess(cli_files):
+    """The same contract end to end (console script, fresh interpreter)."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "bisvm", *CLI_BAD["report class outside "
+                                                                "allow-list"]],
+                       capture_output=True, text=True, cwd=cli_files, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("bisvm: error: ") and len(r.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in r.stderr and "builtins.open" in r.stderr
+
+
+def test_cli_tune_with_test_size_zero(cli_files, capsys, monkeypatch):
+    """``--test-size 0`` (documented: no test rows) used to fail with "X has no rows"
+    (Scaler.transform on the empty test split)."""
+    import json
+
+    monkeypatch.chdir(cli_files)
+    code = cli_main(["tune", "--data", "good.csv", "--method", "kfold", "--model",
+                     "linear-svc", "--grid-size", "2", "--test-size", "0", "--json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    res = json.loads(out.out.strip().splitlines()[-1])
+    assert res["n_test"] == 0 and res["test_score"] is None and res["n_train"] == 40
