@@ -211,7 +211,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
                         "KernelLogisticRegression: the Newton system I + C·D·K is "
                         f"numerically singular ({exc}); the kernel matrix has entries up "
                         f"to {float(np.max(np.abs(K))):.3g} -- standardise the features "
-                        "X (e.g. bisvm.Scaler) or use solver='lbfgs'") from exc
+                        "X (e.g. bisvm.Scaler)") from exc
             else:
                 r = minimize_lbfgs(P.value_and_gradient, theta0, tol=tol,
                                    max_iter=20 * self.max_iter,
