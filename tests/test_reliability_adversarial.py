@@ -496,6 +496,32 @@ def test_psd_precomputed_kernel_is_not_flagged(name):
         PRECOMPUTED[name]().fit(K, y)
 
 
+def test_large_indefinite_kernel_uses_the_principal_minor_bound():
+    """Above PSD_CHECK_MAX_N rows the warning rests on 1 × 1 / 2 × 2 principal minors:
+    the value it reports bounds numpy's smallest eigenvalue from above (Cauchy
+    interlacing), and a PSD matrix is never flagged."""
+    from bisvm.kernels import principal_minor_bound, warn_if_indefinite
+
+    rng = np.random.RandomState(5)
+    K = _indefinite()
+    lam = np.linalg.eigvalsh(K)[0]
+    with pytest.warns(UserWarning, match="smallest eigenvalue at most"):
+        bound, _ = warn_if_indefinite(K, "SVC", "test", max_n=4)
+    assert lam <= bound < 0
+    flagged = 0
+    for _ in range(200):
+        A = rng.randn(12, 12)
+        A = A @ A.T
+        assert principal_minor_bound(A) is None  # PSD: never flagged
+        i, j = rng.choice(12, 2, replace=False)
+        A[i, j] = A[j, i] = A[i, j] + 3 * rng.randn() * np.sqrt(A[i, i] * A[j, j])
+        b = principal_minor_bound(A)
+        if b is not None:
+            flagged += 1
+            assert np.linalg.eigvalsh(A)[0] <= b + 1e-12
+    assert flagged > 50
+
+
 @pytest.mark.parametrize("solver", ["newton", "lbfgs"])
 def test_kernel_logistic_on_the_indefinite_sigmoid_kernel(solver):
     """Bug 7 (fixed): L-BFGS went to objective_ ~ -1e307 on the indefinite sigmoid Gram
