@@ -877,6 +877,9 @@ CLI_BAD = {
     "report n-jobs 0": ["report", "--data", "good.csv", "--n-jobs", "0"],
     "report out not html": ["report", "--data", "good.csv", "--out", "x.txt"],
     "report out in missing dir": ["report", "--data", "good.csv", "--out", "nodir/x.html"],
+    # fit shares the early output check
+    "fit save in missing dir": ["fit", "--data", "good.csv", "--model", "svc", "--save",
+                                "nodir/m.bisvm"],
 }
 
 
