@@ -23,8 +23,6 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 CASES = int(os.environ.get("BISVM_FUZZ_CASES", 0)) or None
 SEED = int(os.environ.get("BISVM_FUZZ_SEED", 0))
 
@@ -110,10 +108,16 @@ def base_svmlight():
     return ("\n".join(lines) + "\n").encode()
 
 
-results = {"cases": 0, "ok": 0, "documented": 0, "unexpected": []}
+ALL_RESULTS = {}
 
 
-def record_unexpected(case, exc):
+def batch(name):
+    """The counters of one sub-batch (csv, svmlight, parquet, model, predict)."""
+    return ALL_RESULTS.setdefault(name, {"cases": 0, "ok": 0, "documented": 0,
+                                         "unexpected": []})
+
+
+def record_unexpected(results, case, exc):
     results["unexpected"].append(
         f"{case}: {type(exc).__name__}: {str(exc)[:200]} | "
         + traceback.format_exc().strip().splitlines()[-2][:200])
@@ -125,30 +129,47 @@ def write(name, raw):
     return name
 
 
-if kind in ("csv", "svmlight"):
+def base_parquet():
+    import pandas as pd
+
+    n = rng.randint(3, 12)
+    buf = io.BytesIO()
+    pd.DataFrame({"a": rng.randn(n), "c": rng.choice(["x", "y"], n),
+                  "label": rng.choice(["yes", "no"], n)}).to_parquet(buf)
+    return buf.getvalue()
+
+
+if kind == "tables":
     from bisvm.data import DataError, read_table
 
-    ext, base = (".csv", base_csv) if kind == "csv" else (".svm", base_svmlight)
-    for i in range(n_cases):
-        raw = random_file() if rng.rand() < 0.2 else mutate(base())
-        path = write(f"case{i}{ext}", raw)
-        for kw in ({}, {"target": False}, {"drop_missing": True}) if kind == "csv" else ({},):
-            results["cases"] += 1
-            try:
-                ds = read_table(path, **kw)
-            except DataError:
-                results["documented"] += 1
-                continue
-            except Exception as exc:  # anything else is a finding
-                record_unexpected(f"case {i} {kw} {raw[:120]!r}", exc)
-                continue
-            if not (ds.X.dtype == np.float64 and np.all(np.isfinite(ds.X))
-                    and ds.X.shape[0] >= 1 and (ds.y is None or len(ds.y) == ds.X.shape[0])):
-                results["unexpected"].append(f"case {i} {kw}: invalid Dataset {ds.X!r}")
-                continue
-            results["ok"] += 1
+    def fuzz_tables(results, ext, base, n_sub, readers):
+        for i in range(n_sub):
+            u = rng.rand()  # 20 % random files, 10 % valid ones, the rest mutated
+            raw = random_file() if u < 0.2 else base() if u < 0.3 else mutate(base())
+            path = write(f"case{i}{ext}", raw)
+            for kw in readers:
+                results["cases"] += 1
+                try:
+                    ds = read_table(path, **kw)
+                except DataError:
+                    results["documented"] += 1
+                    continue
+                except Exception as exc:  # anything else is a finding
+                    record_unexpected(results, f"case {i} {kw} {raw[:120]!r}", exc)
+                    continue
+                if not (ds.X.dtype == np.float64 and np.all(np.isfinite(ds.X))
+                        and ds.X.shape[0] >= 1
+                        and (ds.y is None or len(ds.y) == ds.X.shape[0])):
+                    results["unexpected"].append(f"case {i} {kw}: invalid Dataset {ds.X!r}")
+                    continue
+                results["ok"] += 1
 
-elif kind in ("model", "predict"):
+    fuzz_tables(batch("csv"), ".csv", base_csv, n_cases,
+                ({}, {"target": False}, {"drop_missing": True}))
+    fuzz_tables(batch("svmlight"), ".svm", base_svmlight, n_cases, ({},))
+    fuzz_tables(batch("parquet"), ".parquet", base_parquet, n_cases // 3, ({},))
+
+elif kind == "models":
     from bisvm import SVC, Scaler, save_model
     from bisvm.data import read_table
     from bisvm.persistence import ModelFileError, load_model
@@ -246,7 +267,8 @@ elif kind in ("model", "predict"):
             z.writestr("arrays.npz", NPZ)
         return buf.getvalue()
 
-    if kind == "model":
+    if True:
+        results = batch("model")
         for i in range(n_cases):
             path = write(f"case{i}.bisvm", model_case())
             results["cases"] += 1
@@ -261,13 +283,14 @@ elif kind in ("model", "predict"):
                     results["documented"] += 1
                 continue
             except Exception as exc:
-                record_unexpected(f"case {i}", exc)
+                record_unexpected(results, f"case {i}", exc)
                 continue
             results["ok"] += 1
-    else:
+    if True:
         from bisvm.cli import main
 
-        for i in range(n_cases):
+        results = batch("predict")
+        for i in range(n_cases * 2 // 5):
             path = write(f"case{i}.bisvm", model_case())
             results["cases"] += 1
             err, out = io.StringIO(), io.StringIO()
@@ -277,7 +300,7 @@ elif kind in ("model", "predict"):
             except SystemExit as exc:
                 code = exc.code
             except BaseException as exc:  # a traceback for the user
-                record_unexpected(f"case {i}", exc)
+                record_unexpected(results, f"case {i}", exc)
                 continue
             lines = err.getvalue().strip().splitlines()
             if code == 0:
@@ -288,15 +311,15 @@ elif kind in ("model", "predict"):
                 results["unexpected"].append(
                     f"case {i}: exit {code}, stderr {err.getvalue()[:300]!r}")
 
-results["marker"] = os.path.exists(MARKER)
-results["selftest"] = SELFTEST
-print(json.dumps(results))
+print(json.dumps({"batches": ALL_RESULTS, "marker": os.path.exists(MARKER),
+                  "selftest": SELFTEST}))
 ''')
 
 
 def _run_batch(tmp_path, kind, n_cases, timeout):
     """Run one batch in a child interpreter; a batch that does not end within
-    ``timeout`` seconds fails (hang bound, not a speed assertion)."""
+    ``timeout`` seconds fails (hang bound, not a speed assertion). Returns the counters
+    of its sub-batches."""
     n = CASES or n_cases
     bound = timeout * max(1.0, n / n_cases)
     proc = subprocess.run(
@@ -309,31 +332,28 @@ def _run_batch(tmp_path, kind, n_cases, timeout):
     assert res["selftest"], "the pickle payload does not work: the check would be void"
     assert not res["marker"], "a loader executed content of a file (marker created)"
     assert not (tmp_path / "EXECUTED").exists()
-    assert not res["unexpected"], "\n".join(res["unexpected"][:10])
-    assert res["cases"] >= n
-    print(kind, {k: v for k, v in res.items() if k != "unexpected"})
-    return res
+    for name, b in res["batches"].items():
+        assert not b["unexpected"], f"{name}:\n" + "\n".join(b["unexpected"][:10])
+        print(name, {k: v for k, v in b.items() if k != "unexpected"})
+    return res["batches"]
 
 
-@pytest.mark.parametrize("kind,n_cases", [("csv", 150), ("svmlight", 150)])
-def test_fuzz_table_readers_terminate_with_dataset_or_data_error(tmp_path, kind, n_cases):
-    """Random and mutated CSV / svmlight files: a valid ``Dataset`` of finite numbers or
-    a ``DataError``; the batch ends within its time bound."""
-    res = _run_batch(tmp_path, kind, n_cases, timeout=120)
-    # the mutations must exercise both outcomes, or the fuzzer tests nothing
-    assert res["ok"] > 0 and res["documented"] > 0, res
+def test_fuzz_table_readers_terminate_with_dataset_or_data_error(tmp_path):
+    """Random and mutated CSV (read three ways), svmlight and Parquet files: a valid
+    ``Dataset`` of finite numbers or a ``DataError``; the batch ends within its time
+    bound."""
+    res = _run_batch(tmp_path, "tables", 150, timeout=120)
+    assert set(res) == {"csv", "svmlight", "parquet"}
+    for name, b in res.items():
+        # the mutations must exercise both outcomes, or the fuzzer tests nothing
+        assert b["ok"] > 0 and b["documented"] > 0, (name, b)
 
 
-def test_fuzz_model_loader_never_executes_and_raises_only_model_file_error(tmp_path):
+def test_fuzz_model_loader_and_cli_predict(tmp_path):
     """Mutated model files (bytes, archive members, meta.json values and class paths,
-    pickle payloads in every place): a model or a one-line ``ModelFileError`` naming the
-    file; no payload runs."""
-    res = _run_batch(tmp_path, "model", 200, timeout=120)
-    assert res["documented"] > 0, res
-
-
-def test_fuzz_cli_predict_on_mutated_model_files(tmp_path):
-    """``bisvm predict`` with a mutated model file: exit 0, or exit 2 with one line
+    pickle payloads in every place): ``load_model`` gives a model or a one-line
+    ``ModelFileError`` naming the file, and ``bisvm predict`` exits 0, or 2 with one line
     ``bisvm: error: …`` (no traceback); no payload runs."""
-    res = _run_batch(tmp_path, "predict", 80, timeout=120)
-    assert res["ok"] > 0 and res["documented"] > 0, res
+    res = _run_batch(tmp_path, "models", 200, timeout=120)
+    assert res["model"]["documented"] > 0 and res["model"]["cases"] >= 200, res["model"]
+    assert res["predict"]["ok"] > 0 and res["predict"]["documented"] > 0, res["predict"]
