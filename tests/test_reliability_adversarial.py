@@ -9,6 +9,7 @@ Known bugs are marked ``xfail(strict=True)`` with the precise defect; they are l
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 import zipfile
@@ -121,12 +122,6 @@ def test_non_finite_targets_are_refused(name, bad):
 
 
 HUGE_BUGS = {
-    "KernelLogisticRegression": "KernelLogisticRegression: features of magnitude >= 1e160 "
-    "overflow the RBF/linear Gram matrix and the Newton/L-BFGS iterations; fit returns a "
-    "model whose decision_function is NaN/inf instead of raising ValueError",
-    "KernelRidge": "KernelRidge: features of magnitude >= 1e160 overflow K = X X^T (inf), "
-    "the Cholesky/pinvh solve then yields NaN dual_coef_ and NaN predictions without an "
-    "error",
     "SelectiveRegression": "SelectiveRegression (dual Newton): features ~1e160 give "
     "coef_ ~1e160 (should be ~1e-160), duality_gap_ = inf after 1 iteration and +-inf "
     "predictions, with no error or warning",
@@ -148,7 +143,9 @@ HUGE_BUGS = {
 @pytest.mark.parametrize("scale", [1e160, 1e300])
 def test_huge_values_give_finite_outputs_or_an_error(name, scale):
     """Finite but huge features: either a ValueError that says so, or a model whose
-    outputs are finite (the estimator does not scale features itself)."""
+    outputs are finite (the estimator does not scale features itself). KernelRidge and
+    KernelLogisticRegression refuse a kernel matrix that overflows, naming X and the
+    remedy (bugs 2, 3, fixed)."""
     X, y = _data(name)
     est = ALL[name]()
     with warnings.catch_warnings():
@@ -157,11 +154,42 @@ def test_huge_values_give_finite_outputs_or_an_error(name, scale):
             _fit(est, X * scale, y)
         except ValueError as exc:
             assert re.search(r"large|overflow|scale|finite", str(exc), re.I), str(exc)
+            if name in ("KernelRidge", "KernelLogisticRegression"):
+                assert re.search(r"kernel matrix of X .*overflows.*Scaler", str(exc)), exc
             return
         out = _out(est, X * scale)
     assert np.all(np.isfinite(out)), f"{name} on features ~{scale:g}: {out}"
     if name in CLASSIFIERS:
         assert set(est.predict(X * scale)) <= {"neg", "pos"}
+
+
+@pytest.mark.parametrize("name", ["KernelRidge", "KernelLogisticRegression"])
+def test_huge_values_at_prediction_are_refused(name):
+    """A model fitted on ordinary data refuses features whose kernel block overflows,
+    instead of predicting NaN."""
+    X, y = _data(name)
+    est = _fit(ALL[name](kernel="poly", degree=3), X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(ValueError, match=r"kernel matrix of X .*overflows"):
+            est.predict(X * 1e150)  # (x·y)³ ~ 1e450
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_kernel_logistic_badly_scaled_poly_kernel():
+    """Found by the thorough property profile: poly kernel entries ~1e20 (features ~1e3,
+    degree 3) made Newton's system I + C·D·K numerically singular (numpy's LinAlgError)
+    and the objective negative through rounding; it is now a ValueError telling the user
+    to standardise X."""
+    X = np.array([[1764.05234597], [400.15720837], [978.73798411], [2240.8931992]])
+    y = np.array([0, 1, 1, 1])
+    est = KernelLogisticRegression(kernel="poly", gamma="auto", degree=3, C=10.0,
+                                   fit_intercept=False)
+    with pytest.raises(ValueError, match="standardise"):
+        est.fit(X, y)
+    # standardised, the same problem fits
+    Xs = (X - X.mean()) / X.std()
+    assert np.all(np.isfinite(est.fit(Xs, y).decision_function(Xs)))
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
@@ -429,61 +457,99 @@ PRECOMPUTED = {
     "KernelRidge": lambda: KernelRidge(kernel="precomputed"),
     "KernelLogisticRegression": lambda: KernelLogisticRegression(kernel="precomputed"),
 }
-NON_PSD_BUG = (
-    "{}(kernel='precomputed') fits a clearly indefinite Gram matrix (smallest eigenvalue "
-    "~ -6, |lambda_min|/lambda_max ~ 0.9) silently: no ValueError and no warning, although "
-    "DESIGN.md lists 'non-PSD precomputed kernel' among the inputs that get a clear error "
-    "(kernels.check_precomputed checks shape, finiteness and symmetry only)"
-)
-
-
 def _indefinite(n=16, seed=0):
     A = np.random.RandomState(seed).randn(n, n)
     return (A + A.T) / 2
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=_xfail(NON_PSD_BUG.format(n))) if n != "KernelRidge" else n
-    for n in sorted(PRECOMPUTED)
-])
+@pytest.mark.parametrize("name", sorted(PRECOMPUTED))
 def test_non_psd_precomputed_kernel_is_flagged(name):
-    """An indefinite Gram matrix must be refused (ValueError) or at least flagged by a
-    warning that says so; KernelRidge warns and solves with a pseudo-inverse."""
+    """Bug 6 (fixed): an indefinite Gram matrix is flagged with its smallest eigenvalue
+    (numpy's, computed here). SVC and SVR accept it with a warning, as LIBSVM accepts it
+    (SMO terminates); KernelRidge warns and solves; KernelLogisticRegression, whose
+    objective is then unbounded below, refuses it."""
     K = _indefinite()
-    _, y = _data("SVC" if name in CLASSIFIERS or name in ("SVC", "KernelLogisticRegression")
-                 else "SVR")
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        try:
+    lam = np.linalg.eigvalsh(K)[0]
+    assert lam < -1.0
+    _, y = _data("SVC" if name in ("SVC", "KernelLogisticRegression") else "SVR")
+    if name == "KernelLogisticRegression":
+        with pytest.raises(ValueError, match=rf"indefinite.*smallest eigenvalue {lam:.3g}"):
             PRECOMPUTED[name]().fit(K, y)
-        except ValueError as exc:
-            assert re.search(r"semi-?definite|PSD|eigen", str(exc), re.I), str(exc)
-            return
-    msgs = " ".join(str(w.message) for w in rec)
-    assert re.search(r"semi-?definite|PSD|eigen", msgs, re.I), f"no warning: {msgs!r}"
+        return
+    with pytest.warns(UserWarning, match=rf"not positive semi-definite.*{lam:.3g}"):
+        est = PRECOMPUTED[name]().fit(K, y)
+    out = est.decision_function(K) if hasattr(est, "decision_function") else est.predict(K)
+    assert np.all(np.isfinite(out))
 
 
-@_xfail("KernelLogisticRegression(kernel='sigmoid', solver='lbfgs') diverges: the sigmoid "
-        "Gram matrix is indefinite, so 1/2 b'Kb + C sum log(1+e^-yf) is unbounded below and "
-        "L-BFGS follows a negative-curvature direction to objective_ ~ -1e307 (20x3 Gaussian "
-        "data, default parameters otherwise); decision values are then +-1e300s and "
-        "predict_proba NaN (0/0 in the one-vs-rest normalisation), with no error or warning. "
-        "Newton (cholesky_solve shifts the Hessian) stays finite")
-def test_kernel_logistic_lbfgs_on_the_indefinite_sigmoid_kernel():
+@pytest.mark.parametrize("name", sorted(PRECOMPUTED))
+def test_psd_precomputed_kernel_is_not_flagged(name):
+    """The negative control: a PSD Gram matrix with rounding-level negative eigenvalues
+    (rank 3, duplicated rows) gives no warning."""
+    X, y = _data("SVC" if name in ("SVC", "KernelLogisticRegression") else "SVR")
+    X = np.r_[X, X]
+    y = np.r_[y, y]
+    K = X @ X.T
+    assert np.linalg.eigvalsh(K)[0] < 1e-10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        PRECOMPUTED[name]().fit(K, y)
+
+
+def test_large_indefinite_kernel_uses_the_principal_minor_bound():
+    """Above PSD_CHECK_MAX_N rows the warning rests on 1 × 1 / 2 × 2 principal minors:
+    the value it reports bounds numpy's smallest eigenvalue from above (Cauchy
+    interlacing), and a PSD matrix is never flagged."""
+    from bisvm.kernels import principal_minor_bound, warn_if_indefinite
+
+    rng = np.random.RandomState(5)
+    K = _indefinite()
+    lam = np.linalg.eigvalsh(K)[0]
+    with pytest.warns(UserWarning, match="smallest eigenvalue at most"):
+        bound, _ = warn_if_indefinite(K, "SVC", "test", max_n=4)
+    assert lam <= bound < 0
+    flagged = 0
+    for _ in range(200):
+        A = rng.randn(12, 12)
+        A = A @ A.T
+        assert principal_minor_bound(A) is None  # PSD: never flagged
+        i, j = rng.choice(12, 2, replace=False)
+        A[i, j] = A[j, i] = A[i, j] + 3 * rng.randn() * np.sqrt(A[i, i] * A[j, j])
+        b = principal_minor_bound(A)
+        if b is not None:
+            flagged += 1
+            assert np.linalg.eigvalsh(A)[0] <= b + 1e-12
+    assert flagged > 50
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+def test_kernel_logistic_on_the_indefinite_sigmoid_kernel(solver):
+    """Bug 7 (fixed): L-BFGS went to objective_ ~ -1e307 on the indefinite sigmoid Gram
+    matrix while Newton stopped at a saddle point; both solvers now refuse it with the
+    same ValueError naming the kernel, the eigenvalues and the remedy."""
     rng = np.random.RandomState(0)
     X = rng.randn(20, 3)
     y = np.array([0, 1] * 10)
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        try:
-            est = KernelLogisticRegression(kernel="sigmoid", coef0=1.0, solver="lbfgs").fit(X, y)
-        except ValueError as exc:
-            assert re.search(r"semi-?definite|indefinite|PSD", str(exc)), str(exc)
-            return
-    if any(re.search(r"semi-?definite|indefinite|PSD", str(w.message)) for w in rec):
-        return
-    assert np.all(est.objective_ > -1e6), est.objective_
-    assert np.all(np.isfinite(est.predict_proba(X)))
+    from bisvm.kernels import make_kernel
+
+    K = make_kernel("sigmoid", coef0=1.0, X=X)(X)
+    lam = np.linalg.eigvalsh(K)[0]
+    with pytest.raises(ValueError, match=rf"kernel='sigmoid' is indefinite.*{lam:.3g}.*"
+                                         r"unbounded below.*'rbf'"):
+        KernelLogisticRegression(kernel="sigmoid", coef0=1.0, solver=solver).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")
+def test_kernel_logistic_objective_check_catches_unchecked_matrices(monkeypatch):
+    """Above the size limit of the spectrum check, a negative objective (impossible for a
+    PSD kernel) still refuses the fit."""
+    import bisvm.estimators.kernel_logistic as kl
+
+    monkeypatch.setattr(kl, "_INDEFINITE_MAX_N", 4)
+    K = _indefinite()
+    _, y = _data("SVC")
+    with pytest.raises(ValueError, match=r"objective .* < 0.*unbounded below"):
+        KernelLogisticRegression(kernel="precomputed", solver="lbfgs").fit(K, y)
 
 
 @pytest.mark.parametrize("name", sorted(PRECOMPUTED))
@@ -521,25 +587,15 @@ def test_zero_weight_equals_dropping_the_sample(name):
     np.testing.assert_allclose(a, b, atol=1e-5 * max(1, np.abs(b).max()))
 
 
-NEG_WEIGHT_BUGS = {
-    "KernelLogisticRegression": "KernelLogisticRegression.fit accepts a negative "
-    "sample_weight silently (_check_sample_weight without ensure_non_negative=True): the "
-    "loss term becomes concave and the model is fitted to a non-convex objective",
-    "LinearSVC": "LinearSVC.fit with a negative sample_weight raises 'cost must be finite "
-    "and non-negative' from the dual solver: the message does not name sample_weight "
-    "(no ensure_non_negative=True at the boundary)",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=_xfail(NEG_WEIGHT_BUGS[n])) if n in NEG_WEIGHT_BUGS else n
-    for n in WEIGHTED
-])
+@pytest.mark.parametrize("name", WEIGHTED)
 def test_negative_sample_weight_is_refused(name):
+    """Bug 9 (fixed): every weighted estimator refuses a negative weight at its boundary,
+    naming sample_weight (KernelLogisticRegression fitted a concave loss term; LinearSVC's
+    message came from the dual solver)."""
     X, y = _data(name)
     sw = np.ones(len(y))
     sw[2] = -1.0
-    with pytest.raises(ValueError, match="sample_weight|[Nn]egative.*weight"):
+    with pytest.raises(ValueError, match="sample_weight"):
         ALL[name]().fit(X, y, sample_weight=sw)
 
 
@@ -560,14 +616,9 @@ def test_bad_sample_weight_is_refused(name, bad):
         ALL[name]().fit(X, y, sample_weight=sw)
 
 
-@pytest.mark.parametrize("name", [
-    "SVC", "KernelLogisticRegression",
-    pytest.param("LinearSVC", marks=_xfail(
-        "LinearSVC.fit with every sample of one class at sample_weight=0 fits silently "
-        "and predicts the other class everywhere; SVC and KernelLogisticRegression raise "
-        "a ValueError that the class has no sample of positive weight")),
-])
+@pytest.mark.parametrize("name", ["SVC", "KernelLogisticRegression", "LinearSVC"])
 def test_a_class_with_only_zero_weights_is_refused(name):
+    """Bug 10 (fixed for LinearSVC): a class whose samples all weigh 0 is refused."""
     X, y = _data(name)
     sw = np.where(y == "neg", 0.0, 1.0)
     with pytest.raises(ValueError, match="class"):
@@ -713,3 +764,167 @@ def test_cli_encoding_option_suggested_by_the_error_exists(tmp_path, capsys):
     except SystemExit as exc:  # argparse refusing the option
         code = exc.code
     assert code == 0
+
+
+# ------------------------------------------------------------------ the CLI: tune, report
+@pytest.fixture(scope="module")
+def cli_files(tmp_path_factory):
+    """A good classification CSV, bad tables and broken / hostile model files."""
+    d = tmp_path_factory.mktemp("cli")
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 3)
+    lab = np.where(X[:, 0] > 0, "yes", "no")
+    (d / "good.csv").write_text("a,b,c,label\n" + "".join(
+        f"{r[0]:.4g},{r[1]:.4g},{r[2]:.4g},{v}\n" for r, v in zip(X, lab)))
+    (d / "ragged.csv").write_bytes(b"a,b,label\n1,2,yes\n3\n")
+    (d / "empty.csv").write_bytes(b"")
+    (d / "binary.csv").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (d / "oneclass.csv").write_bytes(b"a,label\n1,yes\n2,yes\n3,yes\n")
+    (d / "broken.bisvm").write_bytes(b"PK\x03\x04garbage")
+    import pickle
+
+    (d / "pickle.bisvm").write_bytes(pickle.dumps({"estimator": "SVC"}))
+    # a real model file, then its meta.json naming a class outside the allow-list
+    from bisvm import save_model
+
+    save_model(SVC().fit(X, lab), d / "good.bisvm", feature_names=["a", "b", "c"])
+    import io
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(d / "good.bisvm") as z:
+        meta, npz = json.loads(z.read("meta.json")), z.read("arrays.npz")
+    meta["estimator"]["$estimator"]["class"] = "builtins.open"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("meta.json", json.dumps(meta))
+        z.writestr("arrays.npz", npz)
+    (d / "evil.bisvm").write_bytes(buf.getvalue())
+    (d / "truncated.bisvm").write_bytes((d / "good.bisvm").read_bytes()[:300])
+    return d
+
+
+CLI_BAD = {
+    # tune: files
+    "tune missing file": ["tune", "--data", "nofile.csv", "--method", "grid"],
+    "tune directory as data": ["tune", "--data", ".", "--method", "grid"],
+    "tune ragged table": ["tune", "--data", "ragged.csv", "--method", "grid"],
+    "tune empty table": ["tune", "--data", "empty.csv", "--method", "grid"],
+    "tune binary table": ["tune", "--data", "binary.csv", "--method", "grid"],
+    "tune one class": ["tune", "--data", "oneclass.csv", "--method", "grid"],
+    "tune unknown target": ["tune", "--data", "good.csv", "--target", "x", "--method", "grid"],
+    "tune text target to a regressor": ["tune", "--data", "good.csv", "--method", "kfold",
+                                        "--model", "svr"],
+    "tune unknown encoding": ["tune", "--data", "good.csv", "--method", "grid",
+                              "--encoding", "no-such-codec"],
+    # tune: parameter values
+    "tune grid size 1": ["tune", "--data", "good.csv", "--method", "grid", "--grid-size", "1"],
+    "tune grid size text": ["tune", "--data", "good.csv", "--method", "grid", "--grid-size",
+                            "abc"],
+    "tune n-iter 0": ["tune", "--data", "good.csv", "--method", "random", "--n-iter", "0"],
+    "tune reversed range": ["tune", "--data", "good.csv", "--method", "grid", "--range",
+                            "C=5:1"],
+    "tune non-positive range": ["tune", "--data", "good.csv", "--method", "grid", "--range",
+                                "C=0:1"],
+    "tune overflowing range": ["tune", "--data", "good.csv", "--method", "grid", "--range",
+                               "C=1e-400:1e400"],
+    "tune unknown range name": ["tune", "--data", "good.csv", "--method", "grid", "--range",
+                                "nope=1:2"],
+    "tune test size 1.5": ["tune", "--data", "good.csv", "--method", "grid", "--test-size",
+                           "1.5"],
+    "tune n-jobs 0": ["tune", "--data", "good.csv", "--method", "grid", "--n-jobs", "0"],
+    "tune bilevel with svc": ["tune", "--data", "good.csv", "--method", "bilevel", "--model",
+                              "svc"],
+    "tune diffloo with svc": ["tune", "--data", "good.csv", "--method", "diffloo", "--model",
+                              "svc"],
+    "tune unknown method": ["tune", "--data", "good.csv", "--method", "nope"],
+    "tune group model without groups": ["tune", "--data", "good.csv", "--method", "bilevel",
+                                        "--bilevel-model", "group"],
+    "tune bad groups": ["tune", "--data", "good.csv", "--method", "bilevel",
+                        "--bilevel-model", "group", "--groups", "g:zz"],
+    "tune data and dataset": ["tune", "--data", "good.csv", "--dataset", "iris", "--method",
+                              "grid"],
+    # tune: outputs, refused before the run
+    "tune save in missing dir": ["tune", "--data", "good.csv", "--method", "grid", "--save",
+                                 "nodir/m.bisvm"],
+    "tune save to a directory": ["tune", "--data", "good.csv", "--method", "grid", "--save",
+                                 "."],
+    "tune report not html": ["tune", "--data", "good.csv", "--method", "grid", "--report",
+                             "r.txt"],
+    "tune report in missing dir": ["tune", "--data", "good.csv", "--method", "grid",
+                                   "--report", "nodir/r.html"],
+    # report: files and model files
+    "report missing file": ["report", "--data", "nofile.csv"],
+    "report ragged table": ["report", "--data", "ragged.csv"],
+    "report one class": ["report", "--data", "oneclass.csv"],
+    "report missing model": ["report", "--model", "nofile.bisvm"],
+    "report broken model": ["report", "--model", "broken.bisvm"],
+    "report pickle as model": ["report", "--model", "pickle.bisvm"],
+    "report class outside allow-list": ["report", "--model", "evil.bisvm"],
+    "report truncated model": ["report", "--model", "truncated.bisvm"],
+    "report CSV as model": ["report", "--model", "good.csv"],
+    "report model with bad table": ["report", "--model", "good.bisvm", "--data", "ragged.csv"],
+    "report model with missing columns": ["report", "--model", "good.bisvm", "--data",
+                                          "oneclass.csv"],
+    # report: parameter values and outputs
+    "report test size 2": ["report", "--data", "good.csv", "--test-size", "2"],
+    "report test size nan": ["report", "--data", "good.csv", "--test-size", "nan"],
+    "report sweep -1": ["report", "--data", "good.csv", "--sweep", "-1"],
+    "report cv 1": ["report", "--data", "good.csv", "--cv", "1"],
+    "report unknown positive label": ["report", "--data", "good.csv", "--positive", "nope"],
+    "report negative l2": ["report", "--data", "good.csv", "--l2-penalty", "-1"],
+    "report zero smoothing": ["report", "--data", "good.csv", "--hinge-smoothing", "0"],
+    "report n-jobs 0": ["report", "--data", "good.csv", "--n-jobs", "0"],
+    "report out not html": ["report", "--data", "good.csv", "--out", "x.txt"],
+    "report out in missing dir": ["report", "--data", "good.csv", "--out", "nodir/x.html"],
+    # fit shares the early output check
+    "fit save in missing dir": ["fit", "--data", "good.csv", "--model", "svc", "--save",
+                                "nodir/m.bisvm"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(CLI_BAD))
+def test_cli_tune_and_report_bad_input_is_one_line_and_exit_2(cli_files, capsys,
+                                                              monkeypatch, case):
+    """``bisvm tune`` / ``bisvm report`` on bad input: exit code 2, one line
+    ``bisvm: error: …`` on stderr, no traceback; nothing is written (outputs are checked
+    before the run) and no model-file content is executed."""
+    monkeypatch.chdir(cli_files)
+    before = set(os.listdir(cli_files))
+    try:
+        code = cli_main(CLI_BAD[case])
+    except SystemExit as exc:  # argparse's usage errors
+        code = exc.code
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 2, (code, err)
+    assert len(lines) == 1 and lines[0].startswith("bisvm: error: "), err
+    assert "Traceback" not in err
+    assert set(os.listdir(cli_files)) == before
+
+
+def test_cli_tune_and_report_in_a_subprocess(cli_files):
+    """The same contract end to end (console script, fresh interpreter)."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "bisvm", *CLI_BAD["report class outside "
+                                                                "allow-list"]],
+                       capture_output=True, text=True, cwd=cli_files, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("bisvm: error: ") and len(r.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in r.stderr and "builtins.open" in r.stderr
+
+
+def test_cli_tune_with_test_size_zero(cli_files, capsys, monkeypatch):
+    """``--test-size 0`` (documented: no test rows) used to fail with "X has no rows"
+    (Scaler.transform on the empty test split)."""
+    import json
+
+    monkeypatch.chdir(cli_files)
+    code = cli_main(["tune", "--data", "good.csv", "--method", "kfold", "--model",
+                     "linear-svc", "--grid-size", "2", "--test-size", "0", "--json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    res = json.loads(out.out.strip().splitlines()[-1])
+    assert res["n_test"] == 0 and res["test_score"] is None and res["n_train"] == 40

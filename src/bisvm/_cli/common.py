@@ -138,12 +138,35 @@ def add_parallel_args(p):
     return g
 
 
+def check_parallel_args(args):
+    """Refuse a bad ``--n-jobs`` before any work (not only when a parallel step runs)."""
+    if args.n_jobs is not None and (args.n_jobs == 0 or args.n_jobs < -1):
+        raise ValueError(f"--n-jobs must be a positive integer or -1, got {args.n_jobs}")
+
+
+def check_output_path(option, path, *, suffixes=None, what=None):
+    """Refuse an output file that cannot be written, before the (possibly long) run:
+    its directory must exist, the path must not be a directory, and with ``suffixes``
+    its name must end with one of them."""
+    import os
+
+    if path is None:
+        return
+    text = os.fspath(path)
+    if suffixes and not text.lower().endswith(tuple(suffixes)):
+        raise ValueError(f"{option} {text}: the file is {what}; name it *{suffixes[0]}")
+    if os.path.isdir(text):
+        raise ValueError(f"{option} {text}: is a directory; give a file name")
+    d = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(d):
+        raise ValueError(f"{option} {text}: directory {d} does not exist")
+
+
 def backend(args):
     """The :func:`bisvm.parallel.compute_backend` context asked for by the arguments."""
     from ..parallel import compute_backend
 
-    if args.n_jobs is not None and (args.n_jobs == 0 or args.n_jobs < -1):
-        raise ValueError(f"--n-jobs must be a positive integer or -1, got {args.n_jobs}")
+    check_parallel_args(args)
     return compute_backend(args.n_jobs, dask_scheduler=args.dask_scheduler,
                            dask_local=args.dask == "local", dask_workers=args.dask_workers,
                            dask_processes=not args.dask_threads)

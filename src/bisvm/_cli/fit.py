@@ -63,6 +63,7 @@ def run(args):
 
     spec = MODELS[args.model]
     t0 = time.perf_counter()
+    common.check_output_path("--save", args.save)
     ds, X, y = common.load_data(args, task=spec.task)
     clf = spec.task == "classification"
     Xtr, Xte, ytr, yte = common.split(args, X, y, classification=clf)

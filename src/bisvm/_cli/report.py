@@ -75,11 +75,8 @@ def add_parser(sub):
 def run(args):
     t0 = time.perf_counter()
     out = args.out
-    if not str(out).lower().endswith((".html", ".htm")):
-        raise ValueError(f"--out {out}: the report is HTML; name the file *.html")
-    d = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(d):
-        raise ValueError(f"--out {out}: directory {d} does not exist")
+    common.check_output_path("--out", out, suffixes=(".html", ".htm"), what="an HTML report")
+    common.check_parallel_args(args)
     if args.model:
         result, rep = _model(args)
     else:

@@ -74,6 +74,10 @@ def run(args):
     from .. import data
 
     t0 = time.perf_counter()
+    common.check_parallel_args(args)
+    common.check_output_path("--save", args.save)
+    common.check_output_path("--report", args.report, suffixes=(".html", ".htm"),
+                             what="an HTML report")
     model = args.model or _default_model(args.method)
     spec = MODELS[model]
     if args.method == "bilevel" and model != "bilevel":
@@ -88,7 +92,8 @@ def run(args):
     clf = spec.task == "classification"
     Xtr, Xte, ytr, yte = common.split(args, X, y, classification=clf)
     scaler = data.Scaler(args.scaling).fit(Xtr)
-    Xtr_s, Xte_s = scaler.transform(Xtr), scaler.transform(Xte)
+    # --test-size 0: no test rows (Scaler.transform refuses an empty matrix)
+    Xtr_s, Xte_s = scaler.transform(Xtr), (scaler.transform(Xte) if len(Xte) else Xte)
     warns = []
     report_bits = {}
     with common.collect_warnings(warns):

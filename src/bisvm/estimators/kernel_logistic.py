@@ -30,12 +30,19 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ..kernels import check_precomputed, make_kernel
+from ..kernels import check_finite_gram, check_precomputed, indefinite_spectrum, make_kernel
 from ..losses import Logistic
 from ..solvers.kernel_problem import KernelExpansionProblem, solve_kernel_newton
 from ..solvers.lbfgs import minimize_lbfgs
 
 __all__ = ["KernelLogisticRegression"]
+
+# An indefinite K makes the objective unbounded below: L-BFGS follows the negative
+# curvature to -inf and Newton stops at a saddle point, so anything beyond rounding
+# (about n·eps·‖K‖, 2e-12 at n = 8192) is refused. The check costs one Cholesky
+# factorisation, less than one Newton step.
+_INDEFINITE_RTOL = 1e-10
+_INDEFINITE_MAX_N = 8192
 
 
 class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
@@ -47,6 +54,13 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         Weight of the logistic loss, :math:`C > 0` (larger = less regularisation).
     kernel : {"linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed"} or callable,
         default="rbf"
+        The objective is unbounded below when the Gram matrix is indefinite, so a
+        kernel that is not positive semi-definite on every data set ("sigmoid",
+        "precomputed", a callable, "poly" with ``coef0 < 0``) is checked (one Cholesky
+        factorisation, n <= 8192) and an indefinite one -- smallest eigenvalue below
+        ``-1e-10`` times the largest in magnitude -- raises a ``ValueError`` naming the
+        eigenvalues; larger matrices are caught when the solver's objective becomes
+        negative. ``SVC(probability=True)`` accepts indefinite kernels, as LIBSVM does.
     gamma : float, "scale" or "auto", default="scale"
         Kernel width (see :func:`bisvm.kernels.make_kernel`).
     degree : int, default=3
@@ -95,12 +109,50 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         if self.solver not in ("newton", "lbfgs"):
             raise ValueError(f"solver must be 'newton' or 'lbfgs', got {self.solver!r}")
 
+    def _may_be_indefinite(self):
+        """Kernels that are not positive semi-definite for every data set."""
+        name = self.kernel_.name
+        return name in ("sigmoid", "precomputed", "callable") or (
+            name == "poly" and self.kernel_.coef0 < 0)
+
+    def _indefinite_message(self, evidence):
+        kernel = "a callable" if callable(self.kernel) else repr(self.kernel)
+        remedy = ("project it onto the positive semi-definite cone (clip its negative "
+                  "eigenvalues)" if self.kernel == "precomputed" else
+                  "use a positive semi-definite kernel ('rbf', 'laplacian', 'linear', or "
+                  "'poly' with coef0 >= 0)")
+        return (f"KernelLogisticRegression: the kernel matrix of kernel={kernel} is "
+                f"indefinite on these data ({evidence}), so the objective "
+                "1/2 b'Kb + C sum log(1 + exp(-y f)) is unbounded below and has no minimiser; "
+                f"{remedy}, or use SVC(kernel={kernel}, probability=True), which accepts "
+                "indefinite kernels as LIBSVM does")
+
+    def _refuse_negative_objective(self, r, K):
+        """F >= 0 for every (β, b) when K is positive semi-definite, so a negative
+        objective proves negative curvature (for a matrix too large for the spectrum
+        check) -- unless it is within the rounding error n·eps·|β|ᵀ|K||β| of the
+        quadratic term, which only a badly scaled kernel reaches."""
+        beta = np.abs(r.coef[:K.shape[0]])
+        scale = float(beta.max()) if beta.size else 0.0
+        if scale > 0:
+            beta = beta / scale  # compare in units of max|β|² (β may be ~1e154)
+        rounding = K.shape[0] * np.finfo(float).eps * float(beta @ (np.abs(K) @ beta))
+        if np.isnan(r.objective) or -r.objective / max(scale, 1.0) / max(scale, 1.0) <= rounding:
+            raise ValueError(
+                "KernelLogisticRegression: the objective is lost to rounding (it reached "
+                f"{r.objective:.3g}); the kernel matrix has entries up to "
+                f"{float(np.max(np.abs(K))):.3g} -- standardise the features X (e.g. "
+                "bisvm.Scaler)")
+        raise ValueError(self._indefinite_message(
+            f"the solver reached objective {r.objective:.3g} < 0"))
+
     def _gram(self, X, fit):
         if self.kernel == "precomputed":
             if fit:
                 return check_precomputed(X)
             return check_precomputed(X, n_train=self.n_train_, symmetric=False)
-        return self.kernel_(X, self.X_fit_)
+        name = "a callable" if callable(self.kernel) else self.kernel
+        return check_finite_gram(self.kernel_(X, self.X_fit_), name, X)
 
     def fit(self, X, y, sample_weight=None):
         """Fit one binary problem, or one per class (one-vs-rest).
@@ -123,7 +175,8 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         if self.classes_.size < 2:
             raise ValueError("KernelLogisticRegression needs samples of at least 2 classes; "
                              f"the data contains only one class: {self.classes_[0]!r}")
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        # a negative weight would make its loss term concave (non-convex objective)
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if np.unique(y[sw > 0]).size < 2:
             raise ValueError("KernelLogisticRegression needs samples of at least 2 classes "
                              "with positive sample_weight; only one class is left")
@@ -133,6 +186,11 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
                                    degree=self.degree, X=X)
         K = self._gram(X, fit=True)
         K = 0.5 * (K + K.T)
+        if self._may_be_indefinite():
+            spec = indefinite_spectrum(K, rtol=_INDEFINITE_RTOL, max_n=_INDEFINITE_MAX_N)
+            if spec is not None:
+                raise ValueError(self._indefinite_message(
+                    f"smallest eigenvalue {spec[0]:.3g}, largest {spec[1]:.3g}"))
         y_ind = np.searchsorted(self.classes_, y)
         targets = ([np.where(y_ind == 1, 1.0, -1.0)] if self.classes_.size == 2 else
                    [np.where(y_ind == k, 1.0, -1.0) for k in range(self.classes_.size)])
@@ -143,12 +201,23 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             theta0 = np.zeros(P.n_features)
             tol = self.tol * max(1.0, float(np.linalg.norm(P.gradient(theta0))))
             if self.solver == "newton":
-                r = solve_kernel_newton(P, theta0, tol=tol, max_iter=self.max_iter,
-                                        name="KernelLogisticRegression Newton")
+                try:
+                    r = solve_kernel_newton(P, theta0, tol=tol, max_iter=self.max_iter,
+                                            name="KernelLogisticRegression Newton")
+                except np.linalg.LinAlgError as exc:
+                    # I + C D K is non-singular in exact arithmetic, but with kernel
+                    # entries ~1e16 and beyond the identity is lost to rounding
+                    raise ValueError(
+                        "KernelLogisticRegression: the Newton system I + C·D·K is "
+                        f"numerically singular ({exc}); the kernel matrix has entries up "
+                        f"to {float(np.max(np.abs(K))):.3g} -- standardise the features "
+                        "X (e.g. bisvm.Scaler)") from exc
             else:
                 r = minimize_lbfgs(P.value_and_gradient, theta0, tol=tol,
                                    max_iter=20 * self.max_iter,
                                    name="KernelLogisticRegression L-BFGS")
+            if not r.objective >= -1e-8 * float(self.C) * float(sw.sum()):
+                self._refuse_negative_objective(r, K)
             n = K.shape[0]
             betas.append(r.coef[:n])
             bs.append(float(r.coef[n]) if self.fit_intercept else 0.0)

@@ -31,7 +31,12 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from bisvm.kernels import check_precomputed, make_kernel
+from bisvm.kernels import (
+    check_finite_gram,
+    check_precomputed,
+    make_kernel,
+    warn_if_indefinite,
+)
 
 __all__ = ["KernelRidge"]
 
@@ -94,13 +99,18 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True, y_numeric=True)
         if self.kernel == "precomputed":
             check_precomputed(X)
+            warn_if_indefinite(
+                X, "KernelRidge",
+                "(K + ridge·I) θ = y is still solved, but the model is no longer the "
+                "minimiser of a convex ridge objective",
+            )
         self._kernel = make_kernel(
             self.kernel, gamma=self.gamma, coef0=self.coef0, degree=self.degree, X=X
         )
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if not np.any(sw > 0):
             raise ValueError("sample_weight: all samples have zero weight")
-        K = self._kernel(X)
+        K = check_finite_gram(self._kernel(X), self._kernel_label(), X)
         n = K.shape[0]
         s = np.sqrt(sw)
         ravel = y.ndim == 1
@@ -111,9 +121,11 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
             Ainv = scipy.linalg.cho_solve(factor, np.eye(n), check_finite=False)
         except np.linalg.LinAlgError:
+            lam = float(scipy.linalg.eigvalsh(A, subset_by_index=[0, 0], check_finite=False)[0])
             warnings.warn(
-                "K + ridge*I is not positive definite (the kernel is not positive "
-                "semi-definite on these data); solved with a symmetric pseudo-inverse",
+                "K + ridge*I is not positive definite (smallest eigenvalue "
+                f"{lam:.3g}; the kernel is not positive semi-definite on these data); "
+                "solved with a symmetric pseudo-inverse",
                 UserWarning,
                 stacklevel=2,
             )
@@ -149,8 +161,11 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         if self.kernel == "precomputed":
             K = check_precomputed(X, n_train=self.X_fit_.shape[0], symmetric=False)
         else:
-            K = self._kernel(X, self.X_fit_)
+            K = check_finite_gram(self._kernel(X, self.X_fit_), self._kernel_label(), X)
         return K @ self.dual_coef_ + self.intercept_
+
+    def _kernel_label(self):
+        return "a callable" if callable(self.kernel) else self.kernel
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -218,10 +218,15 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         if self.classes_.size < 2:
             raise ValueError("LinearSVC needs samples of at least 2 classes; the data "
                              f"contains only one class: {self.classes_[0]!r}")
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y,
                                   sample_weight=sample_weight)
         y_ind = np.searchsorted(self.classes_, y)
+        for k in range(self.classes_.size):
+            # a class without weight would be fitted as absent and never predicted
+            if not np.any(cw[k] * sw[y_ind == k] > 0):
+                raise ValueError(f"sample_weight: class {self.classes_[k]!r} has no sample of "
+                                 "positive weight")
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
         rng = check_random_state(self.random_state)
         Xa = _augment(X, bias) if method != "dual_cd" else None

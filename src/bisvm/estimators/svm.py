@@ -32,7 +32,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from bisvm.kernels import check_precomputed, make_kernel
+from bisvm.kernels import check_precomputed, make_kernel, warn_if_indefinite
 from bisvm.solvers.smo import csvc_dual, epsilon_svr_dual, solve_smo
 
 __all__ = ["SVC", "SVR"]
@@ -73,6 +73,13 @@ class _BaseSMO(BaseEstimator):
     def _setup_kernel(self, X):
         if self.kernel == "precomputed":
             check_precomputed(X)
+            # LIBSVM and scikit-learn accept an indefinite kernel and so do we (SMO still
+            # terminates), but the user is told that the dual is then not concave
+            warn_if_indefinite(
+                X, type(self).__name__,
+                "SMO still terminates (as LIBSVM's does), but the dual problem is not "
+                "concave and the solution is a stationary point, not the SVM optimum",
+            )
         self._kernel = make_kernel(
             self.kernel, gamma=self.gamma, coef0=self.coef0, degree=self.degree, X=X
         )

@@ -23,10 +23,12 @@ The pieces follow sparse-ho's cut (model × criterion × hypergradient × outer 
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.special import expit, logit
+from sklearn.exceptions import ConvergenceWarning
 
 from ..losses import SmoothedHinge
 from ..penalties import L2, GroupPseudoHuber, SumPenalty
@@ -118,10 +120,9 @@ class LowerLevel:
         continuation: a sequence of problems with μ and γ divided by 10 at each stage,
         each warm-started from the previous solution (the reported iterations include
         every stage)."""
-        solve = _SOLVERS[self.solver]
         mu, gamma = self.hinge_smoothing, self.l1_smoothing
         if w0 is not None or (mu >= 0.05 and gamma >= 0.005):
-            return solve(problem, w0=w0, tol=tol, max_iter=self.max_iter)
+            return self._solve_final(problem, w0, tol)
         ridge, pen = problem.penalty.terms
         stages = []
         m, g = max(mu, 0.25), max(gamma, 0.01)
@@ -132,11 +133,35 @@ class LowerLevel:
         for m, g in stages:
             stage = replace(self, hinge_smoothing=m, l1_smoothing=g)
             P = stage.problem(problem.X, problem.y, pen.groups, pen.weights, ridge.strength)
-            r = solve(P, w0=w, tol=max(tol, 1e-6), max_iter=self.max_iter)
+            r = _SOLVERS[self.solver](P, w0=w, tol=max(tol, 1e-6), max_iter=self.max_iter)
             n_iter += r.n_iter
             w = r.coef
-        r = solve(problem, w0=w, tol=tol, max_iter=self.max_iter)
+        r = self._solve_final(problem, w, tol)
         return replace(r, n_iter=r.n_iter + n_iter)
+
+    def _solve_final(self, problem, w0, tol):
+        """The solve at the requested (μ, γ); an L-BFGS cap is reported with its cause.
+
+        At small smoothing the curvature of E reaches ~1/μ (condition number ~1/(μα)):
+        L-BFGS, whose line search compares function values, then often stalls above a
+        gradient tolerance of 1e-8 (measured in docs/reliability.md, bug 11), while
+        Newton converges. The warning says so instead of only "increase max_iter"."""
+        if self.solver != "lbfgs":
+            return solve_newton(problem, w0=w0, tol=tol, max_iter=self.max_iter)
+        r = solve_lbfgs(problem, w0=w0, tol=tol, max_iter=self.max_iter, warn=False)
+        if not r.converged and r.n_iter >= self.max_iter:
+            hint = ""
+            if self.hinge_smoothing < 1e-3 or self.l1_smoothing < 1e-3:
+                hint = (f"; at hinge_smoothing={self.hinge_smoothing:g}, "
+                        f"l1_smoothing={self.l1_smoothing:g} the curvature reaches "
+                        "~1/smoothing and L-BFGS can stall above a tight tol: "
+                        "solver='newton' converges there")
+            warnings.warn(
+                f"L-BFGS lower-level solver stopped after max_iter={self.max_iter} "
+                f"iterations with a stopping criterion of {r.grad_norm:.3g} > "
+                f"tol={tol:.3g}; increase max_iter or tol{hint}",
+                ConvergenceWarning, stacklevel=3)
+        return r
 
 
 @dataclass(frozen=True)
