@@ -308,7 +308,8 @@ class _Reduced:
         if self.singular:
             return x
         # the explicit inverse is not backward stable: two steps of iterative refinement
-        # bring the residual (= the KKT residual of the path) to rounding level
+        # bring the residual (= the KKT residual of the path) to rounding level; if they
+        # do not, the inverse is rebuilt from M
         for attempt in range(2):
             for _ in range(2):
                 x += self.Minv @ (rhs - self.M @ x)
@@ -318,6 +319,8 @@ class _Reduced:
                 break
             self._rebuild()
             x = self.Minv @ rhs
+            if self.singular:
+                break
         return x
 
 
@@ -573,7 +576,7 @@ def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=
         far = (np.abs(m_new - 1.0) > 1e-7 * big) & (np.abs(m_new + 1.0) > 1e-7 * big)
         if np.any((zones_of(m_new) != zone) & far):
             return b_  # a margin would change piece: inconsistent zone
-        beta[act] = s_A * np.maximum(s_A * xa, 0.0)  # a just-entered β_j stays on its side
+        beta[act] = s_A * np.maximum(s_A * xa, 0.0)
         return bb
 
     while True:
@@ -655,13 +658,14 @@ def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=
         z = zeta + b
         G += step * dG
         lam = max(lam - step, 0.0)
-        if step == d_end:
-            lam = lambda_min
-            record("end")
-            break
-        if n_events >= max_events:
-            capped = True
-            record("cap")
+        if step == d_end or n_events >= max_events:
+            if step == d_end:
+                lam = lambda_min
+            b = polish(b)
+            zeta = ZA() @ beta[act] if act else np.zeros(n)
+            G, z = grad(zeta, b, act)
+            capped = step != d_end
+            record("cap" if capped else "end")
             break
         n_events += 1
         thresh = d_ev * (1 + 1e-9) + scale_tol
@@ -682,12 +686,14 @@ def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=
                 new = 2 if old == 1 else 1
             _flip(i, old, new, zone, D, red, C, ztilde_rows, act)
             kinds.append("knot")
+        # re-solve at the vertex before the entering coefficients join (they are exactly
+        # 0 there)
+        b = polish(b)
         for d_c, kind, j, pay in cands:
             if d_c > thresh or kind != "enter" or j in sgn:
                 continue
             add_var(j, pay)
             kinds.append("enter")
-        b = polish(b)
         # exact re-evaluation at the vertex (no drift accumulates along the path)
         zeta = ZA() @ beta[act] if act else np.zeros(n)
         G, z = grad(zeta, b, act)
