@@ -5,15 +5,19 @@ of §6 evaluated from scratch."""
 
 import warnings
 
-import numpy as np
-import pytest
-import scipy.optimize as so
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics.pairwise import rbf_kernel as sk_rbf
-from sklearn.svm import LinearSVC as SkLinearSVC
+import matplotlib
 
-from bisvm import l1_sqhinge_path
-from bisvm.solvers.rz_path import l1_sqhinge_objective
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import scipy.optimize as so  # noqa: E402
+from sklearn.exceptions import ConvergenceWarning  # noqa: E402
+from sklearn.metrics.pairwise import rbf_kernel as sk_rbf  # noqa: E402
+from sklearn.svm import LinearSVC as SkLinearSVC  # noqa: E402
+
+from bisvm import l1_sqhinge_path  # noqa: E402
+from bisvm.solvers.rz_path import l1_sqhinge_objective  # noqa: E402
 
 
 # ----- independent pieces (written here, not imported from the module under test) -------
@@ -290,7 +294,8 @@ def test_pure_l1_path_matches_liblinear_l1_svc():
 def test_decision_function_is_a_sparse_kernel_expansion():
     X, y = _moons(40, seed=2)
     labels = np.where(y == 1, "b", "a")
-    P = l1_sqhinge_path(X, labels, kernel="rbf", gamma=1.5, C=1.0, lambda_min=1e-3)
+    P = l1_sqhinge_path(X, labels, kernel="rbf", gamma=1.5, C=1.0, lambda_min_ratio=1e-4)
+    assert P.lambda_min == pytest.approx(1e-4 * P.lambda_max, rel=1e-12)
     Xn = np.random.default_rng(0).normal(size=(9, 2))
     t = np.where(labels == "b", 1.0, -1.0)
     lam = P.breakpoints[P.breakpoints.size // 2]
@@ -301,7 +306,7 @@ def test_decision_function_is_a_sparse_kernel_expansion():
     assert set(P.predict(Xn, lam)) <= {"a", "b"}
     np.testing.assert_array_equal(P.predict(Xn, lam), np.where(want >= 0, "b", "a"))
     Pk = l1_sqhinge_path(sk_rbf(X, gamma=1.5), labels, kernel="precomputed", C=1.0,
-                         lambda_min=1e-3)
+                         lambda_min_ratio=1e-4)
     np.testing.assert_allclose(Pk.decision_function(sk_rbf(Xn, X, gamma=1.5), lam), want,
                                atol=1e-8)
     # training accuracy improves from λ_max to the end of the path
@@ -343,6 +348,8 @@ def test_event_cap_warns_and_keeps_an_optimal_prefix():
     (dict(C=np.nan), "C must be a finite"),
     (dict(l2_penalty=-1.0), "l2_penalty must be >= 0"),
     (dict(lambda_min=-0.1), "lambda_min must be >= 0"),
+    (dict(lambda_min_ratio=1.0), "lambda_min_ratio must be in"),
+    (dict(lambda_min_ratio=0.1, lambda_min=0.1), "not both"),
     (dict(max_events=0), "max_events must be a positive integer"),
     (dict(loss="hinge"), "loss must be one of"),
     (dict(kernel="cosine"), "kernel must be one of"),
@@ -375,3 +382,27 @@ def test_bad_data():
         P.decision_function(X[:, :3], 1.0)
     with pytest.raises(ValueError, match="lam must be a finite"):
         P.solution(np.nan)
+
+
+def test_plot_l1_path():
+    import matplotlib.pyplot as plt
+
+    from bisvm import l1_svm_path
+    from bisvm.plots import plot_l1_path
+
+    X, y = _data(n=30, d=4)
+    P = l1_sqhinge_path(X, y)
+    ax = plot_l1_path(P, log=True, breakpoints=True)
+    lines = [ln for ln in ax.get_lines() if ln.get_label().startswith("β")]
+    assert len(lines) == np.count_nonzero(np.abs(P.coefs).max(axis=0))
+    # drawn exactly through the breakpoints (λ = 0 left out of the log axis)
+    np.testing.assert_allclose(lines[0].get_xdata()[1:], P.breakpoints[P.breakpoints > 0])
+    ax2 = plot_l1_path(P, x="l1_norm", top=2)
+    assert len([ln for ln in ax2.get_lines() if ln.get_label().startswith("β")]) == 2
+    ax3 = plot_l1_path(l1_svm_path(X, y), x="lambda")
+    assert ax3.get_xscale() == "log"
+    with pytest.raises(ValueError, match="x must be"):
+        plot_l1_path(P, x="s")
+    with pytest.raises(ValueError, match="top must be"):
+        plot_l1_path(P, top=0)
+    plt.close("all")

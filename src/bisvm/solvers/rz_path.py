@@ -339,7 +339,7 @@ def _check_real(name, value, *, positive=False, allow_none=False):
 
 def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=1.0,
                     l2_penalty=1.0, loss="squared_hinge", fit_intercept=True,
-                    lambda_min=None, max_events=None, tol=1e-10):
+                    lambda_min=None, lambda_min_ratio=None, max_events=None, tol=1e-10):
     r"""Trace the exact piecewise-linear path :math:`\lambda \mapsto (\beta(\lambda),
     b(\lambda))` of the L1-regularised L2-SVM by Rosset–Zhu path tracking (seed 002 §6.2
     linear, §6.3 kernel; see the module docstring for the problem and the algorithm).
@@ -367,6 +367,9 @@ def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=
     lambda_min : float >= 0, optional
         End of the path. Default: 0 when ``l2_penalty > 0`` (the path then ends at the
         minimiser of the unpenalised problem), else :math:`10^{-3}\lambda_{\max}`.
+    lambda_min_ratio : float in (0, 1), optional
+        End the path at ``lambda_min_ratio`` :math:`\lambda_{\max}` instead (exclusive
+        with ``lambda_min``).
     max_events : int, optional
         Cap on events (default ``20 (n + p)``); reaching it ends the path with a
         :class:`~sklearn.exceptions.ConvergenceWarning`.
@@ -382,6 +385,11 @@ def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=
     C = _check_real("C", C, positive=True)
     alpha = _check_real("l2_penalty", l2_penalty)
     lambda_min = _check_real("lambda_min", lambda_min, allow_none=True)
+    ratio = _check_real("lambda_min_ratio", lambda_min_ratio, allow_none=True)
+    if ratio is not None and not 0 < ratio < 1:
+        raise ValueError(f"lambda_min_ratio must be in (0, 1), got {lambda_min_ratio!r}")
+    if ratio is not None and lambda_min is not None:
+        raise ValueError("give lambda_min or lambda_min_ratio, not both")
     tol = _check_real("tol", tol, positive=True)
     if not isinstance(fit_intercept, bool | np.bool_):
         raise TypeError(f"fit_intercept must be a bool, got {fit_intercept!r}")
@@ -476,7 +484,9 @@ def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=
     zone = zones_of(t * z)
     lam = float(np.abs(G).max())
     lam_max = lam
-    if lambda_min is None:
+    if ratio is not None:
+        lambda_min = ratio * lam_max
+    elif lambda_min is None:
         lambda_min = 0.0 if alpha > 0 else 1e-3 * lam_max
 
     nb = 1 if fit_intercept else 0
