@@ -383,6 +383,10 @@ def test_bad_data():
         l1_sqhinge_path(X, y[:-1])
     with pytest.raises(ValueError, match="square"):
         l1_sqhinge_path(X, y, kernel="precomputed")
+    K = X @ X.T
+    K[0, 1] = K[1, 0] = 50.0
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        l1_sqhinge_path(K, y, kernel="precomputed")
     with pytest.raises(TypeError, match="fit_intercept"):
         l1_sqhinge_path(X, y, fit_intercept="yes")
     P = l1_sqhinge_path(X, y, lambda_min=0.5)

@@ -366,7 +366,9 @@ def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=
     kernel : None, {"linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed"} or callable
         ``None``: the linear model of §6.2 (coefficients over features, :math:`R = I`).
         Otherwise the kernel expansion of §6.3 (coefficients over training samples,
-        :math:`R = Q`); kernels as in :mod:`bisvm.kernels`.
+        :math:`R = Q`); kernels as in :mod:`bisvm.kernels`. The Gram matrix must be
+        positive semi-definite (checked: otherwise the problem is not convex; a sigmoid
+        kernel often is not).
     gamma, degree, coef0
         Kernel parameters (:func:`bisvm.kernels.make_kernel`).
     C : float > 0
@@ -438,6 +440,18 @@ def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=
             kern, Kmat, X_fit = None, None, None
     if y.ndim != 1 or y.shape[0] != n:
         raise ValueError(f"y must have shape ({n},), got {y.shape}")
+    if Kmat is not None:
+        # the problem is convex only for a positive semi-definite Gram matrix (a sigmoid
+        # kernel or a user matrix may not be): one smallest-eigenvalue computation, O(n^3)
+        # like the path itself
+        from scipy.linalg import eigh
+
+        low = float(eigh(Kmat, eigvals_only=True, subset_by_index=[0, 0])[0])
+        top = max(float(np.abs(np.diag(Kmat)).max()), 1e-300)
+        if low < -1e-8 * n * top:
+            raise ValueError(
+                f"the kernel matrix is not positive semi-definite (smallest eigenvalue "
+                f"{low:.3g}): the objective is not convex and has no path")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or infinity")
     classes = np.unique(y)
