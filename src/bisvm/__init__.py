@@ -30,6 +30,7 @@ from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC  # noqa: E402
 from bisvm.estimators.svm import SVC, SVR  # noqa: E402
 from bisvm.persistence import ModelFileError, load_model, register_estimator, save_model  # noqa: E402
 from bisvm.solvers.path import l1_svm_path  # noqa: E402
+from bisvm.solvers.rz_path import l1_sqhinge_path  # noqa: E402
 
 __all__ = [
     "__version__",
@@ -51,6 +52,7 @@ __all__ = [
     "LinearSVC",
     "KernelLogisticRegression",
     "l1_svm_path",
+    "l1_sqhinge_path",
     "kernels",
     "KernelRidge",
     "SVC",

@@ -334,3 +334,83 @@ def plot_convergence(record, *, title=None, ax=None):
     lines = ax.get_lines()[:1] + ax2.get_lines()[:1]
     ax.legend(lines, [ln.get_label() for ln in lines], fontsize=8, loc="upper right")
     return ax
+
+
+# --------------------------------------------------------------------------------------
+# Regularisation paths of the L1 solvers (seed 002 §6): the Rosset–Zhu path of the
+# L1-regularised L2-SVM (piecewise linear in λ) and the 1-norm SVM path.
+
+__all__ += ["plot_l1_path"]
+
+
+def plot_l1_path(path, *, x="lambda", log=True, top=None, feature_names=None,
+                 breakpoints=False, ax=None):
+    r"""Coefficient paths :math:`\beta_j(\lambda)` of an L1 path solver.
+
+    For an :class:`~bisvm.solvers.rz_path.L1SqHingePath` (:func:`bisvm.l1_sqhinge_path`)
+    the coefficients are piecewise linear in λ: they are drawn exactly through the
+    breakpoints. An :class:`~bisvm.solvers.path.L1SVMPath` (:func:`bisvm.l1_svm_path`,
+    piecewise constant in λ) is drawn by :func:`bisvm.plotting_path.plot_l1_path`.
+
+    Parameters
+    ----------
+    path : L1SqHingePath or L1SVMPath
+    x : {"lambda", "l1_norm"}
+        Horizontal axis: λ (decreasing to the right) or :math:`\|\beta(\lambda)\|_1`.
+    log : bool
+        Logarithmic λ axis (ignored for ``"l1_norm"``; the point λ = 0, if the path
+        ends there, is left out of a log axis).
+    top : int, optional
+        Draw only the ``top`` coefficients with the largest :math:`\max_\lambda|\beta_j|`
+        (useful in the kernel case, one coefficient per training sample).
+    feature_names : list of str, optional
+        Legend labels (legend shown for at most 12 lines).
+    breakpoints : bool
+        Mark every breakpoint with a faint vertical line.
+    ax : matplotlib Axes, optional
+    """
+    if x not in ("lambda", "l1_norm"):
+        raise ValueError(f"x must be 'lambda' or 'l1_norm', got {x!r}")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int | np.integer)
+                            or top < 1):
+        raise ValueError(f"top must be a positive integer, got {top!r}")
+    if not hasattr(path, "events"):  # the 1-norm SVM path (piecewise constant in λ)
+        from bisvm.plotting_path import plot_l1_path as _plot_l1svm
+
+        return _plot_l1svm(path, _axes(ax), x=x, feature_names=feature_names,
+                           breakpoints=breakpoints)
+    ax = _axes(ax)
+    coefs = np.asarray(path.coefs)
+    lam = np.asarray(path.breakpoints, dtype=float)
+    p = coefs.shape[1]
+    order = np.argsort(-np.abs(coefs).max(axis=0), kind="stable")
+    shown = order[:top] if top is not None else np.flatnonzero(np.abs(coefs).max(axis=0) > 0)
+    if x == "lambda":
+        keep = lam > 0 if log else np.ones(lam.size, dtype=bool)
+        h = np.r_[1.5 * lam[0], lam[keep]]
+        c = np.vstack([coefs[:1], coefs[keep]])
+        xlabel = r"$\lambda$"
+    else:
+        h = np.abs(coefs).sum(axis=1)
+        c = coefs
+        xlabel = r"$\|\beta\|_1$"
+    names = feature_names if feature_names is not None else [f"β{j}" for j in range(p)]
+    for j in shown:
+        ax.plot(h, c[:, j], lw=1.0, label=str(names[j]))
+    if breakpoints:
+        for v in (h[1:] if x == "lambda" else h):
+            ax.axvline(v, color="0.88", lw=0.4, zorder=0)
+    if x == "lambda":
+        if log:
+            ax.set_xscale("log")
+        ax.invert_xaxis()
+    ax.axhline(0.0, color="0.5", lw=0.6)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("coefficient")
+    kind = "linear" if path.kernel is None else f"{path.kernel.name} kernel"
+    ax.set_title(f"L1 {path.loss.replace('_', ' ')} path, {kind} "
+                 f"({lam.size} breakpoints, max {int(np.max(path.n_active))} active)",
+                 fontsize=9)
+    if len(shown) <= 12:
+        ax.legend(fontsize=7, ncol=2)
+    return ax

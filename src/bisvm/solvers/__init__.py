@@ -11,6 +11,7 @@ from .lbfgs import minimize_lbfgs, solve_lbfgs
 from .newton import minimize_newton, solve_newton
 from .path import L1SVMPath, l1_svm_path
 from .quasi_newton import minimize_bfgs, solve_bfgs
+from .rz_path import L1SqHingePath, l1_sqhinge_path
 
 __all__ = [
     "ConvergenceRecord",
@@ -33,4 +34,6 @@ __all__ = [
     "greedy_kernel_finite_newton",
     "L1SVMPath",
     "l1_svm_path",
+    "L1SqHingePath",
+    "l1_sqhinge_path",
 ]
