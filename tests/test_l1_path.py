@@ -8,7 +8,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import scipy.optimize as so  # noqa: E402
 
-from bisvm.plotting_path import plot_l1_path  # noqa: E402
+from bisvm.plots import plot_l1_path  # noqa: E402
 from bisvm.solvers.path import l1_svm_objective, l1_svm_path  # noqa: E402
 
 

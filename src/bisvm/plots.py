@@ -350,7 +350,8 @@ def plot_l1_path(path, *, x="lambda", log=True, top=None, feature_names=None,
     For an :class:`~bisvm.solvers.rz_path.L1SqHingePath` (:func:`bisvm.l1_sqhinge_path`)
     the coefficients are piecewise linear in λ: they are drawn exactly through the
     breakpoints. An :class:`~bisvm.solvers.path.L1SVMPath` (:func:`bisvm.l1_svm_path`,
-    piecewise constant in λ) is drawn by :func:`bisvm.plotting_path.plot_l1_path`.
+    piecewise constant in λ) is drawn as steps in λ, or exactly through its vertices
+    against :math:`\|\beta\|_1` (where it is piecewise linear).
 
     Parameters
     ----------
@@ -375,10 +376,7 @@ def plot_l1_path(path, *, x="lambda", log=True, top=None, feature_names=None,
                             or top < 1):
         raise ValueError(f"top must be a positive integer, got {top!r}")
     if not hasattr(path, "events"):  # the 1-norm SVM path (piecewise constant in λ)
-        from bisvm.plotting_path import plot_l1_path as _plot_l1svm
-
-        return _plot_l1svm(path, _axes(ax), x=x, feature_names=feature_names,
-                           breakpoints=breakpoints)
+        return _plot_l1svm_path(path, _axes(ax), x, feature_names, breakpoints)
     ax = _axes(ax)
     coefs = np.asarray(path.coefs)
     lam = np.asarray(path.breakpoints, dtype=float)
@@ -412,5 +410,39 @@ def plot_l1_path(path, *, x="lambda", log=True, top=None, feature_names=None,
                  f"({lam.size} breakpoints, max {int(np.max(path.n_active))} active)",
                  fontsize=9)
     if len(shown) <= 12:
+        ax.legend(fontsize=7, ncol=2)
+    return ax
+
+
+def _plot_l1svm_path(path, ax, x, feature_names, breakpoints):
+    """The 1-norm SVM path (:class:`~bisvm.solvers.path.L1SVMPath`) on ``ax``."""
+    coefs = path.coefs
+    d = coefs.shape[1]
+    names = feature_names if feature_names is not None else [f"x{j}" for j in range(d)]
+    if x == "l1_norm":
+        s = path.l1_norms
+        for j in range(d):
+            ax.plot(s, coefs[:, j], lw=1.2, label=names[j])
+        if breakpoints:
+            for v in s[1:]:
+                ax.axvline(v, color="0.85", lw=0.5, zorder=0)
+        ax.set_xlabel(r"$\|\beta\|_1$")
+    else:
+        lam_hi = path.breakpoints[0] * 2 if path.breakpoints.size else 1.0
+        lam_lo = path.lambda_min if path.lambda_min > 0 else path.breakpoints[-1] / 2
+        lams = np.r_[lam_hi, path.breakpoints, lam_lo]
+        for j in range(d):
+            ax.step(lams, np.r_[coefs[:, j], coefs[-1, j]], where="post", lw=1.2,
+                    label=names[j])
+        if breakpoints:
+            for v in path.breakpoints:
+                ax.axvline(v, color="0.85", lw=0.5, zorder=0)
+        ax.set_xscale("log")
+        ax.invert_xaxis()
+        ax.set_xlabel(r"$\lambda$")
+    ax.axhline(0.0, color="0.5", lw=0.6)
+    ax.set_ylabel("coefficient")
+    ax.set_title(f"1-norm SVM path ({path.breakpoints.size} breakpoints)")
+    if d <= 12:
         ax.legend(fontsize=7, ncol=2)
     return ax
