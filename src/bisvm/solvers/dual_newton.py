@@ -66,7 +66,8 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve_triangular
+from scipy.linalg.lapack import dtrtri
 from scipy.optimize import brentq
 from scipy.special import expit, xlogy
 
@@ -280,6 +281,21 @@ class _NewtonMatrix:
             M = XF @ XF.T
             M[np.diag_indices_from(M)] += c
             self.fac = _chol(M)
+
+    def inv_diag(self):
+        r"""Diagonal of :math:`A^{-1}` (``O(N^3/3)`` direct, ``O(N n_F^2)`` Woodbury)."""
+        if not self.woodbury:
+            # LAPACK trtri: the triangular inverse in N^3/3 flops (a solve with the
+            # identity would take N^3)
+            Linv, info = dtrtri(np.tril(self.fac[0]), lower=1)
+            if info != 0:
+                raise LinAlgError("singular Cholesky factor")
+            return np.einsum("ij,ij->j", Linv, Linv)
+        if self.fac is None:
+            return 1.0 / self.c
+        T = solve_triangular(np.tril(self.fac[0]), (self.XF / self.c[:, None]).T,
+                             lower=True, check_finite=False)
+        return 1.0 / self.c - np.einsum("ij,ij->j", T, T)
 
     def solve(self, v):
         if not self.woodbury:
@@ -526,7 +542,9 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
     converged = cycled = False
     seen = {}
     trace = []
-    best = None  # (W, lam, s) at the last solved face: where the safe mode restarts
+    best = None  # (W, lam, s) at the lowest solved face: where the safe mode restarts
+    n_inexact, max_inexact = 0, 30
+    newton = None
     k = 0
     tau = 1.0
 
@@ -543,8 +561,9 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
             c = curv
         ytil = z + c * lam
         Kidx = np.flatnonzero(kink)
-        lam_c, theta_c, _ = _candidate(X, np.flatnonzero(free), Kidx, sigma[Kidx], mu, c,
-                                       ytil, problem.fit_intercept)
+        Fidx = np.flatnonzero(free)
+        lam_c, theta_c, A_k = _candidate(X, Fidx, Kidx, sigma[Kidx], mu, c, ytil,
+                                         problem.fit_intercept)
         if lam_c is None:
             # the guessed kink constraints cannot all hold: restart from the last solved
             # face with the kinks pinned there
@@ -624,25 +643,33 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
             continue
         if consistent and face_solved:
             converged = True
+            newton = (A_k, Fidx)  # factor of the final face (criteria reuse it)
             break
         if not safe:
-            if not face_solved:
+            # semismooth-Newton switching: after a full Newton step the candidate's sets
+            # are adopted at once (one step per set change near the solution, instead of
+            # a face solved to tol before each change); limited, so that a pathological
+            # sequence still ends in the exactly solved faces guarded below
+            inexact = tau == 1.0 and not consistent and n_inexact < max_inexact
+            if not face_solved and not inexact:
                 continue  # more Newton steps on this face
-            if best is not None and W > best[0] + 1e-12 * max(1.0, abs(W)):
-                # the guessed sets made things worse: back to the last face, safe mode
-                W, lam, s = best
-                kink[:] = pinned_kinks()
-                free = (np.abs(s) > mu) & ~kink
-                safe = True
-                continue
-            key = (free.tobytes(), kink.tobytes())
-            if key in seen:  # the set guesses cycle: finish in safe mode
-                kink[:] = pinned_kinks()
-                free = (np.abs(s) > mu) & ~kink
-                safe = True
-                continue
-            seen[key] = k
-            best = (W, lam, s)
+            if inexact and not face_solved:
+                n_inexact += 1
+            else:
+                # W at successive face solutions is not monotone (a face's solution
+                # can sit above the previous one when a degenerate feature changes
+                # set), so only a revisited face counts as failure
+                key = (free.tobytes(), kink.tobytes())
+                if key in seen:  # the set guesses cycle: finish in safe mode
+                    if best is not None and best[0] < W:
+                        W, lam, s = best
+                    kink[:] = pinned_kinks()
+                    free = (np.abs(s) > mu) & ~kink
+                    safe = True
+                    continue
+                seen[key] = k
+                if best is None or W <= best[0]:
+                    best = (W, lam, s)
         elif tau != 1.0:
             # damped safe step: the sets of the current point (pinned kinks, plus those
             # where the exact line search stopped)
@@ -664,7 +691,8 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
         kink[z_to_k] = True
         sigma[z_to_k] = np.sign(s_c[z_to_k])
         safe = False
-        best = (W, lam, s)
+        if best is None or W <= best[0]:
+            best = (W, lam, s)
     # primal solution from the dual (25) plus the kink multipliers
     if line_search == "golden":
         kink[:] = False
@@ -693,7 +721,8 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
         extra=dict(dual_coef=lam, intercept=intercept, free=free, kink=kink.copy(),
                    support=coef != 0, decision=decision, duality_gap=float(gap),
                    dual_objective=float(W), cycled=cycled, trace=trace,
-                   sets=(free.copy(), kink.copy(), np.where(kink, sigma, 0.0))),
+                   sets=(free.copy(), kink.copy(), np.where(kink, sigma, 0.0)),
+                   newton=newton),
     )
 
 
@@ -737,4 +766,6 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
         results.append(res)
         if callback is not None:
             callback(l, mu, prob, res)
+        # the final Newton factor is N x N: kept for the callback only, not along the path
+        res.extra["newton"] = None
     return mus, results, mu_max
