@@ -80,6 +80,7 @@ __all__ = [
     "solve_dual_newton",
     "solve_selectivity_path",
     "selective_loss",
+    "check_magnitude",
 ]
 
 LOSSES = ("squared", "logistic")
@@ -100,6 +101,35 @@ def selective_loss(loss, y, z):
     m = y * z
     p = expit(-m)
     return np.logaddexp(0.0, -m), -y * p, p * (1.0 - p)
+
+
+def check_magnitude(X, y, loss, ridge):
+    r"""Refuse data whose dual quantities overflow double precision.
+
+    The solver forms :math:`X_F X_F^\top` (entries up to :math:`n\max|x|^2`) and
+    :math:`s_i^2 = (x_i^\top\lambda)^2` with :math:`|\lambda_t| \le |y_t|/\gamma`
+    (regression) or :math:`1/(2\gamma)` (logistic). When either exceeds ~1e300 the fit
+    would return infinite coefficients or outputs, so a ``ValueError`` asks for
+    standardised features instead. Rescaling internally is not an option: with
+    :math:`X = cX'` the problem is the same one with :math:`\gamma/c^2` and
+    :math:`\mu c`, which underflows for the scales that overflow.
+    """
+    N, n = X.shape
+    xmax = float(np.max(np.abs(X))) if X.size else 0.0
+    if xmax == 0.0:
+        return
+    lx = np.log10(xmax)
+    if np.log10(max(n, 1)) + 2.0 * lx > 300.0:
+        raise ValueError(
+            f"X has features of magnitude {xmax:.3g}: X X^T overflows double precision "
+            "in the dual Newton solver; standardise the features first (e.g. with "
+            "bisvm.Scaler)")
+    lam = (float(np.max(np.abs(y))) if loss == "squared" else 0.5) / ridge
+    if lam > 0 and 2.0 * (np.log10(N) + lx + np.log10(lam)) > 300.0:
+        raise ValueError(
+            f"X (magnitude {xmax:.3g}) and y/ridge (magnitude {lam:.3g}) are too large "
+            "together: the dual products X^T lambda overflow double precision; "
+            "standardise the features (e.g. with bisvm.Scaler), scale y or raise ridge")
 
 
 @dataclass(frozen=True)
@@ -140,6 +170,7 @@ class SelectiveProblem:
             raise ValueError(
                 f"selectivity (mu) must be a finite float >= 0, got {self.selectivity!r}"
             )
+        check_magnitude(self.X, self.y, self.loss, self.ridge)
         if self.sample_weight is not None:
             r = np.asarray(self.sample_weight, float)
             if r.shape != (self.X.shape[0],) or not np.all(np.isfinite(r)) or np.any(r <= 0):
@@ -232,6 +263,7 @@ def selectivity_max(X, y, loss, ridge, sample_weight=None, fit_intercept=False):
     intercept : float
         The empty model's intercept (0 without one).
     """
+    check_magnitude(X, y, loss, ridge)
     r = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
     lam, b = _empty_dual(X, y, loss, ridge, r, fit_intercept)
     s = X.T @ lam
