@@ -31,9 +31,17 @@ thesis cannot represent them, so the printed iteration alternates forever (this 
 non-convergence observed in erratum 8). We keep a third set ``K`` of kink features,
 pinned by the equality constraints :math:`x_i^\top\lambda = \mu\sigma_i` whose Lagrange
 multipliers *are* their primal coefficients; the intercept is one more such constraint
-(:math:`\mathbf 1^\top\lambda = 0`, multiplier ``b``). A feature leaves ``K`` when its
-multiplier leaves :math:`\sigma_i[0, \mu]` and joins ``K`` when the exact line search
-stops on its kink. Everything else is Algorithm A:
+(:math:`\mathbf 1^\top\lambda = 0`, multiplier ``b``). The sets are guessed by a
+primal–dual active-set (semismooth Newton) rule: after every full Newton step the sets
+the candidate asks for are adopted at once (a kink feature whose multiplier left
+:math:`\sigma_i[0, \mu]` is released, a ridge feature whose :math:`|s_i|` fell below μ
+or a zero feature whose :math:`|s_i|` rose above it is pinned), so that near the solution
+each set change costs one Newton step; after a bounded number of such switches the faces
+are solved exactly before switching. The exact :math:`W` at successive face solutions is
+*not* monotone (a degenerate feature sitting at :math:`|s_i| = \mu` with multiplier 0 or
+μ can raise it slightly), so only a revisited face counts as cycling; then a safe mode
+takes exact line searches on :math:`W` and pins a feature when the search stops on its
+kink. Everything else is Algorithm A:
 
 1. ``F = {i ∉ K : |s_i| > μ}``; Newton model of :math:`W` on the face, curvature
    :math:`V_F + \gamma \tilde G^{-1}` (seed 004 (38)–(43), :math:`\tilde g_t =
@@ -760,7 +768,7 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
 
 def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, min_ratio=1e-8,
                            sample_weight=None, fit_intercept=False, tol=1e-10, max_iter=500,
-                           line_search="exact", callback=None):
+                           line_search="exact", callback=None, max_step_ratio=1.5):
     r"""Algorithm B of seed 004: Algorithm A on a decreasing μ grid with warm starts.
 
     Parameters
@@ -773,6 +781,11 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
     callback : callable, optional
         ``callback(l, mu, problem, result)`` after each fit (criteria hook in here, so
         that the factorisations of the fit are reused while they are at hand).
+    max_step_ratio : float
+        Continuation: where two consecutive μ (or μ_max and the first μ) are further
+        apart than this factor, Algorithm A is first run at geometric intermediate values
+        (not returned) so that every warm start is a short step away. The default grid of
+        50 points has a ratio of 1.46 and needs none.
 
     Returns
     -------
@@ -780,6 +793,8 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
     results : list of SolverResult
     mu_max : float
     """
+    if not (np.isfinite(max_step_ratio) and max_step_ratio > 1):
+        raise ValueError(f"max_step_ratio must be a finite number > 1, got {max_step_ratio!r}")
     mu_max, lam, _ = selectivity_max(X, y, loss, ridge, sample_weight, fit_intercept)
     if selectivities is None:
         mus = selectivity_grid(mu_max, n_mu, min_ratio)
@@ -790,7 +805,18 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
     results = []
     sets = None
     base = SelectiveProblem(X, y, loss, ridge, float(mus[0]), sample_weight, fit_intercept)
+    prev = mu_max
     for l, mu in enumerate(mus):
+        # continuation: a warm start is only reliable a small step away (from the empty
+        # model, or across a coarse grid, the first guessed face can ask for more kink
+        # constraints than objects); intermediate μ, not reported, keep the steps short
+        if mu > 0 and prev > mu * max_step_ratio:
+            for mid in np.geomspace(prev, mu, int(np.ceil(np.log(prev / mu)
+                                                         / np.log(max_step_ratio))) + 1)[1:-1]:
+                r_mid = solve_dual_newton(base.with_selectivity(mid), lam0=lam, sets0=sets,
+                                          tol=tol, max_iter=max_iter, line_search=line_search)
+                lam, sets = r_mid.extra["dual_coef"], r_mid.extra["sets"]
+        prev = mu
         prob = base.with_selectivity(mu)
         res = solve_dual_newton(prob, lam0=lam, sets0=sets, tol=tol, max_iter=max_iter,
                                 line_search=line_search)
