@@ -262,7 +262,7 @@ _CV_DOC = r"""
     choosing nearly every feature), and it costs one leverage computation per μ. On the
     thesis's 200 × 400 logistic problem (20 seeds, 50-point grid) its median relative
     difference to exact leave-one-out along the path is 0.006, it chose the same μ as
-    exact leave-one-out on 3 of 3 seeds and the held-out log-loss of its choices (0.180)
+    exact leave-one-out on 3 of 3 seeds and the held-out log-loss of its choices (0.18)
     is within 0.002 of 5-fold CV's, at about 1/20 of 5-fold's cost. The printed DiffLOO and the
     exact derivative choose the empty model (their trivial minimum) on 20 of 20 seeds.
     Like exact LOO and k-fold, ALO selects for prediction, not for exact support
