@@ -188,3 +188,53 @@ def test_bad_input():
         SelectiveProblem(X, y, "hinge", 1.0, 1.0)
     with pytest.raises(ValueError, match="line_search"):
         solve_dual_newton(SelectiveProblem(X, y, "squared", 1.0, 1.0), line_search="armijo")
+
+
+def test_thesis_sized_logistic_path_and_warm_loo_refit_converge():
+    # seed 004 §5.2 shape (200 x 400, 2 informative features): every fit of the 50-point
+    # path and the warm-started leave-one-out refit at the former problem point (where
+    # the face solutions stop decreasing W because a degenerate feature changes set)
+    # converge, with a zero duality gap, and the refit equals the primal reference
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 400))
+    y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        mus, res, _ = solve_selectivity_path(X, y, "logistic", 1.0, n_mu=50)
+        assert all(r.converged and r.extra["duality_gap"] < 1e-9 for r in res)
+        assert max(r.n_iter for r in res) <= 30
+        l, j = 17, 50
+        keep = np.arange(200) != j
+        P = SelectiveProblem(X[keep], y[keep], "logistic", 1.0, mus[l])
+        warm = solve_dual_newton(P, lam0=res[l].extra["dual_coef"][keep],
+                                 sets0=res[l].extra["sets"])
+    assert warm.converged and warm.n_iter <= 15
+    assert warm.extra["support"].sum() > 200  # more active features than objects
+    a, _ = primal_fista(X[keep], y[keep], "logistic", 1.0, mus[l], max_iter=30000)
+    np.testing.assert_allclose(warm.coef, a, atol=1e-6)
+    assert warm.objective <= P.primal_value(a) + 1e-10
+
+
+def test_coarse_grid_and_fixed_mu_fits_converge_by_continuation():
+    # far from the warm start the first guessed face can ask for more kink constraints
+    # than objects; the path inserts intermediate mu (continuation) and the fixed-mu
+    # estimator fits along such a path from mu_max
+    from bisvm import SelectiveLogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 400))
+    y = np.where(X[:, 0] + X[:, 1] > 0, 1.0, -1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        mus8, res8, _ = solve_selectivity_path(X, y, "logistic", 1.0, n_mu=8)
+        mus50, res50, _ = solve_selectivity_path(X, y, "logistic", 1.0, n_mu=50)
+        est = SelectiveLogisticRegression(selectivity=mus50[12], fit_intercept=False)
+        est.fit(X, np.where(y > 0, 1, 0))
+    assert all(r.converged and r.extra["duality_gap"] < 1e-9 for r in res8)
+    np.testing.assert_allclose(mus8, mus50[::7])
+    for l8 in range(8):  # the same optimum as the fine path's fit at the same mu
+        np.testing.assert_allclose(res8[l8].coef, res50[7 * l8].coef, atol=1e-8)
+    np.testing.assert_allclose(est.coef_, res50[12].coef, atol=1e-8)
+    assert est.duality_gap_ < 1e-9
+    with pytest.raises(ValueError, match="max_step_ratio"):
+        solve_selectivity_path(X, y, "logistic", 1.0, n_mu=3, max_step_ratio=1.0)

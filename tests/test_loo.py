@@ -2,6 +2,8 @@
 exact LOO, k-fold) and the ALO of a smooth SVM, against finite differences of weighted
 refits, refits without the object and closed forms."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
@@ -9,7 +11,6 @@ from threadpoolctl import threadpool_limits
 from bisvm.losses import SmoothedHinge, Squared
 from bisvm.penalties import L2, GroupPseudoHuber, SumPenalty
 from bisvm.selection.loo import (
-    _hat_diag,
     alo_outputs,
     alo_path_scores,
     alo_smooth,
@@ -139,17 +140,27 @@ def test_printed_criterion_is_zero_at_the_empty_model():
     assert cp.values["ij"][0] == pytest.approx(np.log(2.0))
 
 
-def test_dual_and_primal_leverage_forms_agree():
-    rng = np.random.default_rng(0)
-    N = 15
-    for npen, m in ((20, 0), (20, 3), (5, 2)):
-        Xp = rng.normal(size=(N, npen))
-        C = rng.normal(size=(N, m))
-        Q = rng.uniform(0.1, 1.0, N)
-        Xt = np.hstack([Xp, C])
-        H = (Xt.T * Q) @ Xt + np.diag(np.r_[0.7 * np.ones(npen), np.zeros(m)])
-        ref = np.einsum("ij,ji->i", Xt, np.linalg.solve(H, Xt.T))
-        np.testing.assert_allclose(_hat_diag(Xp, C, Q, 0.7), ref, rtol=1e-9)
+@pytest.mark.parametrize("loss,fit_intercept,N,n", CASES + [("logistic", False, 30, 10)])
+def test_leverages_equal_the_primal_hat_matrix(loss, fit_intercept, N, n):
+    # the leverages are read off the solver's final Newton factor (dual form, Woodbury
+    # when few ridge features); reference: the primal hat matrix of the local problem
+    P, res = _fit(loss, fit_intercept, N, n)
+    F = res.extra["free"] & (res.coef != 0)
+    assert np.array_equal(res.extra["newton"][1], np.flatnonzero(F))  # reusable
+    K = res.extra["kink"] & (res.coef != 0)
+    q2 = selective_loss(loss, P.y, P.X @ res.coef + res.extra["intercept"])[2]
+    Xt = np.hstack([P.X[:, F], P.X[:, K]] + ([np.ones((N, 1))] if fit_intercept else []))
+    H = (Xt.T * q2) @ Xt + np.diag(np.r_[2 * P.ridge * np.ones(F.sum()),
+                                         np.zeros(Xt.shape[1] - F.sum())])
+    L_ref = np.einsum("ij,ji->i", Xt, np.linalg.solve(H, Xt.T))
+    XS = P.X[:, F | K]
+    Hth = (XS.T * (q2 / 2)) @ XS + P.ridge * np.eye(XS.shape[1])
+    hth_ref = q2 / 2 * np.einsum("ij,ji->i", XS, np.linalg.solve(Hth, XS.T))
+    fresh = dict(res.extra, newton=None)
+    for extra in (res.extra, fresh):  # reused factor, and formed from scratch
+        f = leverage_factors(P, dataclasses.replace(res, extra=extra))
+        np.testing.assert_allclose(f.h, q2 * L_ref, rtol=1e-7, atol=1e-12)
+        np.testing.assert_allclose(f.h_thesis, hth_ref, rtol=1e-7, atol=1e-12)
 
 
 def test_criterion_path_kfold_and_loo_columns():

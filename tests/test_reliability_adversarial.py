@@ -121,19 +121,7 @@ def test_non_finite_targets_are_refused(name, bad):
         ALL[name]().fit(X, y)
 
 
-HUGE_BUGS = {
-    "SelectiveRegression": "SelectiveRegression (dual Newton): features ~1e160 give "
-    "coef_ ~1e160 (should be ~1e-160), duality_gap_ = inf after 1 iteration and +-inf "
-    "predictions, with no error or warning",
-    "SelectiveLogisticRegression": "SelectiveLogisticRegression (dual Newton): features "
-    "~1e160 give a model with duality_gap_ = inf and +-inf decision values, no error",
-    "SelectiveRegressionCV": "SelectiveRegressionCV: features ~1e160 raise a bare "
-    "OverflowError ('Numerical result out of range') from SelectiveProblem.dual_value "
-    "(selectivity**2 on a Python float, dual_newton.py) instead of a ValueError",
-    "SelectiveLogisticRegressionCV": "SelectiveLogisticRegressionCV: features ~1e160 raise "
-    "a bare OverflowError from SelectiveProblem.dual_value (dual_newton.py) instead of a "
-    "ValueError",
-}
+HUGE_BUGS = {}  # every huge-value bug found is fixed (docs/reliability.md, bugs 2-5)
 
 
 @pytest.mark.parametrize(

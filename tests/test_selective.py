@@ -128,3 +128,20 @@ def test_bad_input():
         SelectiveLogisticRegression().fit(X, y)
     with pytest.warns(ConvergenceWarning):
         SelectiveRegression(selectivity=0.01, max_iter=1).fit(*_reg())
+
+
+@pytest.mark.parametrize("cls", [SelectiveRegression, SelectiveLogisticRegression,
+                                 SelectiveRegressionCV, SelectiveLogisticRegressionCV])
+def test_features_too_large_for_the_dual_are_a_value_error_naming_x(cls):
+    # reliability bugs 4/5: features ~1e160 overflow X X^T; before, +-inf outputs or a
+    # bare OverflowError
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4))
+    y = X[:, 0] + 0.1 * rng.normal(size=30)
+    if cls in (SelectiveLogisticRegression, SelectiveLogisticRegressionCV):
+        y = (y > 0).astype(int)
+    with pytest.raises(ValueError, match=r"^X has features of magnitude .*bisvm\.Scaler"):
+        cls().fit(1e160 * X, y)
+    # ordinary large features are not refused
+    est = cls().fit(10.0 * X, y)
+    assert np.all(np.isfinite(est.predict(10.0 * X)))

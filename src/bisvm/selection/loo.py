@@ -50,10 +50,11 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve_triangular
+from scipy.linalg import LinAlgError, cho_factor, solve_triangular
 
 from ..solvers.dual_newton import (
     SelectiveProblem,
+    _NewtonMatrix,
     selective_loss,
     selectivity_grid,
     selectivity_max,
@@ -102,37 +103,6 @@ def _quad_diag(fac, B):
     return np.einsum("ij,ij->j", T, T)
 
 
-def _hat_diag(X_pen, C, Q, pen_curv):
-    r"""Diagonal of :math:`\tilde X H^{-1}\tilde X^\top`, :math:`\tilde X = [X_{pen}, C]`,
-    :math:`H = \tilde X^\top Q\tilde X + \mathrm{diag}(\text{pen\_curv}\,1, 0)`.
-
-    Primal :math:`(n_{pen}+m)`-dimensional form when that is at most ``N``; otherwise the
-    ``N``-dimensional dual form :math:`Q^{-1} - Q^{-1}BQ^{-1}` with
-    :math:`A = Q^{-1} + X_{pen}X_{pen}^\top/\text{pen\_curv}` and
-    :math:`B = A^{-1} - A^{-1}C(C^\top A^{-1}C)^{-1}C^\top A^{-1}` (the unpenalised columns
-    as a flat prior), which is the thesis's :math:`h_j = 1 - \gamma D_{jj}/\tilde g_j`
-    when ``C`` is empty.
-    """
-    N, npen = X_pen.shape
-    m = C.shape[1]
-    if npen + m <= N or pen_curv == 0:
-        Xt = np.hstack([X_pen, C])
-        H = (Xt.T * Q) @ Xt
-        H[np.arange(npen), np.arange(npen)] += pen_curv
-        return _quad_diag(_chol(H), Xt)
-    Ainv_fac = None
-    A = (X_pen @ X_pen.T) / pen_curv
-    A[np.diag_indices_from(A)] += 1.0 / Q
-    Ainv_fac = _chol(A)
-    Ainv = cho_solve(Ainv_fac, np.eye(N), check_finite=False)
-    Bdiag = np.diag(Ainv).copy()
-    if m:
-        AC = Ainv @ C
-        S = C.T @ AC
-        Bdiag -= _quad_diag(_chol(S), AC)
-    return 1.0 / Q - Bdiag / Q**2
-
-
 @dataclass(frozen=True)
 class LeverageFactors:
     r"""Per-object quantities of one fit from which every cheap criterion is read.
@@ -160,7 +130,23 @@ class LeverageFactors:
 
 
 def leverage_factors(problem, result):
-    """Leverages of a converged :func:`~bisvm.solvers.dual_newton.solve_dual_newton` fit.
+    r"""Leverages of a converged :func:`~bisvm.solvers.dual_newton.solve_dual_newton` fit.
+
+    Everything comes from one factorisation of the solver's Newton matrix
+    :math:`A = X_F X_F^\top + 2\gamma\,\mathrm{diag}(1/Q)` (seed 004 (42)/(48), the
+    :math:`V_F + \gamma\tilde G^{-1}` of the final face), reused from
+    ``result.extra["newton"]`` when the solver left it there, else formed once:
+    with :math:`A_\ell = A/(2\gamma)` and the unpenalised columns
+    :math:`C = [X_K, \mathbf 1]`,
+
+    .. math::
+        L = Q^{-1} - Q^{-2}\,\mathrm{diag}\big(A_\ell^{-1} - A_\ell^{-1}C
+        (C^\top A_\ell^{-1}C)^{-1}C^\top A_\ell^{-1}\big),
+
+    and the printed leverage (every support feature ridge, no intercept)
+    :math:`h^{th} = 1 - 2\gamma\,\mathrm{diag}\big((A + X_K X_K^\top)^{-1}\big)/Q` by
+    Woodbury on the same factor, :math:`(A + X_K X_K^\top)^{-1} = A^{-1} - A^{-1}X_K
+    (I + X_K^\top A^{-1}X_K)^{-1}X_K^\top A^{-1}`.
 
     Parameters
     ----------
@@ -173,22 +159,40 @@ def leverage_factors(problem, result):
     LeverageFactors
     """
     X, y, r, gam = problem.X, problem.y, problem.r, problem.ridge
+    N = X.shape[0]
     ex = result.extra
     z = X @ result.coef + ex["intercept"]
     q, dq, d2q = selective_loss(problem.loss, y, z)
-    Q = np.maximum(r * d2q, _Q_FLOOR)
     free = ex["free"] & (result.coef != 0)
     kink = ex["kink"] & (result.coef != 0)
-    C = X[:, kink]
-    if problem.fit_intercept:
-        C = np.hstack([C, np.ones((X.shape[0], 1))])
-    L = _hat_diag(X[:, free], C, Q, 2.0 * gam)
-    h = np.clip(Q * L, 0.0, 1.0 - 1e-15)
-    # the printed leverage: D = (V_I + gamma G^-1)^-1 on the support, g = q''/2
-    supp = result.coef != 0
-    Lth = _hat_diag(X[:, supp], np.zeros((X.shape[0], 0)), Q / 2.0, gam) if supp.any() \
-        else np.zeros(X.shape[0])
-    h_th = np.clip(Q / 2.0 * Lth, 0.0, 1.0)
+    Fidx = np.flatnonzero(free)
+    nw = ex.get("newton")
+    if nw is not None and np.array_equal(nw[1], Fidx):
+        A = nw[0]  # the Newton matrix of the final face, c = 2 gamma / Q
+        Q = 2.0 * gam / A.c
+    else:
+        Q = np.maximum(r * d2q, _Q_FLOOR)
+        A = _NewtonMatrix(X[:, Fidx], 2.0 * gam / Q)
+    XK = X[:, kink]
+    C = np.hstack([XK, np.ones((N, 1))]) if problem.fit_intercept else XK
+    dA = A.inv_diag()
+    # the multiplier of the kink and intercept constraints: A^{-1} C once for both forms
+    AC = A.solve(C) if C.shape[1] else np.zeros((N, 0))
+    Bd = dA.copy()
+    if C.shape[1]:
+        Bd -= _quad_diag(_chol(C.T @ AC), AC)
+    # h = Q L first: for a well-fitted logistic object Q is tiny and 1/Q - B/Q^2 would
+    # cancel, while h is accurate in absolute terms and the criteria only use Q L, q' L
+    h = np.clip(1.0 - 2.0 * gam * Bd / Q, 0.0, 1.0 - 1e-15)
+    L = h / Q
+    dth = dA.copy()
+    if XK.shape[1]:
+        AK = AC[:, : XK.shape[1]]
+        Mk = XK.T @ AK
+        Mk[np.diag_indices_from(Mk)] += 1.0
+        dth -= _quad_diag(_chol(Mk), AK)
+    h_th = np.clip(1.0 - 2.0 * gam * dth / Q, 0.0, 1.0) if (Fidx.size or XK.shape[1]) \
+        else np.zeros(N)
     return LeverageFactors(z, q, dq, d2q, L, h, h_th, r)
 
 

@@ -31,9 +31,17 @@ thesis cannot represent them, so the printed iteration alternates forever (this 
 non-convergence observed in erratum 8). We keep a third set ``K`` of kink features,
 pinned by the equality constraints :math:`x_i^\top\lambda = \mu\sigma_i` whose Lagrange
 multipliers *are* their primal coefficients; the intercept is one more such constraint
-(:math:`\mathbf 1^\top\lambda = 0`, multiplier ``b``). A feature leaves ``K`` when its
-multiplier leaves :math:`\sigma_i[0, \mu]` and joins ``K`` when the exact line search
-stops on its kink. Everything else is Algorithm A:
+(:math:`\mathbf 1^\top\lambda = 0`, multiplier ``b``). The sets are guessed by a
+primal–dual active-set (semismooth Newton) rule: after every full Newton step the sets
+the candidate asks for are adopted at once (a kink feature whose multiplier left
+:math:`\sigma_i[0, \mu]` is released, a ridge feature whose :math:`|s_i|` fell below μ
+or a zero feature whose :math:`|s_i|` rose above it is pinned), so that near the solution
+each set change costs one Newton step; after a bounded number of such switches the faces
+are solved exactly before switching. The exact :math:`W` at successive face solutions is
+*not* monotone (a degenerate feature sitting at :math:`|s_i| = \mu` with multiplier 0 or
+μ can raise it slightly), so only a revisited face counts as cycling; then a safe mode
+takes exact line searches on :math:`W` and pins a feature when the search stops on its
+kink. Everything else is Algorithm A:
 
 1. ``F = {i ∉ K : |s_i| > μ}``; Newton model of :math:`W` on the face, curvature
    :math:`V_F + \gamma \tilde G^{-1}` (seed 004 (38)–(43), :math:`\tilde g_t =
@@ -66,7 +74,8 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve_triangular
+from scipy.linalg.lapack import dtrtri
 from scipy.optimize import brentq
 from scipy.special import expit, xlogy
 
@@ -79,6 +88,7 @@ __all__ = [
     "solve_dual_newton",
     "solve_selectivity_path",
     "selective_loss",
+    "check_magnitude",
 ]
 
 LOSSES = ("squared", "logistic")
@@ -99,6 +109,35 @@ def selective_loss(loss, y, z):
     m = y * z
     p = expit(-m)
     return np.logaddexp(0.0, -m), -y * p, p * (1.0 - p)
+
+
+def check_magnitude(X, y, loss, ridge):
+    r"""Refuse data whose dual quantities overflow double precision.
+
+    The solver forms :math:`X_F X_F^\top` (entries up to :math:`n\max|x|^2`) and
+    :math:`s_i^2 = (x_i^\top\lambda)^2` with :math:`|\lambda_t| \le |y_t|/\gamma`
+    (regression) or :math:`1/(2\gamma)` (logistic). When either exceeds ~1e300 the fit
+    would return infinite coefficients or outputs, so a ``ValueError`` asks for
+    standardised features instead. Rescaling internally is not an option: with
+    :math:`X = cX'` the problem is the same one with :math:`\gamma/c^2` and
+    :math:`\mu c`, which underflows for the scales that overflow.
+    """
+    N, n = X.shape
+    xmax = float(np.max(np.abs(X))) if X.size else 0.0
+    if xmax == 0.0:
+        return
+    lx = np.log10(xmax)
+    if np.log10(max(n, 1)) + 2.0 * lx > 300.0:
+        raise ValueError(
+            f"X has features of magnitude {xmax:.3g}: X X^T overflows double precision "
+            "in the dual Newton solver; standardise the features first (e.g. with "
+            "bisvm.Scaler)")
+    lam = (float(np.max(np.abs(y))) if loss == "squared" else 0.5) / ridge
+    if lam > 0 and 2.0 * (np.log10(N) + lx + np.log10(lam)) > 300.0:
+        raise ValueError(
+            f"X (magnitude {xmax:.3g}) and y/ridge (magnitude {lam:.3g}) are too large "
+            "together: the dual products X^T lambda overflow double precision; "
+            "standardise the features (e.g. with bisvm.Scaler), scale y or raise ridge")
 
 
 @dataclass(frozen=True)
@@ -139,6 +178,7 @@ class SelectiveProblem:
             raise ValueError(
                 f"selectivity (mu) must be a finite float >= 0, got {self.selectivity!r}"
             )
+        check_magnitude(self.X, self.y, self.loss, self.ridge)
         if self.sample_weight is not None:
             r = np.asarray(self.sample_weight, float)
             if r.shape != (self.X.shape[0],) or not np.all(np.isfinite(r)) or np.any(r <= 0):
@@ -231,6 +271,7 @@ def selectivity_max(X, y, loss, ridge, sample_weight=None, fit_intercept=False):
     intercept : float
         The empty model's intercept (0 without one).
     """
+    check_magnitude(X, y, loss, ridge)
     r = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
     lam, b = _empty_dual(X, y, loss, ridge, r, fit_intercept)
     s = X.T @ lam
@@ -280,6 +321,21 @@ class _NewtonMatrix:
             M = XF @ XF.T
             M[np.diag_indices_from(M)] += c
             self.fac = _chol(M)
+
+    def inv_diag(self):
+        r"""Diagonal of :math:`A^{-1}` (``O(N^3/3)`` direct, ``O(N n_F^2)`` Woodbury)."""
+        if not self.woodbury:
+            # LAPACK trtri: the triangular inverse in N^3/3 flops (a solve with the
+            # identity would take N^3)
+            Linv, info = dtrtri(np.tril(self.fac[0]), lower=1)
+            if info != 0:
+                raise LinAlgError("singular Cholesky factor")
+            return np.einsum("ij,ij->j", Linv, Linv)
+        if self.fac is None:
+            return 1.0 / self.c
+        T = solve_triangular(np.tril(self.fac[0]), (self.XF / self.c[:, None]).T,
+                             lower=True, check_finite=False)
+        return 1.0 / self.c - np.einsum("ij,ij->j", T, T)
 
     def solve(self, v):
         if not self.woodbury:
@@ -526,7 +582,9 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
     converged = cycled = False
     seen = {}
     trace = []
-    best = None  # (W, lam, s) at the last solved face: where the safe mode restarts
+    best = None  # (W, lam, s) at the lowest solved face: where the safe mode restarts
+    n_inexact, max_inexact = 0, 30
+    newton = None
     k = 0
     tau = 1.0
 
@@ -543,8 +601,9 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
             c = curv
         ytil = z + c * lam
         Kidx = np.flatnonzero(kink)
-        lam_c, theta_c, _ = _candidate(X, np.flatnonzero(free), Kidx, sigma[Kidx], mu, c,
-                                       ytil, problem.fit_intercept)
+        Fidx = np.flatnonzero(free)
+        lam_c, theta_c, A_k = _candidate(X, Fidx, Kidx, sigma[Kidx], mu, c, ytil,
+                                         problem.fit_intercept)
         if lam_c is None:
             # the guessed kink constraints cannot all hold: restart from the last solved
             # face with the kinks pinned there
@@ -624,25 +683,33 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
             continue
         if consistent and face_solved:
             converged = True
+            newton = (A_k, Fidx)  # factor of the final face (criteria reuse it)
             break
         if not safe:
-            if not face_solved:
+            # semismooth-Newton switching: after a full Newton step the candidate's sets
+            # are adopted at once (one step per set change near the solution, instead of
+            # a face solved to tol before each change); limited, so that a pathological
+            # sequence still ends in the exactly solved faces guarded below
+            inexact = tau == 1.0 and not consistent and n_inexact < max_inexact
+            if not face_solved and not inexact:
                 continue  # more Newton steps on this face
-            if best is not None and W > best[0] + 1e-12 * max(1.0, abs(W)):
-                # the guessed sets made things worse: back to the last face, safe mode
-                W, lam, s = best
-                kink[:] = pinned_kinks()
-                free = (np.abs(s) > mu) & ~kink
-                safe = True
-                continue
-            key = (free.tobytes(), kink.tobytes())
-            if key in seen:  # the set guesses cycle: finish in safe mode
-                kink[:] = pinned_kinks()
-                free = (np.abs(s) > mu) & ~kink
-                safe = True
-                continue
-            seen[key] = k
-            best = (W, lam, s)
+            if inexact and not face_solved:
+                n_inexact += 1
+            else:
+                # W at successive face solutions is not monotone (a face's solution
+                # can sit above the previous one when a degenerate feature changes
+                # set), so only a revisited face counts as failure
+                key = (free.tobytes(), kink.tobytes())
+                if key in seen:  # the set guesses cycle: finish in safe mode
+                    if best is not None and best[0] < W:
+                        W, lam, s = best
+                    kink[:] = pinned_kinks()
+                    free = (np.abs(s) > mu) & ~kink
+                    safe = True
+                    continue
+                seen[key] = k
+                if best is None or W <= best[0]:
+                    best = (W, lam, s)
         elif tau != 1.0:
             # damped safe step: the sets of the current point (pinned kinks, plus those
             # where the exact line search stopped)
@@ -664,7 +731,8 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
         kink[z_to_k] = True
         sigma[z_to_k] = np.sign(s_c[z_to_k])
         safe = False
-        best = (W, lam, s)
+        if best is None or W <= best[0]:
+            best = (W, lam, s)
     # primal solution from the dual (25) plus the kink multipliers
     if line_search == "golden":
         kink[:] = False
@@ -693,13 +761,14 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
         extra=dict(dual_coef=lam, intercept=intercept, free=free, kink=kink.copy(),
                    support=coef != 0, decision=decision, duality_gap=float(gap),
                    dual_objective=float(W), cycled=cycled, trace=trace,
-                   sets=(free.copy(), kink.copy(), np.where(kink, sigma, 0.0))),
+                   sets=(free.copy(), kink.copy(), np.where(kink, sigma, 0.0)),
+                   newton=newton),
     )
 
 
 def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, min_ratio=1e-8,
                            sample_weight=None, fit_intercept=False, tol=1e-10, max_iter=500,
-                           line_search="exact", callback=None):
+                           line_search="exact", callback=None, max_step_ratio=1.5):
     r"""Algorithm B of seed 004: Algorithm A on a decreasing μ grid with warm starts.
 
     Parameters
@@ -712,6 +781,11 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
     callback : callable, optional
         ``callback(l, mu, problem, result)`` after each fit (criteria hook in here, so
         that the factorisations of the fit are reused while they are at hand).
+    max_step_ratio : float
+        Continuation: where two consecutive μ (or μ_max and the first μ) are further
+        apart than this factor, Algorithm A is first run at geometric intermediate values
+        (not returned) so that every warm start is a short step away. The default grid of
+        50 points has a ratio of 1.46 and needs none.
 
     Returns
     -------
@@ -719,6 +793,8 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
     results : list of SolverResult
     mu_max : float
     """
+    if not (np.isfinite(max_step_ratio) and max_step_ratio > 1):
+        raise ValueError(f"max_step_ratio must be a finite number > 1, got {max_step_ratio!r}")
     mu_max, lam, _ = selectivity_max(X, y, loss, ridge, sample_weight, fit_intercept)
     if selectivities is None:
         mus = selectivity_grid(mu_max, n_mu, min_ratio)
@@ -729,7 +805,18 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
     results = []
     sets = None
     base = SelectiveProblem(X, y, loss, ridge, float(mus[0]), sample_weight, fit_intercept)
+    prev = mu_max
     for l, mu in enumerate(mus):
+        # continuation: a warm start is only reliable a small step away (from the empty
+        # model, or across a coarse grid, the first guessed face can ask for more kink
+        # constraints than objects); intermediate μ, not reported, keep the steps short
+        if mu > 0 and prev > mu * max_step_ratio:
+            for mid in np.geomspace(prev, mu, int(np.ceil(np.log(prev / mu)
+                                                         / np.log(max_step_ratio))) + 1)[1:-1]:
+                r_mid = solve_dual_newton(base.with_selectivity(mid), lam0=lam, sets0=sets,
+                                          tol=tol, max_iter=max_iter, line_search=line_search)
+                lam, sets = r_mid.extra["dual_coef"], r_mid.extra["sets"]
+        prev = mu
         prob = base.with_selectivity(mu)
         res = solve_dual_newton(prob, lam0=lam, sets0=sets, tol=tol, max_iter=max_iter,
                                 line_search=line_search)
@@ -737,4 +824,6 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
         results.append(res)
         if callback is not None:
             callback(l, mu, prob, res)
+        # the final Newton factor is N x N: kept for the callback only, not along the path
+        res.extra["newton"] = None
     return mus, results, mu_max
