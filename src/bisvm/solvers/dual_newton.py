@@ -69,6 +69,7 @@ thesis's :math:`V_I\lambda^k` at the solution and makes every candidate a descen
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 from dataclasses import dataclass
@@ -605,9 +606,9 @@ def _polish_face(problem, coef, intercept):
     F = np.flatnonzero(aa > mu)
     K = np.flatnonzero((aa > 0) & (aa <= mu))
     cols = [X[:, F], X[:, K]] + ([np.ones((X.shape[0], 1))] if problem.fit_intercept else [])
+    if F.size + K.size == 0 or F.size + K.size + problem.fit_intercept > X.shape[0]:
+        return None  # more face columns than objects: the face system is singular
     M = np.hstack(cols)
-    if M.shape[1] == 0:
-        return None
     MR = M * r[:, None]
     G = M.T @ MR
     G[np.arange(F.size), np.arange(F.size)] += g
@@ -633,9 +634,12 @@ def _primal_fallback(problem, starts, max_sweeps, gap_tol):
     Exact coordinate minimisation (:func:`selective_scalar_min`, with
     :math:`h_i = 2\sum_t r_t x_{ti}^2`) on a convex objective whose non-smooth part
     :math:`\gamma\sum_i\mathrm{pen}_\mu(a_i)` is separable converges to the minimum
-    (Tseng 2001). Every 5 sweeps the face of the iterate is solved exactly
-    (:func:`_polish_face`) and kept if it lowers J, which turns CD's linear rate into
-    finite termination once the sets are identified. Stops when the duality gap
+    (Tseng 2001). After every chunk of sweeps (5, growing to 10% of the sweeps done,
+    at most 200) the face of the iterate is solved exactly (:func:`_polish_face`, when
+    it has at most N columns) and kept if it lowers J, which turns CD's linear rate
+    into finite termination once the sets are identified. (When the face has more
+    columns than objects, :func:`solve_dual_newton` restarts Newton from the CD point
+    and sets instead.) Stops when the duality gap
     :math:`J/(2\gamma) + W(\lambda)`, λ from the residuals, is ``<= gap_tol(W)``.
 
     Returns ``(coef, intercept, lam, gap, W, sweeps, ok)``.
@@ -647,7 +651,7 @@ def _primal_fallback(problem, starts, max_sweeps, gap_tol):
     hdiag = 2.0 * np.einsum("t,ti,ti->i", r, X, X)
     rsum = float(r.sum())
     Jval = problem.primal_value(a, b)
-    sweeps, chunk = 0, 5
+    sweeps = 0
     while True:
         lam = _dual_from_primal(problem, a, b)
         W = problem.dual_value(lam)
@@ -656,7 +660,7 @@ def _primal_fallback(problem, starts, max_sweeps, gap_tol):
             return a, b, lam, gap, W, sweeps, True
         if sweeps >= max_sweeps:
             return a, b, lam, gap, W, sweeps, False
-        m = min(chunk, max_sweeps - sweeps)
+        m = min(max(5, sweeps // 10), 200, max_sweeps - sweeps)
         res = np.ascontiguousarray(y - X @ a - b)
         b += _cd_sweeps(X, r, res, a, hdiag, float(problem.ridge), float(problem.selectivity),
                         bool(problem.fit_intercept), rsum, m)
@@ -670,7 +674,8 @@ def _primal_fallback(problem, starts, max_sweeps, gap_tol):
 
 
 def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500,
-                      line_search="exact", curvature_floor=1e-12, fallback=True):
+                      line_search="exact", curvature_floor=1e-12, fallback=True,
+                      primal0=None):
     r"""Algorithm A of seed 004: Newton's method on the exact dual with active sets.
 
     Parameters
@@ -692,18 +697,24 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
     curvature_floor : float
         The ε of seed 004 (34) added to :math:`\tilde g_t` (logistic), relative to
         :math:`\max_t r_t`.
+    primal0 : tuple (coef, intercept), optional
+        A primal warm start for the fallback only (the path passes the previous μ's fit).
     fallback : bool or int
-        ``True``, or the sweep cap of the fallback (``max_iter`` for ``True``).
+        ``True``, or the sweep cap of the fallback (``max_iter`` for ``True``; one sweep
+        costs about :math:`Nn` flops against up to :math:`N^3` for a Newton candidate,
+        :func:`solve_selectivity_path` passes ``20 * max_iter``).
         Squared loss, ``line_search="exact"``: when the Newton iteration stops without
         convergence (its cap, or no descent at working precision -- the set guesses of
         a lasso-like problem can oscillate), finish with :func:`_primal_fallback`
-        (cyclic coordinate descent on the primal J, at most ``max_iter`` sweeps, warm
-        started from the lower-J of the final and the best dual iterate's primal
-        coefficients) until the duality gap meets the solver's acceptance rule
+        (cyclic coordinate descent on the primal J, warm started from the lowest-J of
+        ``primal0``, the final and the best dual iterate's primal coefficients) until
+        the duality gap meets the solver's acceptance rule
         :math:`J/(2\gamma) + W \le 10^{-9}\max(1, |W|)`. The result then has the same
         form as a converged Newton solve (λ from the residuals, the sets from
         :math:`|a_i|`), ``extra["newton"] = None`` and ``extra["fallback"]`` the number
-        of sweeps; a ``ConvergenceWarning`` is issued only if the fallback fails too.
+        of sweeps. If CD does not reach the gap within its cap, Newton is restarted once
+        from the CD point and its sets (CD identifies the sets long before the gap);
+        a ``ConvergenceWarning`` is issued only if that fails too.
         The logistic loss has no fallback yet.
 
     Returns
@@ -920,6 +931,8 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
         raise ValueError(f"fallback must be a bool or an int >= 0, got {fallback!r}")
     if not converged and fallback and line_search == "exact" and problem.loss == "squared":
         starts = [(coef, intercept)]
+        if primal0 is not None:
+            starts.append((np.asarray(primal0[0], float), float(primal0[1])))
         if best is not None:
             # the primal point of the lowest solved face: a = s on |s| > mu (25), the
             # outputs z = y - gamma lam / r of the conjugate point fix the intercept
@@ -932,6 +945,23 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
             starts.append((a_b, b_b))
         a_f, b_f, lam_f, gap_f, W_f, n_sweeps, ok = _primal_fallback(
             problem, starts, max_iter if fallback is True else int(fallback), gap_tol)
+        if not ok:
+            # CD identifies the sets long before it reaches the gap: Newton restarted
+            # from its point and sets converges locally in a few steps
+            af = np.abs(a_f)
+            kf = (af > 0) & (af <= mu)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                again = solve_dual_newton(problem, lam0=lam_f,
+                                          sets0=(af > mu, kf, np.where(kf, np.sign(a_f), 0.0)),
+                                          tol=tol, max_iter=max_iter,
+                                          curvature_floor=curvature_floor, fallback=False)
+            if again.converged:
+                again.extra["fallback"] = n_sweeps
+                again.extra["newton"] = None
+                n_all = k + n_sweeps + again.n_iter
+                return dataclasses.replace(again, n_iter=n_all, n_evals=n_all,
+                                           seconds=time.perf_counter() - t0)
         if ok or gap_f < gap:
             coef, intercept, lam, gap, W = a_f, b_f, lam_f, gap_f, W_f
             aa = np.abs(coef)
@@ -1015,7 +1045,9 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
         prev = mu
         prob = base.with_selectivity(mu)
         res = solve_dual_newton(prob, lam0=lam, sets0=sets, tol=tol, max_iter=max_iter,
-                                line_search=line_search)
+                                line_search=line_search, fallback=20 * max_iter,
+                                primal0=(results[-1].coef, results[-1].extra["intercept"])
+                                if results else None)
         lam, sets = res.extra["dual_coef"], res.extra["sets"]
         results.append(res)
         if callback is not None:
