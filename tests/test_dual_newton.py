@@ -175,7 +175,13 @@ def test_thesis_golden_section_variant_and_cap_warning():
         assert not res.converged
     assert res.extra["dual_objective"] >= exact.extra["dual_objective"] - 1e-9
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        solve_dual_newton(P, max_iter=1)
+        solve_dual_newton(P, max_iter=1, fallback=False)
+    # the primal fallback finishes what the capped Newton iteration left
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        fb = solve_dual_newton(P, max_iter=1)
+    assert fb.converged and fb.extra["fallback"] is not None
+    np.testing.assert_allclose(fb.coef, exact.coef, atol=1e-8)
 
 
 def test_bad_input():

@@ -69,6 +69,7 @@ thesis's :math:`V_I\lambda^k` at the solution and makes every candidate a descen
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 from dataclasses import dataclass
@@ -79,6 +80,7 @@ from scipy.linalg.lapack import dtrtri
 from scipy.optimize import brentq
 from scipy.special import expit, xlogy
 
+from .._numba import njit
 from .base import ConvergenceRecord, ConvergenceWarning, SolverResult
 
 __all__ = [
@@ -89,6 +91,7 @@ __all__ = [
     "solve_selectivity_path",
     "selective_loss",
     "check_magnitude",
+    "selective_scalar_min",
 ]
 
 LOSSES = ("squared", "logistic")
@@ -517,8 +520,162 @@ def _feasible_start(problem, lam0):
     return lam
 
 
+# --------------------------------------------------------------------------------------
+# primal fallback (squared loss): cyclic coordinate descent + exact face polish
+# --------------------------------------------------------------------------------------
+def selective_scalar_min(h, z, mu, ridge):
+    r"""Exact minimiser of :math:`\tfrac12 h(a - z)^2 + \gamma\,\mathrm{pen}_\mu(a)`.
+
+    With :math:`\mathrm{pen}_\mu(a) = 2\mu|a|` for :math:`|a|\le\mu` and
+    :math:`\mu^2 + a^2` beyond (convex, :math:`C^1` away from 0: both pieces have slope
+    :math:`2\mu` at :math:`|a| = \mu`), the optimality condition
+    :math:`h(z - a) \in \gamma\,\partial\mathrm{pen}_\mu(a)` gives three regions
+    (:math:`\kappa = 2\gamma\mu/h`):
+
+    .. math::
+        a = \begin{cases} 0, & |z| \le \kappa \\
+        \mathrm{sign}(z)(|z| - \kappa), & \kappa < |z| \le \mu + \kappa
+        \quad\text{(soft threshold, } 0 < |a| \le \mu) \\
+        h z/(h + 2\gamma), & |z| > \mu + \kappa \quad\text{(ridge, } |a| > \mu),
+        \end{cases}
+
+    continuous at both boundaries. Vectorised over arrays ``h > 0, z, mu >= 0``.
+    """
+    h, z = np.asarray(h, float), np.asarray(z, float)
+    kappa = 2.0 * ridge * mu / h
+    az = np.abs(z)
+    return np.where(az <= kappa, 0.0,
+                    np.where(az <= mu + kappa, np.sign(z) * (az - kappa),
+                             h * z / (h + 2.0 * ridge)))
+
+
+@njit
+def _cd_sweeps(X, r, res, a, hdiag, ridge, mu, fit_intercept, rsum, n_sweeps):
+    # cyclic exact coordinate minimisation of J; res = y - X a - b is kept up to date
+    # (the intercept, unpenalised, is one more coordinate: b += sum r res / sum r)
+    N, n = X.shape
+    db_total = 0.0
+    for _ in range(n_sweeps):
+        for i in range(n):
+            h = hdiag[i]
+            if h <= 0.0:
+                continue
+            g = 0.0
+            for t in range(N):
+                g += r[t] * X[t, i] * res[t]
+            z = a[i] + 2.0 * g / h
+            kappa = 2.0 * ridge * mu / h
+            az = abs(z)
+            if az <= kappa:
+                new = 0.0
+            elif az <= mu + kappa:
+                new = az - kappa if z > 0 else kappa - az
+            else:
+                new = h * z / (h + 2.0 * ridge)
+            d = new - a[i]
+            if d != 0.0:
+                a[i] = new
+                for t in range(N):
+                    res[t] -= d * X[t, i]
+        if fit_intercept:
+            s = 0.0
+            for t in range(N):
+                s += r[t] * res[t]
+            db = s / rsum
+            db_total += db
+            for t in range(N):
+                res[t] -= db
+    return db_total
+
+
+def _dual_from_primal(problem, coef, intercept):
+    r"""λ from the residuals, :math:`\lambda_t = -r_t q'(y_t, z_t)/(2\gamma)` (the
+    conjugate point :math:`z_t = -\varphi'_t(\lambda_t)` inverted; regression:
+    :math:`r_t(y_t - z_t)/\gamma`), and the stationarity of J makes :math:`a_i =
+    x_i^\top\lambda` on the ridge features."""
+    z = problem.X @ coef + intercept
+    return -problem.r * selective_loss(problem.loss, problem.y, z)[1] / (2.0 * problem.ridge)
+
+
+def _polish_face(problem, coef, intercept):
+    r"""Minimise J on the face of ``coef`` (ridge ``F``, kinks ``K`` with their signs):
+    :math:`(M^\top R M + \gamma I_F)\theta = M^\top R y - \gamma\mu\sigma_K`,
+    :math:`M = [X_F, X_K, \mathbf 1]` -- the primal counterpart of a Newton candidate."""
+    X, y, r, g, mu = problem.X, problem.y, problem.r, problem.ridge, problem.selectivity
+    aa = np.abs(coef)
+    F = np.flatnonzero(aa > mu)
+    K = np.flatnonzero((aa > 0) & (aa <= mu))
+    cols = [X[:, F], X[:, K]] + ([np.ones((X.shape[0], 1))] if problem.fit_intercept else [])
+    if F.size + K.size == 0 or F.size + K.size + problem.fit_intercept > X.shape[0]:
+        return None  # more face columns than objects: the face system is singular
+    M = np.hstack(cols)
+    MR = M * r[:, None]
+    G = M.T @ MR
+    G[np.arange(F.size), np.arange(F.size)] += g
+    rhs = MR.T @ y
+    rhs[F.size: F.size + K.size] -= g * mu * np.sign(coef[K])
+    try:
+        theta = cho_solve(cho_factor(G, lower=True, check_finite=False), rhs,
+                          check_finite=False)
+    except LinAlgError:
+        theta = np.linalg.lstsq(G, rhs, rcond=None)[0]
+    if not np.all(np.isfinite(theta)):
+        return None
+    new = np.zeros_like(coef)
+    new[F] = theta[: F.size]
+    new[K] = theta[F.size: F.size + K.size]
+    b = float(theta[-1]) if problem.fit_intercept else 0.0
+    return new, b
+
+
+def _primal_fallback(problem, starts, max_sweeps, gap_tol):
+    r"""Finish a squared-loss problem by cyclic coordinate descent on the primal J.
+
+    Exact coordinate minimisation (:func:`selective_scalar_min`, with
+    :math:`h_i = 2\sum_t r_t x_{ti}^2`) on a convex objective whose non-smooth part
+    :math:`\gamma\sum_i\mathrm{pen}_\mu(a_i)` is separable converges to the minimum
+    (Tseng 2001). After every chunk of sweeps (5, growing to 10% of the sweeps done,
+    at most 200) the face of the iterate is solved exactly (:func:`_polish_face`, when
+    it has at most N columns) and kept if it lowers J, which turns CD's linear rate
+    into finite termination once the sets are identified. (When the face has more
+    columns than objects, :func:`solve_dual_newton` restarts Newton from the CD point
+    and sets instead.) Stops when the duality gap
+    :math:`J/(2\gamma) + W(\lambda)`, λ from the residuals, is ``<= gap_tol(W)``.
+
+    Returns ``(coef, intercept, lam, gap, W, sweeps, ok)``.
+    """
+    X = np.asfortranarray(problem.X, dtype=float)
+    y, r = problem.y, problem.r
+    best = min(starts, key=lambda s: problem.primal_value(*s))
+    a, b = best[0].astype(float, copy=True), float(best[1])
+    hdiag = 2.0 * np.einsum("t,ti,ti->i", r, X, X)
+    rsum = float(r.sum())
+    Jval = problem.primal_value(a, b)
+    sweeps = 0
+    while True:
+        lam = _dual_from_primal(problem, a, b)
+        W = problem.dual_value(lam)
+        gap = Jval / (2.0 * problem.ridge) + W
+        if gap <= gap_tol(W):
+            return a, b, lam, gap, W, sweeps, True
+        if sweeps >= max_sweeps:
+            return a, b, lam, gap, W, sweeps, False
+        m = min(max(5, sweeps // 10), 200, max_sweeps - sweeps)
+        res = np.ascontiguousarray(y - X @ a - b)
+        b += _cd_sweeps(X, r, res, a, hdiag, float(problem.ridge), float(problem.selectivity),
+                        bool(problem.fit_intercept), rsum, m)
+        sweeps += m
+        Jval = problem.primal_value(a, b)
+        pol = _polish_face(problem, a, b)
+        if pol is not None:
+            Jp = problem.primal_value(*pol)
+            if Jp < Jval:
+                a, b, Jval = pol[0], pol[1], Jp
+
+
 def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500,
-                      line_search="exact", curvature_floor=1e-12):
+                      line_search="exact", curvature_floor=1e-12, fallback=True,
+                      primal0=None):
     r"""Algorithm A of seed 004: Newton's method on the exact dual with active sets.
 
     Parameters
@@ -540,6 +697,25 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
     curvature_floor : float
         The ε of seed 004 (34) added to :math:`\tilde g_t` (logistic), relative to
         :math:`\max_t r_t`.
+    primal0 : tuple (coef, intercept), optional
+        A primal warm start for the fallback only (the path passes the previous μ's fit).
+    fallback : bool or int
+        ``True``, or the sweep cap of the fallback (``max_iter`` for ``True``; one sweep
+        costs about :math:`Nn` flops against up to :math:`N^3` for a Newton candidate,
+        :func:`solve_selectivity_path` passes ``20 * max_iter``).
+        Squared loss, ``line_search="exact"``: when the Newton iteration stops without
+        convergence (its cap, or no descent at working precision -- the set guesses of
+        a lasso-like problem can oscillate), finish with :func:`_primal_fallback`
+        (cyclic coordinate descent on the primal J, warm started from the lowest-J of
+        ``primal0``, the final and the best dual iterate's primal coefficients) until
+        the duality gap meets the solver's acceptance rule
+        :math:`J/(2\gamma) + W \le 10^{-9}\max(1, |W|)`. The result then has the same
+        form as a converged Newton solve (λ from the residuals, the sets from
+        :math:`|a_i|`), ``extra["newton"] = None`` and ``extra["fallback"]`` the number
+        of sweeps. If CD does not reach the gap within its cap, Newton is restarted once
+        from the CD point and its sets (CD identifies the sets long before the gap);
+        a ``ConvergenceWarning`` is issued only if that fails too.
+        The logistic loss has no fallback yet.
 
     Returns
     -------
@@ -745,11 +921,61 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
         coef[Kidx] = theta[:nK]
     intercept = float(theta[nK]) if problem.fit_intercept and theta.size > nK else 0.0
     gap = problem.duality_gap(lam, coef, intercept)
+    def gap_tol(W_):
+        return 1e-9 * max(1.0, abs(W_))
+
     if not converged and line_search == "exact" and k < max_iter:
-        converged = bool(gap <= 1e-9 * max(1.0, abs(W)))
+        converged = bool(gap <= gap_tol(W))
+    n_sweeps = None
+    if not isinstance(fallback, (bool, int, np.integer)) or fallback < 0:
+        raise ValueError(f"fallback must be a bool or an int >= 0, got {fallback!r}")
+    if not converged and fallback and line_search == "exact" and problem.loss == "squared":
+        starts = [(coef, intercept)]
+        if primal0 is not None:
+            starts.append((np.asarray(primal0[0], float), float(primal0[1])))
+        if best is not None:
+            # the primal point of the lowest solved face: a = s on |s| > mu (25), the
+            # outputs z = y - gamma lam / r of the conjugate point fix the intercept
+            s_b = best[2]
+            a_b = np.where(np.abs(s_b) > mu, s_b, 0.0)
+            b_b = 0.0
+            if problem.fit_intercept:
+                z_b = problem.y - problem.ridge * best[1] / problem.r
+                b_b = float(np.sum(problem.r * (z_b - X @ a_b)) / np.sum(problem.r))
+            starts.append((a_b, b_b))
+        a_f, b_f, lam_f, gap_f, W_f, n_sweeps, ok = _primal_fallback(
+            problem, starts, max_iter if fallback is True else int(fallback), gap_tol)
+        if not ok:
+            # CD identifies the sets long before it reaches the gap: Newton restarted
+            # from its point and sets converges locally in a few steps
+            af = np.abs(a_f)
+            kf = (af > 0) & (af <= mu)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                again = solve_dual_newton(problem, lam0=lam_f,
+                                          sets0=(af > mu, kf, np.where(kf, np.sign(a_f), 0.0)),
+                                          tol=tol, max_iter=max_iter,
+                                          curvature_floor=curvature_floor, fallback=False)
+            if again.converged:
+                again.extra["fallback"] = n_sweeps
+                again.extra["newton"] = None
+                n_all = k + n_sweeps + again.n_iter
+                return dataclasses.replace(again, n_iter=n_all, n_evals=n_all,
+                                           seconds=time.perf_counter() - t0)
+        if ok or gap_f < gap:
+            coef, intercept, lam, gap, W = a_f, b_f, lam_f, gap_f, W_f
+            aa = np.abs(coef)
+            free = aa > mu
+            kink = (aa > 0) & ~free
+            sigma = np.sign(coef)
+            newton = None  # no Newton factor of this face: criteria form their own
+        converged = bool(ok)
+        k += n_sweeps
     if not converged:
         msg = ("Algorithm A (dual Newton) cycled between active sets" if cycled else
                f"Algorithm A (dual Newton) stopped after max_iter={max_iter} iterations")
+        if n_sweeps is not None:
+            msg += f" and its coordinate-descent fallback after {n_sweeps} sweeps"
         warnings.warn(f"{msg} at selectivity={mu:.4g}; duality gap {gap:.3g}",
                       ConvergenceWarning, stacklevel=2)
     rec = ConvergenceRecord(np.array(objs), np.array([gap] * len(objs)), np.array(secs))
@@ -762,7 +988,7 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
                    support=coef != 0, decision=decision, duality_gap=float(gap),
                    dual_objective=float(W), cycled=cycled, trace=trace,
                    sets=(free.copy(), kink.copy(), np.where(kink, sigma, 0.0)),
-                   newton=newton),
+                   newton=newton, fallback=n_sweeps),
     )
 
 
@@ -819,7 +1045,9 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
         prev = mu
         prob = base.with_selectivity(mu)
         res = solve_dual_newton(prob, lam0=lam, sets0=sets, tol=tol, max_iter=max_iter,
-                                line_search=line_search)
+                                line_search=line_search, fallback=20 * max_iter,
+                                primal0=(results[-1].coef, results[-1].extra["intercept"])
+                                if results else None)
         lam, sets = res.extra["dual_coef"], res.extra["sets"]
         results.append(res)
         if callback is not None:
