@@ -41,6 +41,7 @@ __all__ = [
     "principal_minor_bound",
     "warn_if_indefinite",
     "check_finite_gram",
+    "kernel_label",
     "PSD_CHECK_MAX_N",
     "make_kernel",
     "gram_matrix",
@@ -312,14 +313,20 @@ def warn_if_indefinite(K, who, consequence, *, max_n=PSD_CHECK_MAX_N):
     return spec
 
 
-def check_finite_gram(K, kernel_name, X):
+def kernel_label(kernel):
+    """How error messages quote an estimator's ``kernel`` parameter."""
+    return "a callable" if callable(kernel) else repr(kernel)
+
+
+def check_finite_gram(K, kernel, X):
     """Raise ``ValueError`` when the kernel block computed from finite features ``X`` is
     not finite (it overflowed: features of magnitude ~1e154 and beyond square past the
-    float range), telling the user to standardise ``X``. Returns ``K``."""
+    float range), telling the user to standardise ``X``; ``kernel`` is the estimator's
+    ``kernel`` parameter (a name or a callable), quoted in the message. Returns ``K``."""
     if not np.all(np.isfinite(K)):
         big = float(np.max(np.abs(X))) if np.size(X) else 0.0
         raise ValueError(
-            f"the kernel matrix of X (kernel={kernel_name!r}) overflows: features of "
+            f"the kernel matrix of X (kernel={kernel_label(kernel)}) overflows: features of "
             f"magnitude up to {big:.3g} are too large for a finite kernel; standardise X "
             "first (e.g. bisvm.Scaler, which handles such features)"
         )

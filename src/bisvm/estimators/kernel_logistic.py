@@ -30,7 +30,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ..kernels import check_finite_gram, check_precomputed, indefinite_spectrum, make_kernel
+from ..kernels import (
+    check_finite_gram,
+    check_precomputed,
+    indefinite_spectrum,
+    kernel_label,
+    make_kernel,
+)
 from ..losses import Logistic
 from ..solvers.kernel_problem import KernelExpansionProblem, solve_kernel_newton
 from ..solvers.lbfgs import minimize_lbfgs
@@ -116,7 +122,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             name == "poly" and self.kernel_.coef0 < 0)
 
     def _indefinite_message(self, evidence):
-        kernel = "a callable" if callable(self.kernel) else repr(self.kernel)
+        kernel = kernel_label(self.kernel)
         remedy = ("project it onto the positive semi-definite cone (clip its negative "
                   "eigenvalues)" if self.kernel == "precomputed" else
                   "use a positive semi-definite kernel ('rbf', 'laplacian', 'linear', or "
@@ -151,8 +157,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             if fit:
                 return check_precomputed(X)
             return check_precomputed(X, n_train=self.n_train_, symmetric=False)
-        name = "a callable" if callable(self.kernel) else self.kernel
-        return check_finite_gram(self.kernel_(X, self.X_fit_), name, X)
+        return check_finite_gram(self.kernel_(X, self.X_fit_), self.kernel, X)
 
     def fit(self, X, y, sample_weight=None):
         """Fit one binary problem, or one per class (one-vs-rest).

@@ -110,7 +110,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if not np.any(sw > 0):
             raise ValueError("sample_weight: all samples have zero weight")
-        K = check_finite_gram(self._kernel(X), self._kernel_label(), X)
+        K = check_finite_gram(self._kernel(X), self.kernel, X)
         n = K.shape[0]
         s = np.sqrt(sw)
         ravel = y.ndim == 1
@@ -161,11 +161,8 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         if self.kernel == "precomputed":
             K = check_precomputed(X, n_train=self.X_fit_.shape[0], symmetric=False)
         else:
-            K = check_finite_gram(self._kernel(X, self.X_fit_), self._kernel_label(), X)
+            K = check_finite_gram(self._kernel(X, self.X_fit_), self.kernel, X)
         return K @ self.dual_coef_ + self.intercept_
-
-    def _kernel_label(self):
-        return "a callable" if callable(self.kernel) else self.kernel
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
