@@ -130,6 +130,15 @@ class SolverResult:
     record : ConvergenceRecord
     extra : dict
         Solver-specific outputs (dual coefficients, active set, ...).
+    certificate : str
+        Name of the stopping certificate held in ``grad_norm`` (``"grad_norm"``: the
+        Euclidean norm of the gradient; ``"kkt_violation"``: the largest violation of the
+        optimality conditions of a non-smooth problem).
+    factor : object or None
+        A public handle on the Newton system at ``coef`` (see :class:`NewtonFactor`), for
+        callers that solve with the Hessian afterwards (hypergradients, predictors).
+    method : str
+        Which algorithm produced the result (``"dense"``, ``"woodbury"``, ``"cg"``, ...).
     """
 
     coef: np.ndarray
@@ -141,6 +150,9 @@ class SolverResult:
     seconds: float
     record: ConvergenceRecord
     extra: dict = field(default_factory=dict)
+    certificate: str = "grad_norm"
+    factor: object = None
+    method: str = ""
 
 
 def warn_cap(solver, max_iter, certificate, tol):
