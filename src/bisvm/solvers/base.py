@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["SmoothProblem", "SolverResult", "ConvergenceRecord", "warn_cap", "ConvergenceWarning"]
+__all__ = [
+    "SmoothProblem",
+    "SolverResult",
+    "ConvergenceRecord",
+    "NewtonFactor",
+    "warn_cap",
+    "ConvergenceWarning",
+]
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,28 @@ class SmoothProblem:
         if hasattr(self.penalty, "value_and_gradient"):
             return self.penalty.value_and_gradient(w)
         return self.penalty.value(w), self.penalty.gradient(w)
+
+
+class NewtonFactor:
+    r"""The interface of a Newton system :math:`H = \nabla^2 E(\hat w)` handed out by a
+    solver in :attr:`SolverResult.factor`.
+
+    ``solve(rhs, x0=None)`` returns :math:`H^{-1} r` for a vector (or, where the
+    implementation says so, a matrix) ``rhs``; ``x0`` is a warm start that iterative
+    implementations use (the previous adjoint, for instance) and direct ones ignore.
+    ``matvec(v)`` returns :math:`H v`. For a problem solved on a support (exact
+    weighted L1), :math:`H` is the Hessian restricted to the support and the solution is
+    zero off it. ``n_matvec`` counts Hessian-vector products spent so far (0 for a
+    direct factorisation).
+    """
+
+    n_matvec = 0
+
+    def solve(self, rhs, x0=None):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def matvec(self, v):  # pragma: no cover - interface
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
