@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ...losses import SmoothedHinge
 from ...penalties import check_groups
@@ -149,8 +150,8 @@ class WeightedL1SVMProblem:
     _sn: np.ndarray = field(init=False, repr=False)
     _ridge: np.ndarray = field(init=False, repr=False)
     _blk: np.ndarray = field(init=False, repr=False)
-    _gptr: np.ndarray = field(init=False, repr=False)
-    _gcoord: np.ndarray = field(init=False, repr=False)
+    _bptr: np.ndarray = field(init=False, repr=False)
+    _bcoord: np.ndarray = field(init=False, repr=False)
     _unpen: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
@@ -180,19 +181,18 @@ class WeightedL1SVMProblem:
             s = _check_vector("sample_weight", self.sample_weight, n)
             if np.any(s < 0) or not np.any(s > 0):
                 raise ValueError("sample_weight must be non-negative and not all zero")
-        # coordinates grouped: group k owns _gcoord[_gptr[k]:_gptr[k + 1]]
-        pen = np.flatnonzero(g >= 0)
-        order = pen[np.argsort(g[pen], kind="stable")]
-        gptr = np.zeros(n_groups + 1, dtype=np.int64)
-        np.cumsum(np.bincount(g[pen], minlength=n_groups), out=gptr[1:])
-        unpen = np.flatnonzero(g < 0)
         # block of each coordinate: its group, or one block per unpenalised coordinate
+        # (numbered after the groups); block b owns _bcoord[_bptr[b]:_bptr[b + 1]]
+        unpen = np.flatnonzero(g < 0)
         blk = g.copy()
         blk[unpen] = n_groups + np.arange(unpen.size)
+        bcoord = np.argsort(blk, kind="stable")
+        bptr = np.zeros(n_groups + unpen.size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(blk, minlength=n_groups + unpen.size), out=bptr[1:])
         sets = {"X": X, "y": y, "hinge_smoothing": mu, "l2_penalty": alpha, "l2_mask": mask,
                 "weights": wts, "groups": g, "n_groups": n_groups,
                 "_Xc": X.tocsc() if sp.issparse(X) else X, "_sn": s / n,
-                "_ridge": alpha * mask, "_blk": blk, "_gptr": gptr, "_gcoord": order,
+                "_ridge": alpha * mask, "_blk": blk, "_bptr": bptr, "_bcoord": bcoord,
                 "_unpen": unpen}
         if self.sample_weight is not None:
             sets["sample_weight"] = s
@@ -268,16 +268,15 @@ class _WorkingSet:
 
     def __init__(self, problem, blocks):
         P = problem
-        coords, ptr = [], [0]
-        for b in blocks:
-            c = (P._gcoord[P._gptr[b]:P._gptr[b + 1]] if b < P.n_groups
-                 else P._unpen[b - P.n_groups:b - P.n_groups + 1])
-            coords.append(c)
-            ptr.append(ptr[-1] + c.size)
-        self.idx = np.concatenate(coords)
-        self.blk_ptr = np.asarray(ptr, dtype=np.int64)
+        bptr = P._bptr
+        sizes = bptr[blocks + 1] - bptr[blocks]
+        self.blk_ptr = np.zeros(blocks.size + 1, dtype=np.int64)
+        np.cumsum(sizes, out=self.blk_ptr[1:])
+        # block b's coordinates, concatenated without a Python loop over blocks
+        self.idx = P._bcoord[np.repeat(bptr[blocks] - self.blk_ptr[:-1], sizes)
+                             + np.arange(self.blk_ptr[-1])]
         self.beta = P._block_beta()[blocks]
-        self.local_blk = np.repeat(np.arange(len(blocks)), np.diff(self.blk_ptr))
+        self.local_blk = np.repeat(np.arange(blocks.size), sizes)
         self.ridge = P._ridge[self.idx]
         self.dense = not sp.issparse(P.X)
         if self.dense:
@@ -310,54 +309,153 @@ class _WorkingSet:
         return float(self.beta @ np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0))
 
     def violation(self, g, v):
-        return _block_violation(g, v, self.local_blk, self.beta.size, self.beta)[0]
+        """Per-block KKT violation and block norms."""
+        return _block_violation(g, v, self.local_blk, self.beta.size, self.beta)
+
+
+#: largest support on which the Newton system is formed and factored densely
+_NEWTON_MAX_SUPPORT = 2000
+#: cap on block-CD passes over the proximal-Newton model (inexact steps are fine: the
+#: line search and the next step correct them; ill-conditioned models would else spend
+#: thousands of passes per step)
+_MAX_PASS = 100
 
 
 def _prox_newton(P, ws, v, z, eps_in, budget, stats):
     r"""Proximal Newton on the working set until its KKT violation is <= ``eps_in``.
 
+    Two kinds of steps, both damped by an Armijo line search on :math:`E_0`:
+
+    * a *proximal Newton* step (:func:`_model_step`): block CD on the model, which sets
+      blocks to exactly zero and brings violators in;
+    * once a step has left the sign pattern unchanged and every zero block satisfies its
+      condition, a *support Newton* step (:func:`_support_step`): Newton's method on
+      :math:`E_0` restricted to the support, smooth there, with the exact Hessian
+      :math:`H_{SS}` -- quadratic convergence whatever the conditioning, where CD on an
+      ill-conditioned model (small hinge smoothing) would crawl.
+
     Returns ``(v, z, status)`` with status ``"ok"``, ``"cap"`` (``budget`` steps spent)
     or ``"stall"`` (the line search cannot decrease :math:`E_0` any more: rounding)."""
     loss = SmoothedHinge(P.hinge_smoothing)
     y, sn = P.y, P._sn
+    damp = [0.0]
+    prev = None
     for it in range(budget + 1):
         val, d1, d2 = loss.value_derivatives(y, z)
         g = ws.rmatvec(sn * d1) + ws.ridge * v
         stats["evals"] += 1
-        viol = float(np.max(ws.violation(g, v)))
+        bviol, bnorm = ws.violation(g, v)
+        viol = float(np.max(bviol))
         if viol <= eps_in:
             return v, z, "ok"
         if it == budget:
             return v, z, "cap"
         D = sn * d2
-        ev, Q, qptr = block_curvature(ws.dense, ws.XT, *ws.csc, D, ws.ridge, ws.blk_ptr)
-        # inexact Newton forcing term: the model is solved to viol * min(0.1, viol)
-        tol_cd = max(viol * min(0.1, viol), 1e-3 * eps_in)
-        vn, u, npass = cd_quadratic(ws.dense, ws.XT, *ws.csc, D, ws.ridge, g, v,
-                                    ws.blk_ptr, ws.beta, ev, Q, qptr, 2000, tol_cd)
-        stats["passes"] += npass
-        delta = vn - v
-        pen0 = ws.penalty(v)
-        f0 = float(sn @ val) + 0.5 * float(ws.ridge @ (v * v)) + pen0
-        dec = float(g @ delta) + ws.penalty_change(v, delta)
-        if dec > 0:
-            return v, z, "stall"
-        t, accepted = 1.0, False
-        for _ in range(60):
-            vt = v + t * delta
-            ft = (float(sn @ loss.value_derivatives(y, z + t * u)[0])
-                  + 0.5 * float(ws.ridge @ (vt * vt)) + ws.penalty(vt))
-            stats["evals"] += 1
-            # the slack absorbs rounding once the model decrease is at machine precision
-            if ft <= f0 + 1e-4 * t * dec + 1e-15 * abs(f0):
-                accepted = True
-                break
-            t *= 0.5
-        if not accepted:
-            return v, z, "stall"
-        v, z = vt, z + t * u
+        f0 = float(sn @ val) + 0.5 * float(ws.ridge @ (v * v)) + float(ws.beta @ bnorm)
+        pattern = np.sign(v)
+        step = None
+        zero_ok = not np.any(bviol[bnorm == 0] > eps_in)
+        if (zero_ok and prev is not None and np.array_equal(pattern, prev)
+                and np.count_nonzero(v) <= _NEWTON_MAX_SUPPORT):
+            step = _support_step(P, ws, loss, v, z, g, D, bnorm, f0, stats)
+        if step is None:
+            step = _model_step(P, ws, loss, v, z, g, D, f0, viol, eps_in, damp, stats)
+            if step is None:
+                return v, z, "stall"
+        t, delta, u = step
+        prev = pattern
+        v, z = v + t * delta, z + t * u
         stats["steps"] += 1
     return v, z, "cap"  # pragma: no cover - the loop returns
+
+
+def _model_step(P, ws, loss, v, z, g, D, f0, viol, eps_in, damp, stats):
+    r"""A proximal Newton step: block CD on the model, then the line search.
+
+    The model's Hessian is damped by :math:`\nu I` (Levenberg-Marquardt, ``damp[0]``):
+    :math:`\nu = 0` while full steps pass, raised when the line search fails or needs a
+    tiny step -- at small hinge smoothing samples far from the kink have
+    :math:`\ell_\mu'' \approx 0` and an unpenalised intercept can have no curvature.
+    Returns ``(t, delta, u)`` with ``u = X_W delta``, or ``None`` when no step decreases
+    :math:`E_0` (rounding)."""
+    # inexact Newton forcing term: the model is solved to viol * min(0.1, viol)
+    tol_cd = max(viol * min(0.1, viol), 1e-3 * eps_in)
+    for _ in range(30):
+        ridge = ws.ridge + damp[0]
+        ev, Q, qptr = block_curvature(ws.dense, ws.XT, *ws.csc, D, ridge, ws.blk_ptr)
+        vn, u, npass = cd_quadratic(ws.dense, ws.XT, *ws.csc, D, ridge, g, v,
+                                    ws.blk_ptr, ws.beta, ev, Q, qptr, _MAX_PASS, tol_cd)
+        stats["passes"] += npass
+        delta = vn - v
+        dec = float(g @ delta) + ws.penalty_change(v, delta)
+        if dec > 0:  # block CD only lowers the model: this is rounding
+            return None
+        t = _armijo(P, ws, loss, v, z, delta, u, f0, dec, stats)
+        if t > 0:
+            break
+        damp[0] = max(10.0 * damp[0], 1e-6 * max(float(np.max(ev)), 1e-300))
+    else:
+        return None
+    hmax = float(np.max(ev))
+    if t == 1.0:
+        damp[0] = damp[0] / 10.0 if damp[0] >= 1e-12 * hmax else 0.0
+    elif t < 0.07:
+        damp[0] = max(4.0 * damp[0], 1e-6 * hmax)
+    return t, delta, u
+
+
+def _support_step(P, ws, loss, v, z, g, D, bnorm, f0, stats):
+    r"""Newton's step on :math:`E_0` restricted to the support :math:`S` of ``v``:
+    :math:`\delta_S = -H_{SS}^{-1}\nabla_S E_0` with :math:`H_{SS}` as in
+    :class:`SupportNewtonFactor`, then the line search. ``None`` if it fails."""
+    S = np.flatnonzero(bnorm[ws.local_blk] > 0)
+    S = np.union1d(S, np.flatnonzero(ws.beta[ws.local_blk] == 0))
+    blk = ws.local_blk[S]
+    scale = np.where(bnorm > 0, ws.beta / np.where(bnorm > 0, bnorm, 1.0), 0.0)
+    grad = g[S] + scale[blk] * v[S]
+    if ws.dense:
+        XS = ws.XT[S]
+        H = XS @ (XS * D).T
+    else:
+        XS = ws.XW[:, S]
+        H = (XS.T @ sp.diags(D) @ XS).toarray()
+    # group curvature beta (I/||w|| - w w^T/||w||^3); it vanishes on a singleton
+    multi = np.diff(ws.blk_ptr)[blk] > 1
+    H[np.diag_indices_from(H)] += ws.ridge[S] + np.where(multi, scale[blk], 0.0)
+    for loc in _multi_blocks(blk):
+        b, wb = blk[loc[0]], v[S[loc]]
+        H[np.ix_(loc, loc)] -= ws.beta[b] * np.outer(wb, wb) / bnorm[b] ** 3
+    try:
+        dS = -cho_solve(cho_factor(H, check_finite=False), grad, check_finite=False)
+    except LinAlgError:
+        return None
+    if not np.all(np.isfinite(dS)):
+        return None
+    delta = np.zeros_like(v)
+    delta[S] = dS
+    u = XS.T @ dS if ws.dense else XS @ dS
+    dec = float(grad @ dS)  # the directional derivative of E_0 (zero blocks stay zero)
+    if not dec < 0:
+        return None
+    t = _armijo(P, ws, loss, v, z, delta, u, f0, dec, stats)
+    return (t, delta, u) if t > 0 else None
+
+
+def _armijo(P, ws, loss, v, z, delta, u, f0, dec, stats):
+    r"""Backtracking step on :math:`E_0` along ``delta`` (0 when none of 30 halvings
+    passes the proximal Armijo test :math:`E_0(v + t\delta) \le E_0(v) + c\,t\,dec`)."""
+    t = 1.0
+    for _ in range(30):
+        vt = v + t * delta
+        with np.errstate(over="ignore", invalid="ignore"):  # a wild trial step is only
+            ft = (float(P._sn @ loss.value_derivatives(P.y, z + t * u)[0])  # rejected
+                  + 0.5 * float(ws.ridge @ (vt * vt)) + ws.penalty(vt))
+        stats["evals"] += 1
+        # the slack absorbs rounding once the model decrease is at machine precision
+        if ft <= f0 + 1e-4 * t * dec + 1e-15 * abs(f0):
+            return t
+        t *= 0.5
+    return 0.0
 
 
 def solve_exact_l1(problem, *, w0=None, tol=1e-9, max_iter=500, max_outer=200,
@@ -368,8 +466,11 @@ def solve_exact_l1(problem, *, w0=None, tol=1e-9, max_iter=500, max_outer=200,
     ----------
     problem : WeightedL1SVMProblem
     w0 : ndarray, shape (d,), optional
-        Warm start (zeros by default). Its support joins the first working set, so a
-        re-solve at nearby weights β costs a few proximal Newton steps on the support.
+        Warm start. Its support joins the first working set, so a re-solve at nearby
+        weights β costs a few Newton steps on the support. Without it the solve starts
+        from zero, by continuation when ``hinge_smoothing < 0.125``: stages at
+        μ = 0.25, 0.025, ... (each solved to ``max(tol, 1e-6)`` and warm-starting the
+        next), as :meth:`~bisvm.selection.bilevel.LowerLevel.solve` does.
     tol : float
         Stop when the largest KKT violation (the certificate) is <= ``tol``.
     max_iter : int
@@ -386,11 +487,12 @@ def solve_exact_l1(problem, *, w0=None, tol=1e-9, max_iter=500, max_outer=200,
     -------
     SolverResult
         ``certificate="kkt_violation"``, ``grad_norm`` the final largest violation,
-        ``method="exact_l1"``, ``n_iter`` proximal Newton steps, ``record`` one entry per
-        KKT check on all groups (objective, violation, seconds), ``factor`` a
-        :class:`SupportNewtonFactor` at the solution; ``extra`` holds ``support``
-        (coordinates of the non-zero groups and the unpenalised ones), ``n_outer``,
-        ``ws_sizes`` and ``n_cd_passes``.
+        ``method="exact_l1"``, ``n_iter`` Newton steps (all stages), ``record`` one entry
+        per KKT check on all groups of the final stage (objective, violation, seconds),
+        ``factor`` a :class:`SupportNewtonFactor` at the solution; ``extra`` holds
+        ``support`` (coordinates of the non-zero groups and the unpenalised ones),
+        ``n_outer``, ``ws_sizes``, ``n_cd_passes``, ``continuation`` (the μ stages) and
+        ``stopped`` (None, or why it stopped unconverged).
     """
     if not isinstance(problem, WeightedL1SVMProblem):
         raise TypeError(f"problem must be a WeightedL1SVMProblem, got {type(problem)}")
@@ -400,13 +502,48 @@ def solve_exact_l1(problem, *, w0=None, tol=1e-9, max_iter=500, max_outer=200,
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
     t0 = time.perf_counter()
     P = problem
-    d = P.n_features
-    w = np.zeros(d) if w0 is None else np.array(_check_vector("w0", w0, d), copy=True)
+    w = (np.zeros(P.n_features) if w0 is None
+         else np.array(_check_vector("w0", w0, P.n_features), copy=True))
+    stats = {"evals": 0, "steps": 0, "passes": 0}
+    stages = []
+    if w0 is None:
+        # continuation in mu from a cold start, as LowerLevel.solve does: at small mu
+        # Newton from zero needs many damped steps (samples far from the kink have no
+        # curvature); each stage warm-starts the next, ten times less smooth
+        m = 0.25
+        while m > 2.0 * P.hinge_smoothing:
+            stages.append(m)
+            m /= 10.0
+    for m in stages:
+        stage = copy.copy(P)
+        object.__setattr__(stage, "hinge_smoothing", m)
+        w = _working_set_loop(stage, w, max(tol, 1e-6), max_iter, max_outer, ws_start,
+                              stats, t0)[0]
+    w, z, rec, ws_sizes, status, converged = _working_set_loop(
+        P, w, tol, max_iter, max_outer, ws_start, stats, t0)
+    obj, kkt = rec[-1][:2]
+    if not converged and warn:
+        _warn_stop(status, stats["steps"] >= max_iter, max_iter, max_outer, kkt, tol)
+    support = _support(P, w)
+    factor = _support_factor(P, w, support, z)
+    obj_arr, kkt_arr, sec = (np.array(c) for c in zip(*rec))
+    return SolverResult(
+        coef=w, objective=obj, grad_norm=kkt, n_iter=stats["steps"], n_evals=stats["evals"],
+        converged=converged, seconds=time.perf_counter() - t0,
+        record=ConvergenceRecord(obj_arr, kkt_arr, sec),
+        extra={"support": support, "n_outer": len(rec), "ws_sizes": ws_sizes,
+               "continuation": tuple(stages),
+               "n_cd_passes": stats["passes"], "stopped": None if converged else status},
+        certificate="kkt_violation", factor=factor, method="exact_l1")
+
+
+def _working_set_loop(P, w, tol, max_iter, max_outer, ws_start, stats, t0):
+    """Working-set updates until the KKT violation is <= ``tol`` (``w`` is updated in
+    place); returns ``(w, z, record, ws_sizes, status, converged)``."""
     z = P.X @ w
     loss = SmoothedHinge(P.hinge_smoothing)
     beta, nb = P._block_beta(), P.n_groups + P._unpen.size
-    stats = {"evals": 0, "steps": 0, "passes": 0}
-    rec, ws_sizes, status, converged = [], [], "ok", False
+    rec, ws_sizes, status = [], [], "ok"
     for _ in range(max_outer):
         val, d1, _d2 = loss.value_derivatives(P.y, z)
         g = P.X.T @ (P._sn * d1) + P._ridge * w
@@ -416,8 +553,7 @@ def solve_exact_l1(problem, *, w0=None, tol=1e-9, max_iter=500, max_outer=200,
         obj = float(P._sn @ val) + 0.5 * float(P._ridge @ (w * w)) + float(beta @ wn)
         rec.append((obj, kkt, time.perf_counter() - t0))
         if kkt <= tol:
-            converged = True
-            break
+            return w, z, rec, ws_sizes, status, True
         if status != "ok" or stats["steps"] >= max_iter:
             break
         blocks, outside = _select_blocks(P, viol, wn, ws_start)
@@ -429,18 +565,7 @@ def solve_exact_l1(problem, *, w0=None, tol=1e-9, max_iter=500, max_outer=200,
         w[:] = 0.0
         w[ws.idx] = w_ws
         z = ws.matvec(w_ws)  # recomputed from scratch: no drift of the margins
-    if not converged and warn:
-        _warn_stop(status, stats["steps"] >= max_iter, max_iter, max_outer, kkt, tol)
-    support = _support(P, w)
-    factor = _support_factor(P, w, support, z)
-    obj_arr, kkt_arr, sec = (np.array(c) for c in zip(*rec))
-    return SolverResult(
-        coef=w, objective=obj, grad_norm=kkt, n_iter=stats["steps"], n_evals=stats["evals"],
-        converged=converged, seconds=time.perf_counter() - t0,
-        record=ConvergenceRecord(obj_arr, kkt_arr, sec),
-        extra={"support": support, "n_outer": len(rec), "ws_sizes": ws_sizes,
-               "n_cd_passes": stats["passes"], "stopped": None if converged else status},
-        certificate="kkt_violation", factor=factor, method="exact_l1")
+    return w, z, rec, ws_sizes, status, False
 
 
 def _warn_stop(status, capped, max_iter, max_outer, kkt, tol):
@@ -476,16 +601,22 @@ def _select_blocks(P, viol, wn, ws_start):
     return blocks.astype(np.int64), outside
 
 
+def _multi_blocks(labels):
+    """Positions of each label that occurs more than once (sorting, no quadratic scan)."""
+    order = np.argsort(labels, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(labels[order]) != 0])
+    ends = np.r_[starts[1:], labels.size]
+    keep = ends - starts > 1
+    return [order[a:b] for a, b in zip(starts[keep], ends[keep])]
+
+
 def _support_factor(P, w, support, z):
     """The :class:`SupportNewtonFactor` of :math:`E_0` at ``w`` (margins ``z = Xw``)."""
     d2 = SmoothedHinge(P.hinge_smoothing).second_derivative(P.y, z)
     XS = P._Xc[:, support] if sp.issparse(P.X) else P.X[:, support]
     gs = P.groups[support]
-    blocks = []
-    for k in np.unique(gs[gs >= 0]):
-        loc = np.flatnonzero(gs == k)
-        if loc.size > 1:
-            blocks.append((loc, float(P.weights[k]), w[support[loc]]))
+    blocks = [(loc, float(P.weights[gs[loc[0]]]), w[support[loc]])
+              for loc in _multi_blocks(gs) if gs[loc[0]] >= 0]
     return SupportNewtonFactor(XS, P._sn * d2, P._ridge[support], blocks, support,
                                P.n_features)
 
