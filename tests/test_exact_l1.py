@@ -247,6 +247,47 @@ def test_large_weights_give_the_intercept_only_model():
     assert np.flatnonzero(w[:-1]).tolist() == np.flatnonzero(groups == k).tolist()
 
 
+def test_small_hinge_smoothing_by_continuation():
+    X, y = _data(n=150, d=30, seed=17)
+    groups = _groups(30, [1] * 10 + [2] * 5 + [5] * 2)
+    P = WeightedL1SVMProblem(X, y, 1e-3, ALPHA, np.r_[np.ones(30, bool), False],
+                             np.full(17, 0.02), np.r_[groups, -1])
+    r = solve_exact_l1(P, tol=1e-11)
+    assert r.converged and r.extra["continuation"] == (0.25, 0.025, 0.0025)
+    s = np.ones(len(y))
+    g = P.X.T @ (s * SmoothedHinge(1e-3).derivative(y, X @ r.coef)) / len(y) \
+        + ALPHA * P.l2_mask * r.coef
+    assert np.all(np.abs(g[P.groups < 0]) <= 1e-11)
+    for k in range(P.n_groups):
+        idx = P.groups == k
+        nk = np.linalg.norm(r.coef[idx])
+        res = g[idx] + (P.weights[k] * r.coef[idx] / nk if nk else 0.0)
+        assert (np.linalg.norm(res) <= 1e-11 if nk else
+                np.linalg.norm(g[idx]) <= P.weights[k] + 1e-11)
+    # the minimiser is unique (alpha-strongly convex): any start reaches it
+    other = solve_exact_l1(P, w0=np.full(31, 0.3), tol=1e-11)
+    assert other.extra["continuation"] == ()
+    np.testing.assert_allclose(other.coef, r.coef, atol=1e-8)
+
+
+def test_group_shrink_solves_the_block_problem():
+    from bisvm.solvers.primal._exact_l1_kernels import group_shrink
+
+    rng = np.random.default_rng(18)
+    for m in (2, 3, 6):
+        A = rng.standard_normal((m, 2 * m))
+        lam = np.sort(np.linalg.eigvalsh(A @ A.T / m + 1e-3 * np.eye(m)))
+        for beta in (0.0, 0.3, 2.0):
+            c = rng.standard_normal(m)
+            v = group_shrink(lam, c, beta)
+            if np.linalg.norm(c) <= beta:
+                assert np.all(v == 0.0)
+                continue
+            # optimality of 1/2 v'Lv - c'v + beta ||v||: L v - c + beta v/||v|| = 0
+            res = lam * v - c + (beta * v / np.linalg.norm(v) if beta else 0.0)
+            assert np.linalg.norm(res) <= 1e-12 * max(1.0, np.linalg.norm(c))
+
+
 def _hypergradient_case(model, sparse=False):
     X, y = _data(n=100, d=18, seed=11)
     groups = np.arange(18) if model == "vector" else _groups(18, [3] * 4 + [2] * 3)
