@@ -15,12 +15,16 @@ is the limit :math:`\gamma \to 0` of the smoothed problem solved by
 
 Method (the working-set proximal Newton of glmnet / newGLMNET and skglm; Friedman et al.
 2010, Yuan et al. 2012, Bertrand et al. 2022): keep a working set :math:`W` of groups (the
-support, the unpenalised coordinates and the worst violators of the optimality conditions)
-and solve the problem restricted to :math:`W` by proximal Newton steps: the smooth part is
-replaced by its second-order model, the model plus the exact group norms is minimised by
-block coordinate descent (each block exactly: soft-thresholding, or a secular equation in
-the eigenbasis of the block Hessian), and the step is damped by an Armijo line search on
-:math:`E_0` itself. Then the optimality conditions are checked on every group and the
+support, the unpenalised coordinates and the worst violators of the optimality conditions,
+at most doubling in size per update) and solve the problem restricted to :math:`W` by
+proximal Newton steps: the smooth part is replaced by its second-order model, the model
+plus the exact group norms is minimised by block coordinate descent (each block exactly:
+soft-thresholding, or a secular equation in the eigenbasis of the block Hessian), and the
+step is damped by an Armijo line search on :math:`E_0` itself (and, if the line search
+fails, by Levenberg-Marquardt damping of the model). Once a step leaves the sign pattern
+unchanged and the zero groups satisfy their conditions, the steps become Newton steps on
+the support, where :math:`E_0` is smooth (quadratic convergence, whatever the
+conditioning). Then the optimality conditions are checked on every group and the
 violators join :math:`W`. The certificate is the largest KKT violation
 
 .. math::
@@ -28,9 +32,10 @@ violators join :math:`W`. The certificate is the largest KKT violation
 
 i.e. :math:`\|\nabla_k f + \beta_k w_k/\|w_k\|\|` on a non-zero group,
 :math:`\max(\|\nabla_k f\| - \beta_k, 0)` on a zero group and :math:`|\nabla_j f|` on an
-unpenalised coordinate, with :math:`f` the smooth part. A pass over the data costs
-:math:`O(\mathrm{nnz}(X))` (sparse ``X`` is never densified); dense linear algebra happens
-only on a group's diagonal block.
+unpenalised coordinate, with :math:`f` the smooth part. A full pass over the data (the
+KKT check) costs :math:`O(\mathrm{nnz}(X))` and a CD pass :math:`O(\mathrm{nnz}(X_W))`;
+sparse ``X`` is never densified; dense linear algebra is confined to a group's diagonal
+block and to the support (:math:`|S| \le 2000`) for the Newton steps.
 
 On the support :math:`S` (non-zero groups and unpenalised coordinates) the optimality
 condition is smooth, so the implicit function theorem gives the sensitivity of
