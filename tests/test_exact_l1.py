@@ -20,6 +20,7 @@ from bisvm.solvers.base import ConvergenceWarning, NewtonFactor
 from bisvm.solvers.primal.exact_l1 import (
     SupportNewtonFactor,
     WeightedL1SVMProblem,
+    group_l1_weight_jvp,
     group_l1_weight_vjp,
     solve_exact_l1,
 )
@@ -328,6 +329,19 @@ def test_hypergradient_matches_finite_differences(model, sparse):
     np.testing.assert_allclose(hg, fd, rtol=1e-5, atol=1e-5 * np.max(np.abs(fd)))
 
 
+def test_directional_derivative_of_the_solution():
+    # dw = -H_SS^{-1} (d grad_w P / d beta) db, against central differences of w(beta)
+    P, _, _ = _hypergradient_case("group", sparse=True)
+    r = solve_exact_l1(P, tol=1e-13)
+    db = np.random.default_rng(19).uniform(-1, 1, P.n_groups) * P.weights
+    dw = -r.factor.solve(group_l1_weight_jvp(r.coef, P.groups, db), rtol=1e-12)
+    h = 1e-5
+    wp, wm = (solve_exact_l1(P.with_weights(P.weights + s * h * db), w0=r.coef,
+                             tol=1e-13).coef for s in (1, -1))
+    np.testing.assert_allclose(dw, (wp - wm) / (2 * h), atol=1e-6 * np.max(np.abs(dw)))
+    assert np.all(dw[r.coef == 0] == 0.0)
+
+
 def test_support_factor_is_the_hessian_on_the_support():
     P, _, _ = _hypergradient_case("group")
     r = solve_exact_l1(P, tol=1e-13)
@@ -359,7 +373,9 @@ def test_support_factor_is_the_hessian_on_the_support():
     # a matrix right-hand side, and the CG path used for large supports
     B = rng.standard_normal((w.size, 3))
     X2 = r.factor.solve(B)
+    assert r.factor.direct
     r.factor.max_dense = 0
+    assert not r.factor.direct
     np.testing.assert_allclose(r.factor.solve(B), X2, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(r.factor.solve(B[:, 0], x0=X2[:, 0]), X2[:, 0], atol=1e-9)
     assert r.factor.n_matvec > 0
@@ -378,6 +394,13 @@ def test_weight_vjp_matches_the_pseudo_huber_jacobian():
                                rtol=1e-14)
     np.testing.assert_allclose(group_l1_weight_vjp(w, groups, 6, lam[:, 0]),
                                jac.T @ lam[:, 0], rtol=1e-14)
+    db = rng.standard_normal(6)
+    np.testing.assert_allclose(group_l1_weight_jvp(w, groups, db), jac @ db, rtol=1e-14)
+    hub = GroupPseudoHuber(np.ones(6), groups, smoothing=1e-150)
+    np.testing.assert_allclose(group_l1_weight_jvp(w, groups, db), hub.weight_jvp(w, db),
+                               rtol=1e-14)
+    with pytest.raises(ValueError, match="db has"):
+        group_l1_weight_jvp(w, groups, db[:3])
     with pytest.raises(ValueError, match="matching"):
         group_l1_weight_vjp(w, groups, 6, lam[:-1])
     with pytest.raises(ValueError, match="n_groups"):

@@ -20,7 +20,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 
 from ..base import NewtonFactor
 
-__all__ = ["SupportNewtonFactor", "group_l1_weight_vjp"]
+__all__ = ["SupportNewtonFactor", "group_l1_weight_vjp", "group_l1_weight_jvp"]
 
 
 def group_l1_weight_vjp(w, groups, n_groups, lam):
@@ -64,6 +64,42 @@ def group_l1_weight_vjp(w, groups, n_groups, lam):
         return np.bincount(gp, weights=coef * lam[pen], minlength=n_groups)
     out = np.zeros((n_groups, lam.shape[1]))
     np.add.at(out, gp, coef[:, None] * lam[pen])
+    return out
+
+
+def group_l1_weight_jvp(w, groups, db):
+    r"""The product :math:`(\partial\nabla_w P/\partial\beta)\,\delta\beta` for
+    :math:`P(w) = \sum_k \beta_k\|w_{G_k}\|_2`: coordinate j of group k gets
+    :math:`w_j\,\delta\beta_k/\|w_{G_k}\|` (0 in a zero group and on an unpenalised
+    coordinate). With :meth:`SupportNewtonFactor.solve` it gives the first-order change
+    of :math:`\hat w` under a change :math:`\delta\beta` of the weights,
+    :math:`\delta\hat w = -H_{SS}^{-1}(\partial\nabla_w P/\partial\beta)\,\delta\beta`.
+
+    Parameters
+    ----------
+    w : ndarray, shape (d,)
+    groups : ndarray of int, shape (d,)
+    db : ndarray, shape (n_groups,)
+
+    Returns
+    -------
+    ndarray, shape (d,)
+    """
+    w = np.asarray(w, dtype=np.float64)
+    g = np.asarray(groups)
+    db = np.asarray(db, dtype=np.float64)
+    if w.ndim != 1 or g.shape != w.shape or db.ndim != 1:
+        raise ValueError(f"w and groups must be 1-D of one length and db 1-D, got "
+                         f"{w.shape}, {g.shape}, {db.shape}")
+    if not np.issubdtype(g.dtype, np.integer):
+        raise TypeError(f"groups must hold integers, got dtype {g.dtype}")
+    if g.size and g.max() >= db.size:
+        raise ValueError(f"db has {db.size} entries for groups up to {g.max()}")
+    pen = np.flatnonzero(g >= 0)
+    gp = g[pen]
+    nrm = np.sqrt(np.bincount(gp, weights=w[pen] ** 2, minlength=db.size))
+    out = np.zeros_like(w)
+    out[pen] = w[pen] * np.where(nrm > 0, db / np.where(nrm > 0, nrm, 1.0), 0.0)[gp]
     return out
 
 
@@ -117,6 +153,11 @@ class SupportNewtonFactor(NewtonFactor):
         self._chol = None
         self._H = None
 
+    @property
+    def direct(self):
+        """Whether ``solve`` factors :math:`H_{SS}` (else it runs CG)."""
+        return self.support.size <= self.max_dense
+
     def hessian(self):
         """The dense :math:`|S|\\times|S|` matrix :math:`H_{SS}`."""
         if self._H is None:
@@ -162,7 +203,7 @@ class SupportNewtonFactor(NewtonFactor):
             diag[loc] += b * (1.0 / nk - wk * wk / nk**3)
         return diag
 
-    def _cg(self, r, x0):
+    def _cg(self, r, x0, rtol):
         m = self.support.size
 
         def product(v):
@@ -172,13 +213,16 @@ class SupportNewtonFactor(NewtonFactor):
         A = LinearOperator((m, m), matvec=product, dtype=np.float64)
         dinv = 1.0 / np.maximum(self._diagonal(), 1e-300)
         M = LinearOperator((m, m), matvec=lambda v: dinv * v, dtype=np.float64)
-        x, info = cg(A, r, x0=x0, rtol=self.rtol, atol=0.0, maxiter=10 * m + 100, M=M)
+        x, info = cg(A, r, x0=x0, rtol=rtol, atol=0.0, maxiter=10 * m + 100, M=M)
         if info != 0:
-            raise LinAlgError(f"CG on H_SS did not reach rtol={self.rtol:g} "
+            raise LinAlgError(f"CG on H_SS did not reach rtol={rtol:g} "
                               f"in {info} iterations")
         return x
 
-    def solve(self, rhs, x0=None):
+    def solve(self, rhs, x0=None, rtol=None):
+        """``x`` with :math:`x_S = H_{SS}^{-1}` ``rhs``:math:`_S`, 0 off :math:`S`, for a
+        vector or a matrix ``rhs``; ``x0`` and ``rtol`` (default ``self.rtol``) steer the
+        CG solves and are ignored by the direct one."""
         r = np.asarray(rhs, dtype=np.float64)
         if r.ndim not in (1, 2) or r.shape[0] != self.n_features:
             raise ValueError(f"rhs must have {self.n_features} rows, got shape {r.shape}")
@@ -186,15 +230,16 @@ class SupportNewtonFactor(NewtonFactor):
         S = self.support
         if not S.size:
             return out
-        if S.size <= self.max_dense:
+        if self.direct:
             out[S] = cho_solve(self._factor(), r[S], check_finite=False)
             return out
         x0s = None if x0 is None else np.asarray(x0, dtype=np.float64)[S]
+        rtol = self.rtol if rtol is None else float(rtol)
         if r.ndim == 1:
-            out[S] = self._cg(r[S], x0s)
+            out[S] = self._cg(r[S], x0s, rtol)
         else:
             for j in range(r.shape[1]):
-                out[S, j] = self._cg(r[S, j], None if x0s is None else x0s[:, j])
+                out[S, j] = self._cg(r[S, j], None if x0s is None else x0s[:, j], rtol)
         return out
 
     def matvec(self, v):

@@ -62,7 +62,7 @@ from ..base import (
     SolverResult,
     warn_cap,
 )
-from ._exact_l1_factor import SupportNewtonFactor, group_l1_weight_vjp
+from ._exact_l1_factor import SupportNewtonFactor, group_l1_weight_jvp, group_l1_weight_vjp
 from ._exact_l1_steps import WorkingSet, block_violation, multi_blocks, prox_newton
 
 __all__ = [
@@ -70,6 +70,7 @@ __all__ = [
     "solve_exact_l1",
     "SupportNewtonFactor",
     "group_l1_weight_vjp",
+    "group_l1_weight_jvp",
 ]
 
 
