@@ -16,6 +16,7 @@ from scipy.optimize import minimize
 from bisvm.losses import SmoothedHinge
 from bisvm.penalties import GroupPseudoHuber
 from bisvm.selection.bilevel import LowerLevel
+from bisvm.selection.hypergradient import adjoint_hypergradient
 from bisvm.solvers.base import ConvergenceWarning, NewtonFactor
 from bisvm.solvers.primal.exact_l1 import (
     SupportNewtonFactor,
@@ -323,6 +324,11 @@ def test_hypergradient_matches_finite_differences(model, sparse):
             assert np.array_equal(rk.extra["support"], r.extra["support"])
             vals.append(J(rk.coef))
         fd[k] = (vals[0] - vals[1]) / (2 * h)
+    # the same through the package's adjoint hypergradient and the problem's penalty terms
+    ridge, pen = P.penalty.terms
+    hg2, lam2 = adjoint_hypergradient(r.factor, dJ, lambda v: pen.weight_vjp(r.coef, v))
+    np.testing.assert_allclose(hg2, hg, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(lam2, lam, rtol=1e-12, atol=1e-15)
     zero = P.group_norms(r.coef) == 0
     assert zero.any() and not zero.all()
     assert np.all(hg[zero] == 0.0) and np.all(np.abs(fd[zero]) < 1e-10)
@@ -428,6 +434,23 @@ def test_smoothed_solutions_approach_the_exact_one():
 
 def test_factor_is_a_newton_factor():
     assert issubclass(SupportNewtonFactor, NewtonFactor)
+
+
+def test_penalty_terms_mirror_the_smoothed_lower_level():
+    X, y = _data(seed=20)
+    groups = _groups(15, [3] * 5)
+    P = _problem(X, y, groups, np.linspace(0.01, 0.05, 5), penalize_intercept=False)
+    w = np.random.default_rng(21).standard_normal(16)
+    w[P.groups == 1] = 0.0
+    ridge, pen = P.penalty.terms
+    loss = np.mean(SmoothedHinge(MU).value(y, X @ w))
+    assert P.value(w) == pytest.approx(loss + P.penalty.value(w), rel=1e-14)
+    np.testing.assert_allclose(ridge.gradient(w), ALPHA * P.l2_mask * w)
+    np.testing.assert_array_equal(pen.group_norms(w), P.group_norms(w))
+    lam = np.random.default_rng(22).standard_normal(16)
+    np.testing.assert_array_equal(pen.weight_vjp(w, lam),
+                                  group_l1_weight_vjp(w, P.groups, P.n_groups, lam))
+    assert pen.with_weights(np.ones(5)).value(w) == pytest.approx(P.group_norms(w).sum())
 
 
 def _bad(**kw):

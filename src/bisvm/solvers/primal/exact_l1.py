@@ -55,7 +55,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...losses import SmoothedHinge
-from ...penalties import check_groups
+from ...penalties import L2, SumPenalty, check_groups
 from ..base import (
     ConvergenceRecord,
     ConvergenceWarning,
@@ -67,6 +67,7 @@ from ._exact_l1_steps import WorkingSet, block_violation, multi_blocks, prox_new
 
 __all__ = [
     "WeightedL1SVMProblem",
+    "WeightedGroupL1",
     "solve_exact_l1",
     "SupportNewtonFactor",
     "group_l1_weight_vjp",
@@ -208,6 +209,14 @@ class WeightedL1SVMProblem:
     def n_features(self):
         return self.X.shape[1]
 
+    @property
+    def penalty(self):
+        """The penalty as ``SumPenalty((L2(alpha, mask), WeightedGroupL1(beta, groups)))``,
+        the same two terms as the smoothed lower level's (``ridge, pen =
+        problem.penalty.terms``)."""
+        return SumPenalty((L2(self.l2_penalty, self.l2_mask),
+                           WeightedGroupL1(self.weights, self.groups)))
+
     def with_weights(self, weights):
         """The same problem with new weights β (data checks and copies reused: cheap)."""
         new = copy.copy(self)
@@ -247,6 +256,52 @@ class WeightedL1SVMProblem:
 
     def _check_w(self, w):
         return _check_vector("w", w, self.n_features)
+
+
+@dataclass(frozen=True, eq=False)
+class WeightedGroupL1:
+    r"""The non-smooth weighted group lasso :math:`\sum_k \beta_k\|w_{G_k}\|_2` of
+    :math:`E_0`, with the derivatives in its weights that the hypergradient needs (the
+    interface of :class:`~bisvm.penalties.GroupPseudoHuber` at :math:`\gamma = 0`, minus
+    the gradient and Hessian, which exist only on the support: see
+    :class:`SupportNewtonFactor`).
+
+    Parameters
+    ----------
+    weights : ndarray, shape (n_groups,)
+    groups : ndarray of int, shape (d,)
+        ``-1`` for an unpenalised coordinate.
+    """
+
+    weights: np.ndarray
+    groups: np.ndarray
+    n_groups: int = field(init=False)
+
+    def __post_init__(self):
+        g, n_groups = check_groups(self.groups, len(self.groups))
+        object.__setattr__(self, "groups", g)
+        object.__setattr__(self, "n_groups", n_groups)
+        object.__setattr__(self, "weights", _check_weights(self.weights, n_groups))
+
+    def group_norms(self, w):
+        r""":math:`\|w_{G_k}\|_2` for every group k."""
+        pen = self.groups >= 0
+        return np.sqrt(np.bincount(self.groups[pen], weights=np.asarray(w)[pen] ** 2,
+                                   minlength=self.n_groups))
+
+    def value(self, w):
+        return float(self.weights @ self.group_norms(w))
+
+    def with_weights(self, weights):
+        return WeightedGroupL1(weights, self.groups)
+
+    def weight_vjp(self, w, lam):
+        """:func:`group_l1_weight_vjp` at ``w``."""
+        return group_l1_weight_vjp(w, self.groups, self.n_groups, lam)
+
+    def weight_jvp(self, w, db):
+        """:func:`group_l1_weight_jvp` at ``w``."""
+        return group_l1_weight_jvp(w, self.groups, db)
 
 
 def _check_weights(weights, n_groups):
