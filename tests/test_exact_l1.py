@@ -489,6 +489,18 @@ def test_bad_problem_input(kw, err, match):
         _bad(**kw)
 
 
+def test_singular_support_hessian_is_reported():
+    # one class and a free, unridged intercept: E0 has no minimiser (the intercept
+    # drifts to +inf), the solver stops at a tiny gradient, H_SS is singular
+    X, _ = _data(n=30, d=4, seed=23)
+    P = WeightedL1SVMProblem(X, np.ones(30), 0.01, ALPHA, np.r_[np.ones(4, bool), False],
+                             np.full(4, 1.0), np.r_[np.arange(4), -1])
+    r = solve_exact_l1(P)
+    assert r.converged and r.coef[-1] > 1.0
+    with pytest.raises(np.linalg.LinAlgError, match="singular"):
+        r.factor.solve(np.ones(5))
+
+
 def test_bad_solver_input():
     P = _bad()
     with pytest.raises(TypeError, match="WeightedL1SVMProblem"):

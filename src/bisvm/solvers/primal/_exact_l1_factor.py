@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import LinAlgError, cho_solve
 from scipy.sparse.linalg import LinearOperator, cg
 
+from .._linalg import shifted_cho_factor
 from ..base import NewtonFactor
 
 __all__ = ["SupportNewtonFactor", "group_l1_weight_vjp", "group_l1_weight_jvp"]
@@ -174,19 +175,8 @@ class SupportNewtonFactor(NewtonFactor):
 
     def _factor(self):
         if self._chol is None:
-            H = self.hessian()
-            scale = max(float(np.max(np.abs(np.diag(H)), initial=0.0)), 1e-300)
-            shift = 0.0
-            for _ in range(12):
-                try:
-                    self._chol = cho_factor(H + shift * np.eye(H.shape[0]) if shift else H,
-                                            check_finite=False)
-                    break
-                except LinAlgError:
-                    # numerically singular (alpha = 0 and collinear support columns)
-                    shift = max(shift * 10.0, 1e-12 * scale)
-            else:
-                raise LinAlgError("H_SS is not positive definite even after shifting")
+            # shifted only if singular to rounding (alpha = 0 and collinear columns)
+            self._chol = shifted_cho_factor(self.hessian(), tries=12)
         return self._chol
 
     def _product(self, vs):
@@ -232,6 +222,7 @@ class SupportNewtonFactor(NewtonFactor):
             return out
         if self.direct:
             out[S] = cho_solve(self._factor(), r[S], check_finite=False)
+            self._check_finite(out)
             return out
         x0s = None if x0 is None else np.asarray(x0, dtype=np.float64)[S]
         rtol = self.rtol if rtol is None else float(rtol)
@@ -240,7 +231,17 @@ class SupportNewtonFactor(NewtonFactor):
         else:
             for j in range(r.shape[1]):
                 out[S, j] = self._cg(r[S, j], None if x0s is None else x0s[:, j], rtol)
+        self._check_finite(out)
         return out
+
+    @staticmethod
+    def _check_finite(x):
+        if not np.all(np.isfinite(x)):
+            raise LinAlgError(
+                "H_SS is singular to machine precision: a coordinate of the support has "
+                "no curvature (an unpenalised coordinate outside l2_mask whose samples "
+                "all sit far from the hinge's kink, e.g. an intercept when one class is "
+                "missing); penalise it or raise hinge_smoothing")
 
     def matvec(self, v):
         v = np.asarray(v, dtype=np.float64)
