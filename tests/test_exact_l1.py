@@ -189,6 +189,20 @@ def test_dense_csr_csc_agree_and_certificate(penalize_intercept, weighted):
         assert P.value(res[0] + 1e-4 * rng.standard_normal(res[0].size)) > f0
 
 
+def test_zero_weight_group_equals_unpenalised_coordinates():
+    X, y = _data(n=80, d=12, seed=24)
+    groups = _groups(12, [3, 3, 3, 3])
+    beta = np.array([0.05, 0.0, 0.08, 0.04])
+    P = _problem(X, y, groups, beta, penalize_intercept=False)
+    g_free = np.where(groups == 1, -1, np.where(groups > 1, groups - 1, groups))
+    Q = _problem(X, y, g_free, beta[[0, 2, 3]], penalize_intercept=False)
+    r, q = solve_exact_l1(P, tol=1e-11), solve_exact_l1(Q, tol=1e-11)
+    np.testing.assert_allclose(r.coef, q.coef, atol=1e-10)
+    np.testing.assert_array_equal(r.extra["support"], q.extra["support"])
+    np.testing.assert_allclose(r.factor.hessian(), q.factor.hessian(), rtol=1e-9,
+                               atol=1e-12)
+
+
 def test_integer_sample_weights_equal_row_duplication():
     X, y = _data(n=60, d=10, seed=6)
     rng = np.random.default_rng(7)

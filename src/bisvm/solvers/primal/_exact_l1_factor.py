@@ -169,7 +169,8 @@ class SupportNewtonFactor(NewtonFactor):
                 H = XS.T @ (XS * self._c[:, None])
             H[np.diag_indices_from(H)] += self._ridge
             for loc, b, wk, nk in self._blocks:
-                H[np.ix_(loc, loc)] += b * (np.eye(loc.size) / nk - np.outer(wk, wk) / nk**3)
+                uk = wk / nk
+                H[np.ix_(loc, loc)] += (b / nk) * (np.eye(loc.size) - np.outer(uk, uk))
             self._H = H
         return self._H
 
@@ -182,7 +183,8 @@ class SupportNewtonFactor(NewtonFactor):
     def _product(self, vs):
         hs = self._XS.T @ (self._c * (self._XS @ vs)) + self._ridge * vs
         for loc, b, wk, nk in self._blocks:
-            hs[loc] += b * (vs[loc] / nk - wk * (wk @ vs[loc]) / nk**3)
+            uk = wk / nk
+            hs[loc] += (b / nk) * (vs[loc] - uk * (uk @ vs[loc]))
         return hs
 
     def _diagonal(self):
@@ -190,7 +192,7 @@ class SupportNewtonFactor(NewtonFactor):
         sq = XS.multiply(XS) if sp.issparse(XS) else XS * XS
         diag = np.asarray(sq.T @ self._c).reshape(-1) + self._ridge
         for loc, b, wk, nk in self._blocks:
-            diag[loc] += b * (1.0 / nk - wk * wk / nk**3)
+            diag[loc] += (b / nk) * (1.0 - (wk / nk) ** 2)
         return diag
 
     def _cg(self, r, x0, rtol):

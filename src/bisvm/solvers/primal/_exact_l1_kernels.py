@@ -45,7 +45,7 @@ def _col_axpy(dense, XT, indptr, indices, data, j, a, u):
             u[indices[p]] += a * data[p]
 
 
-@njit
+@njit(error_model="numpy")
 def block_curvature(dense, XT, indptr, indices, data, D, ridge, blk_ptr):
     r"""Diagonal blocks :math:`H_{bb} = X_b^\top \mathrm{diag}(D) X_b + \mathrm{diag}(r_b)`
     of the working-set Hessian, as eigendecompositions.
@@ -106,7 +106,7 @@ def block_curvature(dense, XT, indptr, indices, data, D, ridge, blk_ptr):
     return evals, evecs, evec_ptr
 
 
-@njit
+@njit(error_model="numpy")
 def group_shrink(lam, chat, beta):
     r"""Minimiser in :math:`\hat v` of :math:`\tfrac12 \hat v^\top\Lambda\hat v
     - \hat c^\top \hat v + \beta\|\hat v\|` (the block problem in the eigenbasis).
@@ -124,7 +124,7 @@ def group_shrink(lam, chat, beta):
     lmax = lam[m - 1]
     if lmax <= 0.0:
         return out  # no curvature at all: leave the block where it is (caller keeps v)
-    lmin = max(lam[0], 1e-14 * lmax)
+    lmin = max(lam[0], 1e-12 * lmax)
     if beta <= 0.0:
         for a in range(m):
             out[a] = chat[a] / max(lam[a], lmin)
@@ -132,7 +132,7 @@ def group_shrink(lam, chat, beta):
     if cn <= beta:
         return out
     lo = (cn - beta) / lmax
-    hi = (cn - beta) / lmin
+    hi = min((cn - beta) / lmin, 1e300)
     rho = lo
     for _ in range(100):
         f = 0.0
@@ -142,6 +142,10 @@ def group_shrink(lam, chat, beta):
             t = chat[a] * chat[a] / (den * den)
             f += t
             fp += t * max(lam[a], lmin) / den
+        if f <= 0.0:  # every term underflowed: rho is far too large
+            hi = rho
+            rho = 0.5 * (lo + hi)
+            continue
         q = 1.0 / np.sqrt(f)
         if abs(q - 1.0) <= 4e-16:
             break
@@ -161,7 +165,7 @@ def group_shrink(lam, chat, beta):
     return out
 
 
-@njit
+@njit(error_model="numpy")
 def cd_quadratic(dense, XT, indptr, indices, data, D, ridge, grad, w, blk_ptr, blk_beta,
                  evals, evecs, evec_ptr, max_pass, tol):
     r"""Block coordinate descent on the proximal-Newton model of the working set,

@@ -203,8 +203,13 @@ def _support_step(ws, v, z, g, D, bnorm, f0, stats):
     multi = np.diff(ws.blk_ptr)[blk] > 1
     H[np.diag_indices_from(H)] += ws.ridge[S] + np.where(multi, scale[blk], 0.0)
     for loc in multi_blocks(blk):
-        b, wb = blk[loc[0]], v[S[loc]]
-        H[np.ix_(loc, loc)] -= ws.beta[b] * np.outer(wb, wb) / bnorm[b] ** 3
+        b = blk[loc[0]]
+        if ws.beta[b] == 0:  # no curvature from the penalty (and maybe a zero block)
+            continue
+        ub = v[S[loc]] / bnorm[b]  # w/||w||^3 = u/||w||: no underflow of ||w||^3
+        H[np.ix_(loc, loc)] -= (ws.beta[b] / bnorm[b]) * np.outer(ub, ub)
+    if not np.all(np.isfinite(H)):
+        return None
     try:
         dS = -cho_solve(cho_factor(H, check_finite=False), grad, check_finite=False)
     except LinAlgError:
