@@ -141,6 +141,18 @@ class WeightedL1SVMProblem:
         Group of each coordinate, ``-1`` for an unpenalised one (numbered 0..n_groups-1).
     sample_weight : ndarray, shape (n,), optional
         :math:`s_i \ge 0` (ones by default); the loss is :math:`\frac1n\sum_i s_i\ell_i`.
+
+    Attributes
+    ----------
+    n_groups : int
+    penalty : SumPenalty
+        ``(L2(alpha, mask), WeightedGroupL1(weights, groups))``.
+
+    Notes
+    -----
+    Inputs are validated and converted once (float64; a CSR ``X`` is also copied once to
+    CSC, for the working set's column slices); :meth:`with_weights` reuses all of it, so
+    the outer loop's re-solves at new β pay nothing for it.
     """
 
     X: object
