@@ -37,6 +37,7 @@ from ..solvers.base import SmoothProblem
 from ..solvers.lbfgs import minimize_lbfgs, solve_lbfgs
 from ..solvers.newton import solve_newton
 from ..solvers.primal import choose_newton_method, solve_truncated_newton, solve_woodbury_newton
+from ..solvers.primal.exact_l1 import WeightedL1SVMProblem, solve_exact_l1
 from .criteria import make_criterion
 from .hypergradient import adjoint_hypergradient
 
@@ -152,19 +153,33 @@ class LowerLevel:
         for name in ("l2_penalty", "hinge_smoothing", "l1_smoothing"):
             v = getattr(self, name)
             if not isinstance(v, (int, float, np.floating, np.integer)) or not (
-                np.isfinite(v) and v > 0
+                np.isfinite(v) and (v > 0 or (v == 0 and name == "l1_smoothing"))
             ):
-                raise ValueError(f"{name} must be a positive finite float, got {v!r}")
+                raise ValueError(f"{name} must be a positive finite float, got {v!r}"
+                                 + (" (0: the exact L1 mode)" if name == "l1_smoothing"
+                                    else ""))
         if self.solver not in LOWER_SOLVERS:
             raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {self.solver!r}")
 
+    @property
+    def exact(self):
+        """Whether this is the exact weighted-L1 lower level (``l1_smoothing == 0``)."""
+        return self.l1_smoothing == 0
+
     def problem(self, X, y, penalty_groups, weights, l2_penalty=None):
         """The :class:`SmoothProblem` E(·; β) on augmented data ``X`` (bias column last);
-        ``l2_penalty`` overrides α when it is learned too."""
+        ``l2_penalty`` overrides α when it is learned too. With ``l1_smoothing == 0``,
+        the exact weighted (group) L1 problem
+        :class:`~bisvm.solvers.primal.exact_l1.WeightedL1SVMProblem`."""
         d = X.shape[1]
         mask = np.ones(d, dtype=bool)
         if not self.penalize_intercept:
             mask[-1] = False
+        if self.exact:
+            return WeightedL1SVMProblem(
+                X, y, self.hinge_smoothing,
+                self.l2_penalty if l2_penalty is None else float(l2_penalty), mask,
+                np.asarray(weights, dtype=float), penalty_groups)
         pen = SumPenalty(
             (
                 L2(self.l2_penalty if l2_penalty is None else float(l2_penalty), mask),
@@ -185,6 +200,8 @@ class LowerLevel:
           their value (glmnet's path idea): a weakly penalised problem from zero takes
           ~100 Newton steps with many CG iterations each on a 20,000 × 50,000 sparse
           problem, through the sparse solutions of the stages ~20."""
+        if self.exact:
+            return solve_exact_l1(problem, w0=w0, tol=tol, max_iter=self.max_iter)
         mu, gamma = self.hinge_smoothing, self.l1_smoothing
         solver_name = resolve_solver(self.solver, problem.X)
         smooth_stages = not (mu >= 0.05 and gamma >= 0.005)
@@ -409,6 +426,7 @@ class BilevelObjective:
     hyper: HyperModel
     loss: str = "squared"
     _criteria: tuple = field(init=False, repr=False)
+    _cache: dict = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self):
         crits = tuple(make_criterion(self.loss, f.X_val, f.y_val) for f in self.folds)
@@ -422,6 +440,14 @@ class BilevelObjective:
     def problems(self, beta):
         wts = self.hyper.weights(beta)
         l2 = self.hyper.l2(beta)
+        if self.lower.exact and l2 is None:
+            # the exact problem converts its data once; new weights reuse it
+            base = self._cache.get("exact")
+            if base is None:
+                base = self._cache["exact"] = [
+                    self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts)
+                    for f in self.folds]
+            return [P.with_weights(wts) for P in base]
         return [
             self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts, l2)
             for f in self.folds
@@ -452,6 +478,8 @@ class BilevelObjective:
             starts = [c[i] for c in warm]
             if len(starts) == 1:
                 return starts[0]
+            if hasattr(P, "kkt_violation"):
+                return min(starts, key=lambda w0: float(np.max(P.kkt_violation(w0))))
             return min(starts, key=lambda w0: np.linalg.norm(P.gradient(w0)))
         return warm[i]
 
