@@ -53,7 +53,18 @@ __all__ = ["ElasticNetSVC", "BilevelSVC"]
 def _augment(X):
     """Append the bias column; a sparse X stays sparse (CSR), never densified."""
     if sp.issparse(X):
-        return sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
+        # one copy: each row's entries followed by a 1 in the new last column
+        X = X.tocsr()
+        n, d = X.shape
+        indptr = X.indptr.astype(np.int64) + np.arange(n + 1)
+        ends = indptr[1:] - 1
+        keep = np.ones(indptr[-1], dtype=bool)
+        keep[ends] = False
+        data = np.empty(indptr[-1])
+        indices = np.empty(indptr[-1], dtype=np.int64 if d + 1 > 2**31 - 1 else np.int32)
+        data[keep], indices[keep] = X.data, X.indices
+        data[ends], indices[ends] = 1.0, d
+        return sp.csr_matrix((data, indices, indptr), shape=(n, d + 1))
     return np.c_[X, np.ones(X.shape[0])]
 
 

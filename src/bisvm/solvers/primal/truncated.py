@@ -34,9 +34,10 @@ def weighted_column_squares(X, c):
     ``X`` (the diagonal of :math:`X^\top\mathrm{diag}(c)X`)."""
     if sp.issparse(X):
         Xr = X.tocsr()
-        rows_c = np.repeat(c, np.diff(Xr.indptr))
-        return np.bincount(Xr.indices, weights=Xr.data * Xr.data * rows_c,
-                           minlength=X.shape[1])
+        v = np.repeat(c, np.diff(Xr.indptr))
+        v *= Xr.data
+        v *= Xr.data
+        return np.bincount(Xr.indices, weights=v, minlength=X.shape[1])
     return np.einsum("ij,ij,i->j", X, X, c)
 
 
