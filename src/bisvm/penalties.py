@@ -15,6 +15,7 @@ penalty (an unpenalised intercept, for instance).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -164,8 +165,16 @@ class GroupPseudoHuber:
             object.__setattr__(self, "_same", (g[:, None] == g[None, :]) & (g[:, None] >= 0))
 
     def with_weights(self, weights):
-        """The same penalty with new weights (groups and smoothing kept)."""
-        return GroupPseudoHuber(np.asarray(weights, float), self.groups, self.smoothing)
+        """The same penalty with new weights (groups and smoothing kept); the groups are
+        not validated again (the outer loop builds one per trial point)."""
+        wts = np.asarray(weights, dtype=float).reshape(-1)
+        if wts.shape[0] != self.n_groups:
+            raise ValueError(f"weights has {wts.shape[0]} entries for {self.n_groups} groups")
+        if not np.all(np.isfinite(wts)) or np.any(wts < 0):
+            raise ValueError("penalty weights must be finite and non-negative")
+        new = copy.copy(self)
+        object.__setattr__(new, "weights", wts)
+        return new
 
     def group_norms(self, w):
         """:math:`\\|w_k\\|_2` for every group k."""

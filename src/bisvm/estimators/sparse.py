@@ -554,12 +554,17 @@ class BilevelSVC(_SmoothedSVMBase):
             outer0 = r0.n_iter
             l1_0 = r0.beta[0]
             l2_0 = r0.beta[-1] if learn_l2 else l2_0
+        warm0 = mwarm0 = None
+        if self.model != "scalar" and self.warm_init:
+            # the scalar stage's solutions start the vector stage's first solves
+            warm0 = r0.coefs if monitor is None else r0.coefs[:-1]
+            mwarm0 = None if monitor is None else r0.coefs[-1:]
         beta0 = np.full(n_l1, l1_0)
         if learn_l2:
             beta0 = np.r_[beta0, l2_0]
         res = bisvm_lbfgs(obj, beta0, max_iter=int(self.max_iter), tol=float(self.tol),
                           nonzero_threshold=self.support_threshold, monitor=monitor,
-                          callback=report)
+                          callback=report, warm0=warm0, monitor_warm0=mwarm0)
         solves += res.lower_solves
         iters += res.lower_iterations
         if self.refit:

@@ -448,10 +448,24 @@ class BilevelObjective:
                     self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts)
                     for f in self.folds]
             return [P.with_weights(wts) for P in base]
+        if not self.lower.exact:
+            # one validated penalty per fold, re-weighted at each trial point
+            base = self._cache.get("smooth")
+            if base is None:
+                base = self._cache["smooth"] = [
+                    self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts, l2)
+                    for f in self.folds]
+            return [self._reweighted(P, wts, l2) for P in base]
         return [
             self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts, l2)
             for f in self.folds
         ]
+
+    def _reweighted(self, P, wts, l2):
+        ridge, hub = P.penalty.terms
+        if l2 is not None:
+            ridge = L2(float(l2), ridge.mask)
+        return replace(P, penalty=SumPenalty((ridge, hub.with_weights(wts))))
 
     def solve(self, beta, warm=None, tol=1e-9):
         """Lower-level solutions on every fold; returns (coefs, iterations)."""
@@ -612,7 +626,7 @@ def _beta_max(objective):
 def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, memory=10,
                 max_log_step=3.0, inner_tol=1e-9, nonzero_threshold=0.01, beta_max=None,
                 predictor=True, warn=True, adaptive_tol=True, monitor=None, patience=5,
-                callback=None):
+                callback=None, warm0=None, monitor_warm0=None):
     r"""BiSVM L-BFGS (seed-000 Algorithm 8) in log-scale coordinates
     :math:`\beta = \beta_{\max}\,\sigma(\theta)` (:math:`\theta \approx \log\beta` for
     :math:`\beta \ll \beta_{\max}`).
@@ -677,6 +691,9 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
         Iterations without a monitor improvement before stopping.
     callback : callable, optional
         ``callback(entry)`` with each :class:`HistoryEntry` (progress reporting).
+    warm0, monitor_warm0 : tuple of ndarray, optional
+        Warm starts of the first lower-level solves (one per fold of ``objective`` and
+        of ``monitor``), e.g. the solutions of a previous stage.
 
     Returns
     -------
@@ -689,8 +706,10 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
     bmax = _beta_max(objective) if beta_max is None else float(beta_max)
     if np.any(b0 >= bmax):
         raise ValueError(f"beta0 must be below beta_max={bmax:.4g}")
-    state = {"warm": None, "ev": None, "solves": 0, "iters": 0, "evals": {}, "last": None,
-             "tol": inner_tol if not adaptive_tol else 1e-5, "best": None, "mwarm": None,
+    state = {"warm": None if warm0 is None else tuple(warm0), "ev": None, "solves": 0,
+             "iters": 0, "evals": {}, "last": None,
+             "tol": inner_tol if not adaptive_tol else 1e-5, "best": None,
+             "mwarm": None if monitor_warm0 is None else tuple(monitor_warm0),
              "since": 0}
     trials = []
 

@@ -65,7 +65,8 @@ class WoodburyFactor(NewtonFactor):
             M = sc[:, None] * K * sc[None, :]
         else:
             # C^{1/2} X D^{-1/2}, then one symmetric rank-d update: half a general product
-            A = (X * sc[:, None]) * np.sqrt(dinv)
+            A = np.multiply(X, sc[:, None])
+            A *= np.sqrt(dinv)
             M = syrk(1.0, A.T, trans=1, lower=0)
         v, t = D.inverse_low_rank()
         if v is not None:
