@@ -1,0 +1,233 @@
+"""Issue #11 item 5: svmlight files stay sparse from the file to the estimator.
+
+The data layer (reader, scaling, split) is checked against scikit-learn's own sparse
+tools (``load_svmlight_file``, ``StandardScaler(with_mean=False)``, ``MaxAbsScaler``) and
+against the dense path of bisvm itself, and never densifies ``X`` (types at each stage,
+and a ``tracemalloc`` peak far below the size of a dense copy).
+"""
+
+import json
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+
+from bisvm.data import (
+    MAX_DENSE_ELEMENTS,
+    SPARSE_AUTO_MIN_ENTRIES,
+    DataError,
+    Scaler,
+    read_table,
+    train_test_split_seeded,
+)
+
+
+def sparse_problem(n, d, density, seed=0, informative=5):
+    """A sparse two-class problem: the label is the sign of a few informative columns,
+    which are denser than the noise columns so that every row can be classified."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=density, format="csr", random_state=rng,
+                  data_rvs=lambda k: rng.normal(size=k))
+    dense_part = rng.normal(size=(n, informative)) * (rng.random((n, informative)) < 0.6)
+    X = sp.hstack([sp.csr_matrix(dense_part), X[:, informative:]], format="csr")
+    w = np.array([2.0, -2.0, 1.5, -1.5, 1.0][:informative])
+    y = np.where(dense_part @ w + 0.1 * rng.normal(size=n) > 0, 1, -1)
+    return X, y
+
+
+def write_svm(tmp_path, X, y, name="p.svm"):
+    path = tmp_path / name
+    dump_svmlight_file(X, y, str(path), zero_based=True)
+    return path
+
+
+# --------------------------------------------------------------------------- reader
+
+
+def test_reader_keeps_csr_and_agrees_with_sklearn_and_the_dense_read(tmp_path):
+    X, y = sparse_problem(300, 400, 0.02)
+    path = write_svm(tmp_path, X, y)
+    ds = read_table(path, sparse=True)
+    ref_X, ref_y = load_svmlight_file(str(path), zero_based=True)
+    assert sp.issparse(ds.X) and ds.X.format == "csr" and ds.X.dtype == np.float64
+    assert ds.X.shape == (300, 400) == (ds.n_samples, ds.n_features)
+    assert (ds.X != ref_X).nnz == 0 and np.array_equal(ds.y, ref_y)
+    assert ds.X.nnz == np.count_nonzero(ds.X.data)  # no explicit zeros
+    assert ds.feature_names[:2] == ["x0", "x1"] and ds.feature_names[-1] == "x399"
+    assert any("kept sparse" in note for note in ds.notes)
+    dense = read_table(path, sparse=False)
+    assert isinstance(dense.X, np.ndarray)
+    np.testing.assert_array_equal(dense.X, ds.X.toarray())
+    assert not any("sparse" in note for note in dense.notes)
+
+
+def test_auto_rule_small_or_dense_files_are_dense_large_sparse_ones_csr(tmp_path):
+    # small: dense (120,000 entries)
+    X, y = sparse_problem(300, 400, 0.02)
+    assert isinstance(read_table(write_svm(tmp_path, X, y, "s.svm")).X, np.ndarray)
+    # large and sparse: CSR (1,200 x 1,000 = 1.2e6 entries, ~1 % stored)
+    X, y = sparse_problem(1200, 1000, 0.01)
+    assert 1200 * 1000 > SPARSE_AUTO_MIN_ENTRIES
+    assert sp.issparse(read_table(write_svm(tmp_path, X, y, "l.svm")).X)
+    # large but mostly stored: dense
+    rng = np.random.default_rng(1)
+    Xd = rng.normal(size=(1100, 1000))
+    Xd[:, :10] += 0.5  # no column is all zero
+    yd = np.where(Xd[:, 0] > 0.5, 1, -1)
+    assert isinstance(read_table(write_svm(tmp_path, Xd, yd, "d.svm")).X, np.ndarray)
+
+
+def test_missing_values_in_sparse_rows_are_named_or_dropped(tmp_path):
+    path = tmp_path / "m.svm"
+    path.write_bytes(b"1 0:1 3:2\n-1 1:1 4:nan\n1 2:inf\n-1 0:-1 4:3\n1 3:1\n")
+    with pytest.raises(DataError, match=r"column 'x4', row 2: missing or infinite"):
+        read_table(path, sparse=True)
+    ds = read_table(path, sparse=True, drop_missing=True)
+    dense = read_table(path, sparse=False, drop_missing=True)
+    assert sp.issparse(ds.X) and ds.dropped_rows == 2 == dense.dropped_rows
+    np.testing.assert_array_equal(ds.X.toarray(), dense.X)
+    np.testing.assert_array_equal(ds.X.toarray(), [[1, 0, 0, 2, 0], [-1, 0, 0, 0, 3],
+                                                   [0, 0, 0, 1, 0]])
+    assert ds.y.tolist() == [1, -1, 1]
+
+
+def test_size_limits_and_the_sparse_option(tmp_path):
+    # six rows declaring feature index 19,999,999: a tiny CSR, a 1.2e8-value dense copy
+    path = tmp_path / "wide.svm"
+    path.write_bytes(b"".join(b"%d 0:1 19999999:%d\n" % (s, i + 1)
+                              for i, s in enumerate([1, -1] * 3)))
+    assert 6 * 20_000_000 > MAX_DENSE_ELEMENTS
+    with pytest.raises(DataError, match="too large to hold densely.*sparse"):
+        read_table(path, sparse=False)
+    ds = read_table(path)  # auto: sparse
+    assert sp.issparse(ds.X) and ds.X.shape == (6, 20_000_000) and ds.X.nnz == 12
+    with pytest.raises(ValueError, match="sparse must be"):
+        read_table(path, sparse="yes")
+
+
+# --------------------------------------------------------------------------- scaler
+
+
+def _with_special_columns(X):
+    """Append an all-zero column, a constant stored column and a 1e300-scale column."""
+    n = X.shape[0]
+    rng = np.random.default_rng(3)
+    big = np.where(rng.random(n) < 0.3, rng.normal(size=n) * 1e300, 0.0)
+    extra = sp.csr_matrix(np.c_[np.zeros(n), np.full(n, 7.0), big])
+    return sp.hstack([X, extra], format="csr")
+
+
+def test_standard_on_sparse_is_standard_without_centering():
+    X, _ = sparse_problem(200, 50, 0.1)
+    X = _with_special_columns(X)
+    before = X.copy()
+    sc = Scaler("standard").fit(X)
+    assert sc.effective_method_ == "standard-uncentered" and "without centering" in sc.describe()
+    assert np.all(sc.offset_ == 0) and np.isfinite(sc.scale_).all() and np.all(sc.scale_ > 0)
+    Z = sc.transform(X)
+    assert sp.issparse(Z) and Z.format == "csr"
+    assert np.array_equal(Z.indices, X.indices) and np.array_equal(Z.indptr, X.indptr)
+    assert (X != before).nnz == 0  # the input is not scaled in place
+    # the divisor is the training standard deviation: sklearn's with_mean=False scaler
+    # (on the ordinary columns) and bisvm's own dense standard scaler agree
+    ref = StandardScaler(with_mean=False).fit(X[:, :50])
+    np.testing.assert_allclose(sc.scale_[:50], ref.scale_, rtol=1e-12)
+    np.testing.assert_allclose(Z[:, :50].toarray(), ref.transform(X[:, :50]).toarray(),
+                               rtol=1e-12)
+    dense = Scaler("standard").fit(X.toarray())
+    np.testing.assert_allclose(sc.scale_, dense.scale_, rtol=1e-12)
+    # zero-variance columns are left as they are, not divided by zero; the 1e300 column
+    # gets unit variance
+    assert sc.scale_[50] == 1.0 and sc.scale_[51] == 1.0
+    assert np.isfinite(Z.data).all()
+    np.testing.assert_allclose(Z[:, 52].toarray().std(), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(sc.inverse_transform(Z).toarray(), X.toarray(), rtol=1e-12)
+
+
+def test_minmax_on_sparse_is_maxabs_and_none_is_identity():
+    X, _ = sparse_problem(150, 40, 0.1, seed=2)
+    X = _with_special_columns(X)
+    sc = Scaler("minmax").fit(X)
+    assert sc.effective_method_ == "maxabs" and "max-abs" in sc.describe()
+    ref = MaxAbsScaler().fit(X)
+    Z = sc.transform(X)
+    assert sp.issparse(Z)
+    np.testing.assert_allclose(Z.toarray(), ref.transform(X).toarray(), rtol=1e-12)
+    assert abs(Z).max() <= 1.0 + 1e-15
+    sn = Scaler("none").fit(X)
+    assert sn.effective_method_ == "none"
+    assert (sn.transform(X) != X).nnz == 0 and sp.issparse(sn.transform(X))
+
+
+def test_sparse_scaler_record_round_trip_and_validation():
+    X, _ = sparse_problem(100, 30, 0.2, seed=4)
+    sc = Scaler("standard").fit(X)
+    rec = json.loads(json.dumps(sc.to_dict()))
+    assert rec["effective_method"] == "standard-uncentered"
+    back = Scaler.from_dict(rec)
+    assert back.effective_method_ == "standard-uncentered"
+    assert back.transform(X).data.tobytes() == sc.transform(X).data.tobytes()
+    # a record written before effective_method existed reads as its method
+    old = {k: v for k, v in Scaler("standard").fit(X.toarray()).to_dict().items()
+           if k != "effective_method"}
+    assert Scaler.from_dict(old).effective_method_ == "standard"
+    with pytest.raises(ValueError, match="does not go with method"):
+        Scaler.from_dict({**rec, "method": "minmax"})
+    with pytest.raises(ValueError, match="zero offsets"):
+        Scaler.from_dict({**rec, "offset": [1.0] * 30})
+
+
+def test_dense_fitted_scaler_on_sparse_rows_gives_the_dense_result():
+    X, _ = sparse_problem(80, 20, 0.2, seed=5)
+    sc = Scaler("standard").fit(X.toarray())  # centres
+    Z = sc.transform(X)
+    assert isinstance(Z, np.ndarray)
+    np.testing.assert_allclose(Z, sc.transform(X.toarray()), rtol=1e-12)
+
+
+def test_sparse_scaler_bad_input():
+    X = sp.csr_matrix(np.array([[1.0, 0.0], [0.0, np.inf], [2.0, 1.0]]))
+    with pytest.raises(ValueError, match="non-finite value at row 1, column 1"):
+        Scaler().fit(X)
+    sc = Scaler().fit(sp.csr_matrix(np.eye(3)))
+    with pytest.raises(ValueError, match="X has 2 features, the scaler was fitted on 3"):
+        sc.transform(sp.csr_matrix(np.eye(2)))
+
+
+# --------------------------------------------------------------------------- split
+
+
+def test_split_of_csr_rows_is_the_split_of_the_dense_rows():
+    X, y = sparse_problem(300, 60, 0.1, seed=6)
+    a = train_test_split_seeded(X, y, 0.25, random_state=7)
+    b = train_test_split_seeded(X.toarray(), y, 0.25, random_state=7)
+    assert sp.issparse(a[0]) and sp.issparse(a[1]) and a[0].format == "csr"
+    np.testing.assert_array_equal(a[0].toarray(), b[0])
+    np.testing.assert_array_equal(a[1].toarray(), b[1])
+    np.testing.assert_array_equal(a[2], b[2])
+    np.testing.assert_array_equal(a[3], b[3])
+
+
+def test_read_split_scale_never_densify(tmp_path):
+    """A 2,000 x 20,000 file (0.25 % stored): a dense copy would take 320 MB; reading,
+    splitting and scaling it must stay far below that."""
+    n, d = 2000, 20_000
+    X, y = sparse_problem(n, d, 0.0025, seed=8)
+    path = write_svm(tmp_path, X, y)
+    del X
+    tracemalloc.start()
+    try:
+        ds = read_table(path)
+        assert sp.issparse(ds.X) and ds.X.shape == (n, d)
+        Xtr, Xte, ytr, yte = train_test_split_seeded(ds.X, ds.y, 0.25, random_state=0)
+        assert sp.issparse(Xtr) and sp.issparse(Xte)
+        sc = Scaler("standard").fit(Xtr)
+        Ztr, Zte = sc.transform(Xtr), sc.transform(Xte)
+        assert sp.issparse(Ztr) and sp.issparse(Zte)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.05 * n * d * 8, peak  # < 16 MB against 320 MB dense
