@@ -19,6 +19,7 @@ from bisvm.data import (
     MAX_DENSE_ELEMENTS,
     SPARSE_AUTO_MIN_ENTRIES,
     DataError,
+    NumberedNames,
     Scaler,
     read_table,
     train_test_split_seeded,
@@ -106,6 +107,50 @@ def test_size_limits_and_the_sparse_option(tmp_path):
     assert sp.issparse(ds.X) and ds.X.shape == (6, 20_000_000) and ds.X.nnz == 12
     with pytest.raises(ValueError, match="sparse must be"):
         read_table(path, sparse="yes")
+
+
+def test_numbered_names_behave_as_the_list_of_names():
+    names = NumberedNames(12)
+    ref = [f"x{j}" for j in range(12)]
+    assert names == ref and ref == names and list(names) == ref and len(names) == 12
+    assert names[3] == "x3" and names[-1] == "x11" and names[2:5] == ref[2:5]
+    assert names.index("x10") == 10 and "x11" in names
+    for bad in ("x12", "x01", "x-1", "y3", 3):
+        assert bad not in names
+    with pytest.raises(ValueError, match="not in the feature names"):
+        names.index("x12")
+    with pytest.raises(IndexError):
+        names[12]
+    assert names != ref[:-1] and "x0, x1, x2, ..., x11" in repr(names)
+    assert json.dumps(list(names[:2])) == '["x0", "x1"]'
+
+
+def test_prediction_file_is_read_with_the_training_base_and_width(tmp_path):
+    train = tmp_path / "train.svm"
+    train.write_bytes(b"1 0:1 2:0.5\n-1 1:2 3:1\n1 0:3\n")  # zero-based (has index 0)
+    ds = read_table(train)
+    assert ds.svmlight_base == 0 and ds.X.shape == (3, 4)
+    schema = json.loads(json.dumps(ds.schema))
+    assert schema["svmlight_base"] == 0
+    new = tmp_path / "new.svm"
+    new.write_bytes(b"1 2:4\n")  # no index 0 and a lower largest index
+    auto = read_table(new, target=False)  # on its own, read as one-based (sklearn's rule)
+    assert auto.svmlight_base == 1 and auto.X.tolist() == [[0.0, 4.0]] and auto.y is None
+    back = read_table(new, schema=schema)  # one label is fine for rows to predict
+    assert back.X.shape == (1, 4) and back.X.tolist() == [[0.0, 0.0, 4.0, 0.0]]
+    assert back.y.tolist() == [1]
+    new.write_bytes(b"1 4:1\n")
+    with pytest.raises(DataError, match="feature index 4 is beyond the 4 features"):
+        read_table(new, schema=schema)
+    # a one-based training file: x0 is index 1, and index 0 later is an error
+    train.write_bytes(b"1 1:1 3:2\n-1 2:1\n")
+    one = read_table(train)
+    assert one.svmlight_base == 1 and one.X.tolist() == [[1.0, 0.0, 2.0], [0.0, 1.0, 0.0]]
+    new.write_bytes(b"1 0:1 1:1\n")
+    with pytest.raises(DataError, match="index 0 in a file read as one-based"):
+        read_table(new, schema=one.schema)
+    with pytest.raises(ValueError, match="svmlight_base must be 0 or 1"):
+        read_table(new, schema={**one.schema, "svmlight_base": 2})
 
 
 # --------------------------------------------------------------------------- scaler

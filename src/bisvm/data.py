@@ -33,9 +33,10 @@ from __future__ import annotations
 import csv
 import io
 import math
+import operator
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,6 +50,7 @@ __all__ = [
     "SPARSE_AUTO_MAX_DENSITY",
     "DataError",
     "Dataset",
+    "NumberedNames",
     "BinaryTarget",
     "Scaler",
     "binary_target",
@@ -105,8 +107,9 @@ class Dataset:
     y : ndarray, shape (n_samples,), or None
         Target values as read (ints, floats, bools or strings); ``None`` when the table
         was read without a target.
-    feature_names : list of str
-        Column names of ``X`` (after one-hot encoding).
+    feature_names : list of str, or NumberedNames
+        Column names of ``X`` (after one-hot encoding); ``x0 ... x{d-1}`` made on demand
+        (:class:`NumberedNames`) for svmlight files.
     target_names : list or None
         The distinct target values (class labels) for bundled sets and for targets
         that look like classes; ``None`` for a continuous target.
@@ -128,11 +131,15 @@ class Dataset:
         Human-readable lines on what was done (encodings, dropped rows), for the CLI.
     source : str
         File path or ``"bundled:<name>"``.
+    svmlight_base : {0, 1} or None
+        For svmlight files, whether the file's feature indices count from 0 or from 1
+        (sklearn's rule: from 1 unless index 0 occurs); ``x0`` is the first feature either
+        way. Kept in :attr:`schema` so that a prediction file is read with the same base.
     """
 
     X: np.ndarray | object  # ndarray, or scipy.sparse.csr_matrix for svmlight input
     y: np.ndarray | None
-    feature_names: list[str]
+    feature_names: Sequence[str]
     target_names: list | None = None
     groups: dict[str, list[int]] | None = None
     description: str = ""
@@ -143,6 +150,7 @@ class Dataset:
     dropped_rows: int = 0
     notes: tuple[str, ...] = ()
     source: str = ""
+    svmlight_base: int | None = None
 
     @property
     def n_samples(self):
@@ -159,12 +167,76 @@ class Dataset:
         Store it with a model (``save_model(..., schema=ds.schema)``) and pass it back to
         ``read_table(path, schema=...)`` to read new data into the same columns.
         """
-        return {
+        out = {
             "columns": list(self.columns),
             "categories": {k: list(v) for k, v in self.categories.items()},
             "feature_names": list(self.feature_names),
             "target": self.target,
         }
+        if self.svmlight_base is not None:
+            out["svmlight_base"] = self.svmlight_base
+        return out
+
+
+class NumberedNames(Sequence):
+    """The feature names ``x0, x1, ..., x{d-1}`` of an svmlight file, made on demand.
+
+    A read-only sequence of str that compares equal to the list of the same names; it
+    holds only ``d``, since a file with 10**7 features would otherwise hold 10**7 strings,
+    and ``index`` is O(1).
+    """
+
+    __slots__ = ("_n",)
+    _PATTERN = re.compile(r"x(0|[1-9][0-9]*)")
+
+    def __init__(self, n):
+        n = operator.index(n)
+        if n < 0:
+            raise ValueError(f"n must be >= 0, got {n}")
+        self._n = n
+
+    def __len__(self):
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [f"x{j}" for j in range(*i.indices(self._n))]
+        j = operator.index(i)
+        if j < 0:
+            j += self._n
+        if not 0 <= j < self._n:
+            raise IndexError("feature index out of range")
+        return f"x{j}"
+
+    def __iter__(self):
+        return (f"x{j}" for j in range(self._n))
+
+    def index(self, name, start=0, stop=None):
+        m = self._PATTERN.fullmatch(name) if isinstance(name, str) else None
+        lo, hi, _ = slice(start, stop).indices(self._n)
+        if m is None or not lo <= int(m.group(1)) < hi:
+            raise ValueError(f"{name!r} is not in the feature names")
+        return int(m.group(1))
+
+    def __contains__(self, name):
+        try:
+            self.index(name)
+        except ValueError:
+            return False
+        return True
+
+    def __eq__(self, other):
+        if isinstance(other, NumberedNames):
+            return self._n == other._n
+        if isinstance(other, list | tuple):
+            return len(other) == self._n and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        tail = f", ..., x{self._n - 1}" if self._n > 3 else ""
+        return f"NumberedNames({self._n}: {', '.join(self[:3])}{tail})"
 
 
 # --------------------------------------------------------------------------------------
@@ -304,7 +376,8 @@ def read_table(
     target : str, None or False
         Name of the target column; ``None`` takes the last column (CSV/Parquet); ``False``
         reads features only (``Dataset.y`` is ``None``). svmlight files always carry their
-        target (the first token of each line) and ignore this.
+        target (the first token of each line); ``False`` drops it, any other value is
+        ignored.
     fmt : {"csv", "parquet", "svmlight"}, optional
         Overrides the format chosen from the extension (.csv/.tsv/.txt,
         .parquet/.pq, .svm/.svmlight/.libsvm).
@@ -362,7 +435,8 @@ def read_table(
     if os.path.getsize(path_str) == 0:
         raise DataError(f"{path_str}: empty file", path=path_str)
     if kind == "svmlight":
-        return _read_svmlight(path_str, drop_missing=drop_missing, sparse=sparse)
+        return _read_svmlight(path_str, drop_missing=drop_missing, sparse=sparse, schema=schema,
+                              features_only=target is False)
     if kind == "parquet":
         frame, lines = _read_parquet(path_str), None
     else:
@@ -834,30 +908,49 @@ def _check_schema(schema):
         raise ValueError(f"schema is malformed: {exc}") from None
     if not set(categories) <= set(columns):
         raise ValueError("schema is malformed: categories name columns that are not features")
-    return {
+    base = schema.get("svmlight_base")
+    if base is not None and (isinstance(base, bool) or base not in (0, 1)):
+        raise ValueError(f"schema is malformed: svmlight_base must be 0 or 1, got {base!r}")
+    out = {
         "columns": columns,
         "categories": categories,
         "feature_names": feature_names,
         "target": None if target is None else str(target),
     }
+    if base is not None:
+        out["svmlight_base"] = int(base)
+    return out
 
 
-def _read_svmlight(path, *, drop_missing, sparse):
+def _read_svmlight(path, *, drop_missing, sparse, schema, features_only):
     """Read an svmlight/libsvm file; ``X`` stays CSR unless :func:`_keep_sparse` says not.
 
     Everything here works on the CSR arrays (``data``, ``indices``, ``indptr``): a
-    densified copy of a 20,000 x 50,000 file would take 8 GB.
+    densified copy of a 20,000 x 50,000 file would take 8 GB. With the ``schema`` of a
+    model trained on an svmlight file, the index base is the training file's and the
+    matrix gets the training number of columns (a prediction file need not reach the
+    last feature index), and its labels may be all alike (placeholders are common in
+    svmlight files of new rows); ``features_only`` returns ``y=None``.
     """
     from sklearn.datasets import load_svmlight_file
 
+    base = n_model = None
+    if schema is not None:
+        sch = _check_schema(schema)
+        n_sch = len(sch["feature_names"])
+        if "svmlight_base" in sch or NumberedNames(n_sch) == sch["feature_names"]:
+            base, n_model = sch.get("svmlight_base"), n_sch
     try:
-        Xs, y = load_svmlight_file(path, dtype=np.float64)
+        # raw indices; the base is decided below (sklearn's "auto" per file could read a
+        # prediction file with another base than its training file)
+        Xs, y = load_svmlight_file(path, dtype=np.float64, zero_based=True)
     except (ValueError, OverflowError, UnicodeDecodeError, IndexError, TypeError) as exc:
         where = _svmlight_first_bad_line(path)
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise DataError(
             f"{path}: cannot be parsed as svmlight/libsvm{where}: {msg}", path=path
         ) from None
+    Xs, base = _svmlight_base(path, Xs.tocsr(), base, n_model)
     n, d = Xs.shape
     if n == 0:
         raise DataError(f"{path}: no rows", path=path)
@@ -871,7 +964,6 @@ def _read_svmlight(path, *, drop_missing, sparse):
             f"limit of {MAX_FEATURES}",
             path=path,
         )
-    Xs = Xs.tocsr()
     Xs.eliminate_zeros()  # explicit "j:0" entries carry nothing (NaN is kept: NaN != 0)
     keep_sparse = _keep_sparse(sparse, n, d, Xs.nnz)
     if not keep_sparse and n * d > MAX_DENSE_ELEMENTS:
@@ -881,7 +973,7 @@ def _read_svmlight(path, *, drop_missing, sparse):
             "(sparse='auto' or True; CLI: --sparse auto)",
             path=path,
         )
-    names = [f"x{j}" for j in range(d)]
+    names = NumberedNames(d)
     bad_entry = ~np.isfinite(Xs.data)
     bad = ~np.isfinite(y)
     if bad_entry.any():
@@ -917,7 +1009,7 @@ def _read_svmlight(path, *, drop_missing, sparse):
     if np.all(y == np.round(y)):
         y = y.astype(np.int64)
     uniq = np.unique(y)
-    if uniq.size < 2:
+    if uniq.size < 2 and n_model is None and not features_only:
         raise DataError(
             f"{path}: the target has a single value {_py(uniq[0])!r} (one class): nothing to learn",
             path=path,
@@ -926,16 +1018,47 @@ def _read_svmlight(path, *, drop_missing, sparse):
     kind = "svmlight, sparse CSR" if keep_sparse else "svmlight"
     return Dataset(
         X=X,
-        y=y,
+        y=None if features_only else y,
         feature_names=names,
-        target_names=uniq.tolist() if _looks_like_classes(y, uniq) else None,
+        target_names=uniq.tolist() if _looks_like_classes(y, uniq) and not features_only
+        else None,
         description=f"{os.path.basename(path)}: {X.shape[0]} rows, {d} features ({kind})",
         target="target",
-        columns=list(names),
+        columns=names,
         dropped_rows=n_dropped,
         notes=tuple(notes),
         source=path,
+        svmlight_base=base,
     )
+
+
+def _svmlight_base(path, Xs, base, n_model):
+    """Shift raw (zero-based) indices of a one-based file and widen to ``n_model``
+    columns; ``base=None`` applies sklearn's rule (one-based unless index 0 occurs)."""
+    import scipy.sparse as sp
+
+    n, d = Xs.shape
+    has_zero = Xs.nnz > 0 and int(Xs.indices.min()) == 0
+    if base is None:
+        base = 0 if has_zero or Xs.nnz == 0 else 1
+    if base == 1:
+        if has_zero:
+            raise DataError(
+                f"{path}: feature index 0 in a file read as one-based (the model's training "
+                "file had no index 0)",
+                path=path,
+            )
+        Xs = sp.csr_matrix((Xs.data, Xs.indices - 1, Xs.indptr), shape=(n, max(d - 1, 0)))
+        d -= 1
+    if n_model is not None:
+        if d > n_model:
+            raise DataError(
+                f"{path}: feature index {d - 1 + base} is beyond the {n_model} features "
+                "the model was trained on",
+                path=path,
+            )
+        Xs = sp.csr_matrix((Xs.data, Xs.indices, Xs.indptr), shape=(n, n_model))
+    return Xs, base
 
 
 def _check_sparse_option(sparse):
