@@ -153,6 +153,19 @@ def test_prediction_file_is_read_with_the_training_base_and_width(tmp_path):
         read_table(new, schema={**one.schema, "svmlight_base": 2})
 
 
+def test_prediction_file_is_read_as_sparse_as_the_training_file(tmp_path):
+    X, y = sparse_problem(300, 400, 0.02)
+    path = write_svm(tmp_path, X, y)
+    sparse_sch = read_table(path, sparse=True).schema
+    dense_sch = read_table(path).schema  # small: dense
+    assert sparse_sch["svmlight_sparse"] is True and dense_sch["svmlight_sparse"] is False
+    assert sp.issparse(read_table(path, schema=json.loads(json.dumps(sparse_sch))).X)
+    assert isinstance(read_table(path, schema=dense_sch).X, np.ndarray)
+    assert sp.issparse(read_table(path, schema=dense_sch, sparse=True).X)  # explicit wins
+    with pytest.raises(ValueError, match="svmlight_sparse must be true or false"):
+        read_table(path, schema={**sparse_sch, "svmlight_sparse": "yes"})
+
+
 # --------------------------------------------------------------------------- scaler
 
 

@@ -134,7 +134,8 @@ class Dataset:
     svmlight_base : {0, 1} or None
         For svmlight files, whether the file's feature indices count from 0 or from 1
         (sklearn's rule: from 1 unless index 0 occurs); ``x0`` is the first feature either
-        way. Kept in :attr:`schema` so that a prediction file is read with the same base.
+        way. Kept in :attr:`schema` so that a prediction file is read with the same base,
+        with whether ``X`` was sparse (a prediction file is then read the same way).
     """
 
     X: np.ndarray | object  # ndarray, or scipy.sparse.csr_matrix for svmlight input
@@ -175,6 +176,7 @@ class Dataset:
         }
         if self.svmlight_base is not None:
             out["svmlight_base"] = self.svmlight_base
+            out["svmlight_sparse"] = bool(_issparse(self.X))
         return out
 
 
@@ -412,7 +414,9 @@ def read_table(
         builds, ``False`` makes it a dense array (refused above
         :data:`MAX_DENSE_ELEMENTS` values), ``"auto"`` keeps it sparse when the dense
         copy would be refused, or would hold more than :data:`SPARSE_AUTO_MIN_ENTRIES`
-        values of which at most :data:`SPARSE_AUTO_MAX_DENSITY` are stored.
+        values of which at most :data:`SPARSE_AUTO_MAX_DENSITY` are stored. With a
+        ``schema`` of svmlight training data, ``"auto"`` reads the matrix as the training
+        matrix was (sparse or dense), so that the model gets what it was fitted on.
 
     Returns
     -------
@@ -919,6 +923,12 @@ def _check_schema(schema):
     }
     if base is not None:
         out["svmlight_base"] = int(base)
+    kept = schema.get("svmlight_sparse")
+    if kept is not None:
+        if not isinstance(kept, bool):
+            raise ValueError(f"schema is malformed: svmlight_sparse must be true or false, "
+                             f"got {kept!r}")
+        out["svmlight_sparse"] = kept
     return out
 
 
@@ -940,6 +950,8 @@ def _read_svmlight(path, *, drop_missing, sparse, schema, features_only):
         n_sch = len(sch["feature_names"])
         if "svmlight_base" in sch or NumberedNames(n_sch) == sch["feature_names"]:
             base, n_model = sch.get("svmlight_base"), n_sch
+            if sparse == "auto":  # the model saw dense rows unless the schema says not
+                sparse = sch.get("svmlight_sparse", False)
     try:
         # raw indices; the base is decided below (sklearn's "auto" per file could read a
         # prediction file with another base than its training file)
