@@ -289,3 +289,130 @@ def test_read_split_scale_never_densify(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 0.05 * n * d * 8, peak  # < 16 MB against 320 MB dense
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def run_cli(capsys, *args):
+    """``bisvm ARGS`` in this process: (exit code, stdout, stderr)."""
+    from bisvm.cli import main
+
+    code = main(list(map(str, args)))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def svm_file(tmp_path_factory):
+    X, y = sparse_problem(300, 400, 0.02, seed=11)
+    return write_svm(tmp_path_factory.mktemp("svm"), X, y)
+
+
+def test_select_on_svmlight_keeps_x_sparse_end_to_end(svm_file):
+    """As a user runs it (a subprocess, --json): the estimator receives the CSR matrix,
+    the scaling is standard without centering, the informative columns are selected."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "bisvm", "select", "--data", str(svm_file),
+                        "--sparse", "always", "--no-grid", "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 1
+    out = json.loads(lines[0])
+    assert out["input"]["sparse"] and out["input"]["estimator_input"] == "csr_matrix"
+    assert out["input"]["stored_values"] > 0 and out["input"]["density"] < 0.05
+    assert out["scaling"] == "standard-uncentered"
+    assert any("without centering" in n for n in out["notes"])
+    assert out["lower_level_solver"] in ("newton", "woodbury", "cg")
+    assert out["n_features"] == 400 and out["features_listed"] == "all"
+    assert len(out["coefficients"]) == 400 and out["coefficients"]["x399"] is not None
+    top = out["selected_features"][:8]
+    assert {"x0", "x1", "x2", "x3"} <= set(top), top
+    assert 0.8 <= out["test_accuracy"] <= 1.0
+    assert np.isfinite(out["test_halved_mse"]) and out["n_selected"] < 200
+
+
+def test_select_sparse_and_dense_agree_and_beat_the_grid(svm_file, capsys):
+    """Without scaling the sparse and the dense run solve the same problems: the same
+    learned weight, coefficients, criterion and grid (the dense path is the reference)."""
+    common = ["select", "--data", svm_file, "--model", "scalar", "--criterion", "holdout",
+              "--scaling", "none", "--json"]
+    code, out, err = run_cli(capsys, *common, "--sparse", "always")
+    assert code == 0, err
+    sparse = json.loads(out)
+    code, out, err = run_cli(capsys, *common, "--sparse", "never")
+    assert code == 0, err
+    dense = json.loads(out)
+    assert sparse["input"]["sparse"] and not dense["input"]["sparse"]
+    assert dense["input"]["estimator_input"] == "ndarray"
+    for key in ("validation_objective", "grid_validation_objective", "test_halved_mse"):
+        np.testing.assert_allclose(sparse[key], dense[key], rtol=1e-8)
+    np.testing.assert_allclose(sparse["penalty_weights"]["beta"],
+                               dense["penalty_weights"]["beta"], rtol=1e-6)
+    cs = np.array([sparse["coefficients"][f"x{j}"] for j in range(400)])
+    cd = np.array([dense["coefficients"][f"x{j}"] for j in range(400)])
+    np.testing.assert_allclose(cs, cd, atol=1e-8 * np.abs(cd).max())
+    assert sparse["test_accuracy"] == dense["test_accuracy"] >= 0.8
+    # the learned scalar weight is at least as good as the 149-point grid
+    assert sparse["validation_objective"] <= sparse["grid_validation_objective"] + 1e-4
+    assert sparse["grid_lower_level_solves"] >= 149
+
+
+def test_select_sparse_text_report_and_plots(svm_file, tmp_path, capsys):
+    code, out, err = run_cli(capsys, "select", "--data", svm_file, "--sparse", "always",
+                             "--model", "scalar", "--criterion", "holdout",
+                             "--out", tmp_path / "plots")
+    assert code == 0, err
+    assert "sparse X:" in out and "without centering" in out
+    assert "test accuracy" in out and "selected" in out
+    assert "importance.png: the 40 of 400 features" in out
+    for name in ("validation_curve.png", "regularization_path.png", "importance.png"):
+        assert (tmp_path / "plots" / name).stat().st_size > 1000
+
+
+def test_select_json_lists_only_selected_features_above_1000(tmp_path, capsys):
+    X, y = sparse_problem(240, 3000, 0.004, seed=12)
+    path = write_svm(tmp_path, X, y)
+    code, out, err = run_cli(capsys, "select", "--data", path, "--sparse", "always",
+                             "--model", "scalar", "--no-grid", "--json")
+    assert code == 0, err
+    r = json.loads(out)
+    assert r["n_features"] == 3000 and r["features_listed"] == "selected"
+    assert set(r["coefficients"]) == set(r["selected_features"]) == set(r["importance"])
+    assert 0 < r["n_selected"] < 3000 and r["input"]["estimator_input"] == "csr_matrix"
+
+
+def test_fit_and_predict_with_sparse_svmlight(svm_file, tmp_path, capsys):
+    model = tmp_path / "m.bisvm"
+    code, out, err = run_cli(capsys, "fit", "--model", "elastic-net", "--data", svm_file,
+                             "--sparse", "always", "--test-size", "0.25", "--save", model,
+                             "--json")
+    assert code == 0, err
+    fit = json.loads(out)
+    assert fit["test_score"] >= 0.8
+    assert any("without centering" in n for n in fit["notes"])
+    # rows to predict: a file with placeholder labels that never reaches the last index
+    new = tmp_path / "new.svm"
+    new.write_bytes(b"0 0:1.5 3:2\n0 1:-1.5\n0 2:0.5 10:1\n")
+    code, out, err = run_cli(capsys, "predict", "--model", model, "--data", new, "--json")
+    assert code == 0, err
+    pred = json.loads(out)
+    assert pred["n_rows"] == 3 and any("kept sparse" in n for n in pred["notes"])
+    # the same rows, dense, through the library: same decisions
+    from bisvm.persistence import load_model
+
+    loaded = load_model(model)
+    rows = np.zeros((3, 400))
+    rows[0, [0, 3]] = [1.5, 2.0]
+    rows[1, 1] = -1.5
+    rows[2, [2, 10]] = [0.5, 1.0]
+    ref = loaded.estimator.decision_function(loaded.scaler.transform(rows))
+    np.testing.assert_allclose(pred["predictions"]["decision"], ref, rtol=1e-10, atol=1e-12)
+    # a model that takes no sparse input refuses --sparse always in one line
+    code, out, err = run_cli(capsys, "fit", "--model", "svc", "--data", svm_file,
+                             "--sparse", "always")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "does not take sparse input" in err

@@ -181,6 +181,7 @@ def _run_select(args, keep=None):
         "iterations": int(est.n_iter_),
         "lower_level_solves": int(est.lower_level_solves_),
         "lower_level_iterations": int(est.lower_level_iterations_),
+        "lower_level_solver": str(est.solver_),
         "seconds": fit_seconds,
         "notes": list(notes),
     }
@@ -233,6 +234,14 @@ _CRIT_NAMES = {
     "holdout_logistic": "mean logistic loss of validation margins on the validation split",
     "margin": "halved mean squared hinge of validation margins, mean over folds",
     "holdout_margin": "halved mean squared hinge of validation margins on the split",
+}
+
+
+_SOLVER_NAMES = {
+    "newton": "dense Newton",
+    "woodbury": "sample-space Woodbury Newton",
+    "cg": "truncated Newton-CG",
+    "lbfgs": "L-BFGS",
 }
 
 
@@ -317,7 +326,8 @@ def _print_select(r):
     p(f"test accuracy         {r['test_accuracy']:.4f}  "
       f"(test halved MSE of raw outputs {r['test_halved_mse']:.4f})")
     p(f"BiSVM L-BFGS          {r['iterations']} iterations, {r['lower_level_solves']} "
-      f"lower-level solves ({r['lower_level_iterations']} Newton steps), "
+      f"lower-level solves ({r['lower_level_iterations']} Newton steps, "
+      f"{_SOLVER_NAMES.get(r['lower_level_solver'], r['lower_level_solver'])}), "
       f"{r['seconds']:.2f} s")
     if "grid_seconds" in r:
         p(f"grid search (149 β)   best {r['grid_validation_objective']:.4f} at β="
