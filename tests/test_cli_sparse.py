@@ -421,3 +421,8 @@ def test_fit_and_predict_with_sparse_svmlight(svm_file, tmp_path, capsys):
                              "--sparse", "always")
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "does not take sparse input" in err
+    # bisvm tune indexes X densely: no --sparse option, svmlight files are read densely
+    with pytest.raises(SystemExit):
+        run_cli(capsys, "tune", "--model", "elastic-net", "--method", "grid",
+                "--data", svm_file, "--sparse", "always")
+    assert "unrecognized arguments: --sparse" in capsys.readouterr().err

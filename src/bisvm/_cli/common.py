@@ -101,7 +101,9 @@ def add_data_args(p, *, target_help="target column (default: the last column)",
                    help="drop rows with missing or infinite values instead of failing")
     g.add_argument("--encoding", metavar="NAME",
                    help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
-    add_sparse_option(g, "when the file is large and sparse and the model takes sparse input")
+    if not p.prog.endswith(DENSE_ONLY_COMMANDS):
+        add_sparse_option(g, "when the file is large and sparse and the model takes sparse "
+                          "input")
     g.add_argument("--test-size", type=fraction("--test-size"), default=test_size,
                    help="share of rows held out (stratified, seeded) and scored after "
                    "fitting; 0 trains on every row (default %(default)s)")
@@ -123,6 +125,9 @@ def add_sparse_option(g, auto_help):
 
 
 SPARSE_CHOICES = {"auto": "auto", "always": True, "never": False}
+# Subcommands whose code indexes X as a dense array (``bisvm tune`` takes len(X_test)):
+# they read svmlight files densely and have no --sparse option.
+DENSE_ONLY_COMMANDS = ("tune",)
 
 
 def sparse_for_model(args, model):
@@ -224,7 +229,9 @@ def load_data(args, *, task):
             raise ValueError("give either --data or --dataset, not both")
         ds = data.read_table(args.data, target=args.target, drop_missing=args.drop_missing,
                              encoding=args.encoding,
-                             sparse=sparse_for_model(args, getattr(args, "model", None)))
+                             sparse=False if getattr(args, "command", None)
+                             in DENSE_ONLY_COMMANDS else
+                             sparse_for_model(args, getattr(args, "model", None)))
     else:
         ds = data.load_dataset(args.dataset or "breast-cancer")
         if args.target is not None and args.target != "target":
