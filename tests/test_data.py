@@ -316,7 +316,7 @@ def test_svmlight_round_trip(tmp_path):
         (b"1 1:0.5 2:1\n-1 1:abc\n", r"cannot be parsed as svmlight/libsvm \(line 2\)"),
         (b"1 1:0.5\n1 2:1\n", "single value 1"),
         (b"1 1:0.5\n-1 1:nan\n", "column 'x0', row 2: missing or infinite"),
-        (b"1 1:1\n-1 999999999:1\n", "too large to hold densely"),
+        (b"1 1:1\n-1 999999999:1\n", "declares 999999999 features, more than the limit"),
         (b"# only a comment\n", "no rows|cannot be parsed"),
     ],
 )

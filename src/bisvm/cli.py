@@ -19,8 +19,19 @@ from pathlib import Path
 
 import numpy as np
 
-from ._cli.common import EXIT_BAD_INPUT, Progress, add_selection_data_options
+from ._cli.common import (
+    EXIT_BAD_INPUT,
+    Progress,
+    add_selection_data_options,
+    add_sparse_option,
+    sparse_for_model,
+)
 from ._cli.common import positive_float as _positive_float
+
+# JSON records list a value per feature (coefficients, penalty weights, scores) for every
+# feature up to this many features, for the selected ones beyond (an svmlight file can
+# have millions of features).
+LIST_ALL_FEATURES_MAX = 1000
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,13 +40,19 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _load(args):
-    """Features, ±1-able target, names, groups and notes from --data or --dataset."""
+    """Features, ±1-able target, names, groups and notes from --data or --dataset.
+
+    An svmlight file's X stays a CSR matrix under ``--sparse auto|always`` when
+    :class:`~bisvm.estimators.sparse.BilevelSVC` takes sparse input (its scikit-learn
+    tags); names are then ``x0 ... x{d-1}``, made on demand.
+    """
     from . import data
 
     notes = []
     if args.data:
         ds = data.read_table(args.data, target=args.target, drop_missing=args.drop_missing,
-                             encoding=getattr(args, "encoding", None))
+                             encoding=getattr(args, "encoding", None),
+                             sparse=sparse_for_model(args, "bilevel"))
     else:
         ds = data.load_dataset(args.dataset)
     X, y = ds.X, ds.y
@@ -65,7 +82,7 @@ def _load(args):
     groups = ds.groups
     if args.groups:
         groups = data.parse_groups(args.groups, ds.feature_names)
-    return X, bt, list(ds.feature_names), groups, notes, ds
+    return X, bt, ds.feature_names, groups, notes, ds
 
 
 def _match_label(text, labels):
@@ -87,11 +104,17 @@ def _cmd_select(args):
 
 def _run_select(args, keep=None):
     """The select run: its result record; with ``keep`` (a dict) also the fitted model,
-    the grid and the scaled splits, for ``bisvm report``."""
+    the grid and the scaled splits, for ``bisvm report``.
+
+    A sparse X (svmlight) stays sparse: the split indexes rows, the scaler only divides
+    (``standard`` becomes standard without centering, said in the notes), and test
+    outputs come from the estimator's ``decision_function``.
+    """
+    import scipy.sparse as sp
+
     from . import data
     from .estimators.sparse import BilevelSVC
     from .selection.bilevel import THESIS_GRID
-    from .selection.criteria import halved_mse
 
     t_start = time.perf_counter()
     X, bt, names, groups, notes, ds = _load(args)
@@ -103,6 +126,8 @@ def _run_select(args, keep=None):
     )
     scaler = data.Scaler(args.scaling).fit(Xtr)
     Xtr_s, Xte_s = scaler.transform(Xtr), scaler.transform(Xte)
+    if scaler.effective_method_ != args.scaling:
+        notes.append(f"scaling: {scaler.describe()}")
     est = BilevelSVC(
         model=args.model, groups=groups if args.model == "group" else None,
         l2_penalty=args.l2_penalty, hinge_smoothing=args.hinge_smoothing,
@@ -120,14 +145,19 @@ def _run_select(args, keep=None):
         if not args.no_grid:
             with Progress(args, len(THESIS_GRID), "grid search") as bar:
                 grid = est.scalar_grid(Xtr_s, ytr, progress=bar)
-    w = np.r_[est.coef_[0], est.intercept_[0]]
-    Xte_a = np.c_[Xte_s, np.ones(len(Xte_s))]
+    # raw SVM outputs x.w + b of the test rows; the thesis's halved MSE of them against
+    # the +-1 labels, seed-000 (1.2) (selection.criteria.halved_mse on [X, 1])
+    out_te = np.asarray(est.decision_function(Xte_s), dtype=np.float64)
     test_acc = float(est.score(Xte_s, yte))
     imp = est.feature_importances_
     order = [j for j in np.argsort(-imp) if imp[j] > 0]
     selected = [names[j] for j in order]
+    d = len(names)
+    listed = range(d) if d <= LIST_ALL_FEATURES_MAX else order
     result = {
         "source": ds.source,
+        "input": _input_record(X, Xtr_s),
+        "scaling": scaler.effective_method_,
         "n_train": int(len(ytr)),
         "n_test": int(len(yte)),
         "model": args.model,
@@ -136,21 +166,22 @@ def _run_select(args, keep=None):
         "validation_objective": float(est.validation_score_),
         "validation_objective_name": _CRIT_NAMES[args.criterion],
         "test_accuracy": test_acc,
-        "test_halved_mse": halved_mse(Xte_a, yte, w),
-        "penalty_weights": dict(zip(est.penalty_weight_names_,
-                                    map(float, np.ravel(est.penalty_weights_)))),
+        "test_halved_mse": float(np.mean((out_te - yte) ** 2) / 2.0),
+        "penalty_weights": _listed_by_name(est.penalty_weight_names_, est.penalty_weights_,
+                                           d, order),
         "selected_features": selected,
         "n_selected": len(selected),
-        "n_features": len(names),
+        "n_features": d,
         "importance": {names[j]: float(imp[j]) for j in order},
-        "thesis_scores": dict(zip(est.importance_names_,
-                                              map(float, est.importance_))),
-        "coefficients": dict(zip(names, map(float, est.coef_[0]))),
+        "thesis_scores": _listed_by_name(est.importance_names_, est.importance_, d, order),
+        "features_listed": "all" if d <= LIST_ALL_FEATURES_MAX else "selected",
+        "coefficients": {names[j]: float(est.coef_[0][j]) for j in listed},
         "intercept": float(est.intercept_[0]),
         "l2_penalty": float(est.l2_penalty_),
         "iterations": int(est.n_iter_),
         "lower_level_solves": int(est.lower_level_solves_),
         "lower_level_iterations": int(est.lower_level_iterations_),
+        "lower_level_solver": str(est.solver_),
         "seconds": fit_seconds,
         "notes": list(notes),
     }
@@ -163,12 +194,37 @@ def _run_select(args, keep=None):
             "grid_seconds": grid.seconds,
         })
     if args.out:
-        result["plots"] = _select_plots(args, est, grid, names, Xtr_s, ytr)
+        result["plots"] = _select_plots(args, est, grid, names, Xtr_s, ytr, result["notes"])
     result["total_seconds"] = time.perf_counter() - t_start
     if keep is not None:
         keep.update(est=est, grid=grid, names=names, X_train=Xtr_s, y_train=ytr,
-                    X_test=Xte_s, y_test=yte, binary_target=bt)
+                    X_test=Xte_s, y_test=yte, binary_target=bt,
+                    sparse=bool(sp.issparse(Xtr_s)))
     return result
+
+
+def _input_record(X, X_model):
+    """What was read and what the estimator was given (its type: a sparse X must reach
+    the estimator as a sparse matrix)."""
+    import scipy.sparse as sp
+
+    n, d = X.shape
+    rec = {"sparse": bool(sp.issparse(X)), "estimator_input": type(X_model).__name__}
+    if sp.issparse(X):
+        rec.update(format=X.format, stored_values=int(X.nnz), density=X.nnz / (n * d))
+    return rec
+
+
+def _listed_by_name(keys, values, d, order):
+    """``{name: value}`` of an estimator record keyed by its names (``x{j}`` for feature
+    ``j``, group names, ``intercept``); above :data:`LIST_ALL_FEATURES_MAX` features only
+    the selected features (indices ``order``) and the entries that are not features."""
+    values = np.ravel(values)
+    if d <= LIST_ALL_FEATURES_MAX or len(keys) <= LIST_ALL_FEATURES_MAX:
+        return {str(k): float(v) for k, v in zip(keys, values)}
+    keep = {f"x{j}" for j in order}
+    return {str(k): float(v) for k, v in zip(keys, values)
+            if k in keep or not (str(k)[:1] == "x" and str(k)[1:].isdigit())}
 
 
 _CRIT_NAMES = {
@@ -181,11 +237,29 @@ _CRIT_NAMES = {
 }
 
 
+_SOLVER_NAMES = {
+    "newton": "dense Newton",
+    "woodbury": "sample-space Woodbury Newton",
+    "cg": "truncated Newton-CG",
+    "lbfgs": "L-BFGS",
+}
+
+
 def _py(v):
     return v.item() if hasattr(v, "item") else v
 
 
-def _select_plots(args, est, grid, names, X, y):
+# Plots draw at most this many features (importance bars, regularisation paths): a
+# figure of thousands of bars or lines shows nothing.
+PLOT_FEATURES_MAX = 40
+
+
+def _select_plots(args, est, grid, names, X, y, notes):
+    """The PNG figures of a select run. None needs X dense: the curves come from the grid
+    and the tree reference (ExtraTrees) takes CSR rows; with many features the figures
+    keep the :data:`PLOT_FEATURES_MAX` largest (said in ``notes``)."""
+    import dataclasses
+
     from sklearn.ensemble import ExtraTreesClassifier
 
     from . import plots
@@ -193,6 +267,7 @@ def _select_plots(args, est, grid, names, X, y):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
+    d = len(names)
     if grid is not None:
         traj = est.history_ if args.model == "scalar" else None
         final = None if args.model == "scalar" else float(est.validation_score_)
@@ -200,31 +275,59 @@ def _select_plots(args, est, grid, names, X, y):
                                          criterion=_CRIT_NAMES[args.criterion])
         written.append(str(plots.save(ax, out / "validation_curve.png")))
         beta = float(est.penalty_weights_[0]) if args.model == "scalar" else None
-        ax = plots.plot_regularization_path(grid, names, beta=beta)
+        path_grid, path_names = grid, names
+        if d > PLOT_FEATURES_MAX:
+            big = np.max(np.abs(grid.coefs[:, 0, :-1]), axis=0)
+            cols = np.sort(np.argsort(-big, kind="stable")[:PLOT_FEATURES_MAX])
+            path_grid = dataclasses.replace(
+                grid, coefs=grid.coefs[:, :, np.r_[cols, d]])
+            path_names = [names[j] for j in cols]
+            notes.append(f"regularization_path.png: the {PLOT_FEATURES_MAX} of {d} features "
+                         "with the largest coefficients on the path")
+        ax = plots.plot_regularization_path(path_grid, path_names, beta=beta)
         written.append(str(plots.save(ax, out / "regularization_path.png")))
     trees = ExtraTreesClassifier(n_estimators=250, random_state=args.seed).fit(X, y)
-    ax = plots.plot_importance(names, est.feature_importances_, trees.feature_importances_)
+    imp = np.asarray(est.feature_importances_)
+    cols = np.arange(d)
+    if d > PLOT_FEATURES_MAX:
+        both = imp + trees.feature_importances_
+        cols = np.argsort(-both, kind="stable")[:PLOT_FEATURES_MAX]
+        notes.append(f"importance.png: the {PLOT_FEATURES_MAX} of {d} features with the "
+                     "largest BiSVM plus tree importance")
+    ax = plots.plot_importance([names[j] for j in cols], imp[cols],
+                               trees.feature_importances_[cols])
     written.append(str(plots.save(ax, out / "importance.png")))
     return written
 
 
+# The text report lists at most this many selected features (--json lists them all).
+PRINT_FEATURES_MAX = 40
+
+
 def _print_select(r):
     p = print
+    sparse = r["input"]["sparse"]
     p(f"bisvm select: {r['model']} model on {r['source']} "
-      f"({r['n_train']} training rows, {r['n_test']} test rows)")
+      f"({r['n_train']} training rows, {r['n_test']} test rows"
+      + (f", sparse X: {r['input']['stored_values']} stored values, "
+         f"{r['input']['density']:.2%} dense)" if sparse else ")"))
     for note in r["notes"]:
         p(f"  note: {note}")
     p(f"selected {r['n_selected']} of {r['n_features']} features:")
-    width = max([len(n) for n in r["selected_features"]] + [8])
-    for name in r["selected_features"]:
+    shown = r["selected_features"][:PRINT_FEATURES_MAX]
+    width = max([len(n) for n in shown] + [8])
+    for name in shown:
         p(f"  {name:<{width}s}  importance {r['importance'][name]:.4f}  "
           f"coef {r['coefficients'][name]:+.4f}")
+    if r["n_selected"] > len(shown):
+        p(f"  ... and {r['n_selected'] - len(shown)} more (--json lists them all)")
     p(f"validation objective  {r['validation_objective']:.4f}  "
       f"({r['validation_objective_name']})")
     p(f"test accuracy         {r['test_accuracy']:.4f}  "
       f"(test halved MSE of raw outputs {r['test_halved_mse']:.4f})")
     p(f"BiSVM L-BFGS          {r['iterations']} iterations, {r['lower_level_solves']} "
-      f"lower-level solves ({r['lower_level_iterations']} Newton steps), "
+      f"lower-level solves ({r['lower_level_iterations']} Newton steps, "
+      f"{_SOLVER_NAMES.get(r['lower_level_solver'], r['lower_level_solver'])}), "
       f"{r['seconds']:.2f} s")
     if "grid_seconds" in r:
         p(f"grid search (149 β)   best {r['grid_validation_objective']:.4f} at β="
@@ -264,6 +367,7 @@ def build_parser():
     src = s.add_argument_group("data")
     add_selection_data_options(
         src, "breast-cancer", "bundled data set when --data is not given (default: %(default)s)")
+    add_sparse_option(src, "when the file is large and sparse")
     m = s.add_argument_group("model")
     m.add_argument("--model", choices=["scalar", "vector", "group"], default="vector",
                    help="one weight, one per feature, or one per group (default %(default)s)")

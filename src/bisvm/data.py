@@ -8,7 +8,9 @@ the column and the row. The CLI prints that line and exits with code 2.
 Readers
 -------
 :func:`read_table` reads CSV/TSV (pandas), Parquet (pandas + pyarrow) and svmlight/libsvm
-(:func:`sklearn.datasets.load_svmlight_file`) into a frozen :class:`Dataset`:
+(:func:`sklearn.datasets.load_svmlight_file`) into a frozen :class:`Dataset`; an svmlight
+matrix stays a ``scipy.sparse`` CSR matrix when it is large and sparse (``sparse="auto"``),
+and :class:`Scaler` and :func:`train_test_split_seeded` keep it so:
 
 * the target column is chosen by name (default: the last column; ``target=False`` reads
   features only, e.g. for prediction);
@@ -31,9 +33,10 @@ from __future__ import annotations
 import csv
 import io
 import math
+import operator
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,8 +44,13 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 __all__ = [
+    "MAX_DENSE_ELEMENTS",
+    "MAX_FEATURES",
+    "SPARSE_AUTO_MIN_ENTRIES",
+    "SPARSE_AUTO_MAX_DENSITY",
     "DataError",
     "Dataset",
+    "NumberedNames",
     "BinaryTarget",
     "Scaler",
     "binary_target",
@@ -54,9 +62,16 @@ __all__ = [
     "BREAST_CANCER_GROUPS",
 ]
 
-# A dense matrix larger than this (elements) is refused rather than allocated: a one-line
-# svmlight file can declare feature index 10**9.
+# A dense matrix larger than this (elements) is refused rather than allocated.
 MAX_DENSE_ELEMENTS = 100_000_000
+# An svmlight file declaring more features than this is refused: a one-line file can
+# declare feature index 10**9, and scaling, coefficients and penalty weights all hold one
+# float per feature (2**24 hashed features, the largest common setting, fit under it).
+MAX_FEATURES = 20_000_000
+# read_table(..., sparse="auto") keeps an svmlight matrix in CSR form when it has more
+# than this many entries and at most this share of them stored.
+SPARSE_AUTO_MIN_ENTRIES = 1_000_000
+SPARSE_AUTO_MAX_DENSITY = 0.5
 
 _MISSING_HINT = "pass drop_missing=True (CLI: --drop-missing) to drop such rows"
 
@@ -84,12 +99,17 @@ class Dataset:
 
     Attributes
     ----------
-    X : ndarray of float64, shape (n_samples, n_features)
+    X : ndarray of float64, or scipy.sparse.csr_matrix, shape (n_samples, n_features)
+        Dense for CSV, Parquet and bundled data; a CSR matrix (float64, finite stored
+        values, no explicit zeros) for svmlight files read with ``sparse=True`` or, by
+        default, when the file is large and sparse (see :func:`read_table`). Test with
+        ``scipy.sparse.issparse(ds.X)``.
     y : ndarray, shape (n_samples,), or None
         Target values as read (ints, floats, bools or strings); ``None`` when the table
         was read without a target.
-    feature_names : list of str
-        Column names of ``X`` (after one-hot encoding).
+    feature_names : list of str, or NumberedNames
+        Column names of ``X`` (after one-hot encoding); ``x0 ... x{d-1}`` made on demand
+        (:class:`NumberedNames`) for svmlight files.
     target_names : list or None
         The distinct target values (class labels) for bundled sets and for targets
         that look like classes; ``None`` for a continuous target.
@@ -111,11 +131,16 @@ class Dataset:
         Human-readable lines on what was done (encodings, dropped rows), for the CLI.
     source : str
         File path or ``"bundled:<name>"``.
+    svmlight_base : {0, 1} or None
+        For svmlight files, whether the file's feature indices count from 0 or from 1
+        (sklearn's rule: from 1 unless index 0 occurs); ``x0`` is the first feature either
+        way. Kept in :attr:`schema` so that a prediction file is read with the same base,
+        with whether ``X`` was sparse (a prediction file is then read the same way).
     """
 
-    X: np.ndarray
+    X: np.ndarray | object  # ndarray, or scipy.sparse.csr_matrix for svmlight input
     y: np.ndarray | None
-    feature_names: list[str]
+    feature_names: Sequence[str]
     target_names: list | None = None
     groups: dict[str, list[int]] | None = None
     description: str = ""
@@ -126,6 +151,7 @@ class Dataset:
     dropped_rows: int = 0
     notes: tuple[str, ...] = ()
     source: str = ""
+    svmlight_base: int | None = None
 
     @property
     def n_samples(self):
@@ -142,12 +168,77 @@ class Dataset:
         Store it with a model (``save_model(..., schema=ds.schema)``) and pass it back to
         ``read_table(path, schema=...)`` to read new data into the same columns.
         """
-        return {
+        out = {
             "columns": list(self.columns),
             "categories": {k: list(v) for k, v in self.categories.items()},
             "feature_names": list(self.feature_names),
             "target": self.target,
         }
+        if self.svmlight_base is not None:
+            out["svmlight_base"] = self.svmlight_base
+            out["svmlight_sparse"] = bool(_issparse(self.X))
+        return out
+
+
+class NumberedNames(Sequence):
+    """The feature names ``x0, x1, ..., x{d-1}`` of an svmlight file, made on demand.
+
+    A read-only sequence of str that compares equal to the list of the same names; it
+    holds only ``d``, since a file with 10**7 features would otherwise hold 10**7 strings,
+    and ``index`` is O(1).
+    """
+
+    __slots__ = ("_n",)
+    _PATTERN = re.compile(r"x(0|[1-9][0-9]*)")
+
+    def __init__(self, n):
+        n = operator.index(n)
+        if n < 0:
+            raise ValueError(f"n must be >= 0, got {n}")
+        self._n = n
+
+    def __len__(self):
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [f"x{j}" for j in range(*i.indices(self._n))]
+        j = operator.index(i)
+        if j < 0:
+            j += self._n
+        if not 0 <= j < self._n:
+            raise IndexError("feature index out of range")
+        return f"x{j}"
+
+    def __iter__(self):
+        return (f"x{j}" for j in range(self._n))
+
+    def index(self, name, start=0, stop=None):
+        m = self._PATTERN.fullmatch(name) if isinstance(name, str) else None
+        lo, hi, _ = slice(start, stop).indices(self._n)
+        if m is None or not lo <= int(m.group(1)) < hi:
+            raise ValueError(f"{name!r} is not in the feature names")
+        return int(m.group(1))
+
+    def __contains__(self, name):
+        try:
+            self.index(name)
+        except ValueError:
+            return False
+        return True
+
+    def __eq__(self, other):
+        if isinstance(other, NumberedNames):
+            return self._n == other._n
+        if isinstance(other, list | tuple):
+            return len(other) == self._n and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        tail = f", ..., x{self._n - 1}" if self._n > 3 else ""
+        return f"NumberedNames({self._n}: {', '.join(self[:3])}{tail})"
 
 
 # --------------------------------------------------------------------------------------
@@ -277,6 +368,7 @@ def read_table(
     encoding=None,
     sep=None,
     schema=None,
+    sparse="auto",
 ):
     """Read a CSV, Parquet or svmlight/libsvm file into a :class:`Dataset`.
 
@@ -286,7 +378,8 @@ def read_table(
     target : str, None or False
         Name of the target column; ``None`` takes the last column (CSV/Parquet); ``False``
         reads features only (``Dataset.y`` is ``None``). svmlight files always carry their
-        target (the first token of each line) and ignore this.
+        target (the first token of each line); ``False`` drops it, any other value is
+        ignored.
     fmt : {"csv", "parquet", "svmlight"}, optional
         Overrides the format chosen from the extension (.csv/.tsv/.txt,
         .parquet/.pq, .svm/.svmlight/.libsvm).
@@ -315,6 +408,15 @@ def read_table(
         its order, other columns ignored), one-hot encode with its categories (an unseen
         category is an error) and, when ``target`` is ``None``, take its target column if
         the file has it.
+    sparse : "auto", True or False
+        svmlight only (CSV and Parquet tables are dense): ``True`` keeps ``X`` as the
+        ``scipy.sparse.csr_matrix`` that :func:`sklearn.datasets.load_svmlight_file`
+        builds, ``False`` makes it a dense array (refused above
+        :data:`MAX_DENSE_ELEMENTS` values), ``"auto"`` keeps it sparse when the dense
+        copy would be refused, or would hold more than :data:`SPARSE_AUTO_MIN_ENTRIES`
+        values of which at most :data:`SPARSE_AUTO_MAX_DENSITY` are stored. With a
+        ``schema`` of svmlight training data, ``"auto"`` reads the matrix as the training
+        matrix was (sparse or dense), so that the model gets what it was fitted on.
 
     Returns
     -------
@@ -328,6 +430,7 @@ def read_table(
         infinite values, a constant target.
     """
     path_str = os.fspath(path) if not isinstance(path, str) else path
+    _check_sparse_option(sparse)
     kind = _fmt_for(path_str, fmt)
     if not os.path.exists(path_str):
         raise DataError(f"{path_str}: no such file", path=path_str)
@@ -336,7 +439,8 @@ def read_table(
     if os.path.getsize(path_str) == 0:
         raise DataError(f"{path_str}: empty file", path=path_str)
     if kind == "svmlight":
-        return _read_svmlight(path_str, drop_missing=drop_missing)
+        return _read_svmlight(path_str, drop_missing=drop_missing, sparse=sparse, schema=schema,
+                              features_only=target is False)
     if kind == "parquet":
         frame, lines = _read_parquet(path_str), None
     else:
@@ -808,46 +912,92 @@ def _check_schema(schema):
         raise ValueError(f"schema is malformed: {exc}") from None
     if not set(categories) <= set(columns):
         raise ValueError("schema is malformed: categories name columns that are not features")
-    return {
+    base = schema.get("svmlight_base")
+    if base is not None and (isinstance(base, bool) or base not in (0, 1)):
+        raise ValueError(f"schema is malformed: svmlight_base must be 0 or 1, got {base!r}")
+    out = {
         "columns": columns,
         "categories": categories,
         "feature_names": feature_names,
         "target": None if target is None else str(target),
     }
+    if base is not None:
+        out["svmlight_base"] = int(base)
+    kept = schema.get("svmlight_sparse")
+    if kept is not None:
+        if not isinstance(kept, bool):
+            raise ValueError(f"schema is malformed: svmlight_sparse must be true or false, "
+                             f"got {kept!r}")
+        out["svmlight_sparse"] = kept
+    return out
 
 
-def _read_svmlight(path, *, drop_missing):
+def _read_svmlight(path, *, drop_missing, sparse, schema, features_only):
+    """Read an svmlight/libsvm file; ``X`` stays CSR unless :func:`_keep_sparse` says not.
+
+    Everything here works on the CSR arrays (``data``, ``indices``, ``indptr``): a
+    densified copy of a 20,000 x 50,000 file would take 8 GB. With the ``schema`` of a
+    model trained on an svmlight file, the index base is the training file's and the
+    matrix gets the training number of columns (a prediction file need not reach the
+    last feature index), and its labels may be all alike (placeholders are common in
+    svmlight files of new rows); ``features_only`` returns ``y=None``.
+    """
     from sklearn.datasets import load_svmlight_file
 
+    base = n_model = None
+    if schema is not None:
+        sch = _check_schema(schema)
+        n_sch = len(sch["feature_names"])
+        if "svmlight_base" in sch or NumberedNames(n_sch) == sch["feature_names"]:
+            base, n_model = sch.get("svmlight_base"), n_sch
+            if sparse == "auto":  # the model saw dense rows unless the schema says not
+                sparse = sch.get("svmlight_sparse", False)
     try:
-        Xs, y = load_svmlight_file(path, dtype=np.float64)
+        # raw indices; the base is decided below (sklearn's "auto" per file could read a
+        # prediction file with another base than its training file)
+        Xs, y = load_svmlight_file(path, dtype=np.float64, zero_based=True)
     except (ValueError, OverflowError, UnicodeDecodeError, IndexError, TypeError) as exc:
         where = _svmlight_first_bad_line(path)
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise DataError(
             f"{path}: cannot be parsed as svmlight/libsvm{where}: {msg}", path=path
         ) from None
+    Xs, base = _svmlight_base(path, Xs.tocsr(), base, n_model)
     n, d = Xs.shape
     if n == 0:
         raise DataError(f"{path}: no rows", path=path)
     if d == 0:
         raise DataError(f"{path}: no features", path=path)
-    if n * d > MAX_DENSE_ELEMENTS:
+    if d > MAX_FEATURES:
+        # a one-line file can declare feature index 10**9; every per-feature array
+        # downstream (scaling, coefficients, penalty weights) would have that length
         raise DataError(
-            f"{path}: {n} rows x {d} features is too large to hold densely "
-            f"(limit {MAX_DENSE_ELEMENTS} values)",
+            f"{path}: the largest feature index declares {d} features, more than the "
+            f"limit of {MAX_FEATURES}",
             path=path,
         )
-    X = np.ascontiguousarray(Xs.toarray(), dtype=np.float64)
-    names = [f"x{j}" for j in range(d)]
-    bad = ~np.isfinite(X).all(axis=1) | ~np.isfinite(y)
+    Xs.eliminate_zeros()  # explicit "j:0" entries carry nothing (NaN is kept: NaN != 0)
+    keep_sparse = _keep_sparse(sparse, n, d, Xs.nnz)
+    if not keep_sparse and n * d > MAX_DENSE_ELEMENTS:
+        raise DataError(
+            f"{path}: {n} rows x {d} features is too large to hold densely "
+            f"(limit {MAX_DENSE_ELEMENTS} values); read it as a sparse matrix "
+            "(sparse='auto' or True; CLI: --sparse auto)",
+            path=path,
+        )
+    names = NumberedNames(d)
+    bad_entry = ~np.isfinite(Xs.data)
+    bad = ~np.isfinite(y)
+    if bad_entry.any():
+        bad[np.repeat(np.arange(n), np.diff(Xs.indptr))[bad_entry]] = True
     notes = []
     n_dropped = 0
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
         if not drop_missing:
-            cols = np.flatnonzero(~np.isfinite(X[first]))
-            col = names[cols[0]] if cols.size else "target"
+            lo, hi = Xs.indptr[first], Xs.indptr[first + 1]
+            cols = Xs.indices[lo:hi][bad_entry[lo:hi]]
+            col = names[int(cols.min())] if cols.size else "target"
             raise DataError(
                 f"{path}: column {col!r}, row {first + 1}: missing or infinite value; "
                 f"{_MISSING_HINT}",
@@ -858,29 +1008,88 @@ def _read_svmlight(path, *, drop_missing):
         n_dropped = int(bad.sum())
         if n_dropped == n:
             raise DataError(f"{path}: no rows left after dropping missing values", path=path)
-        X, y = X[~bad], y[~bad]
+        Xs, y = Xs[~bad], y[~bad]
         notes.append(f"dropped {n_dropped} of {n} rows with missing or infinite values")
+    if keep_sparse:
+        X = Xs
+        notes.append(
+            f"svmlight: X kept sparse (CSR, {Xs.nnz} stored values, "
+            f"{Xs.nnz / (Xs.shape[0] * d):.2%} of {Xs.shape[0]} x {d})"
+        )
+    else:
+        X = np.ascontiguousarray(Xs.toarray(), dtype=np.float64)
     if np.all(y == np.round(y)):
         y = y.astype(np.int64)
     uniq = np.unique(y)
-    if uniq.size < 2:
+    if uniq.size < 2 and n_model is None and not features_only:
         raise DataError(
             f"{path}: the target has a single value {_py(uniq[0])!r} (one class): nothing to learn",
             path=path,
             column="target",
         )
+    kind = "svmlight, sparse CSR" if keep_sparse else "svmlight"
     return Dataset(
         X=X,
-        y=y,
+        y=None if features_only else y,
         feature_names=names,
-        target_names=uniq.tolist() if _looks_like_classes(y, uniq) else None,
-        description=f"{os.path.basename(path)}: {X.shape[0]} rows, {d} features (svmlight)",
+        target_names=uniq.tolist() if _looks_like_classes(y, uniq) and not features_only
+        else None,
+        description=f"{os.path.basename(path)}: {X.shape[0]} rows, {d} features ({kind})",
         target="target",
-        columns=list(names),
+        columns=names,
         dropped_rows=n_dropped,
         notes=tuple(notes),
         source=path,
+        svmlight_base=base,
     )
+
+
+def _svmlight_base(path, Xs, base, n_model):
+    """Shift raw (zero-based) indices of a one-based file and widen to ``n_model``
+    columns; ``base=None`` applies sklearn's rule (one-based unless index 0 occurs)."""
+    import scipy.sparse as sp
+
+    n, d = Xs.shape
+    has_zero = Xs.nnz > 0 and int(Xs.indices.min()) == 0
+    if base is None:
+        base = 0 if has_zero or Xs.nnz == 0 else 1
+    if base == 1:
+        if has_zero:
+            raise DataError(
+                f"{path}: feature index 0 in a file read as one-based (the model's training "
+                "file had no index 0)",
+                path=path,
+            )
+        Xs = sp.csr_matrix((Xs.data, Xs.indices - 1, Xs.indptr), shape=(n, max(d - 1, 0)))
+        d -= 1
+    if n_model is not None:
+        if d > n_model:
+            raise DataError(
+                f"{path}: feature index {d - 1 + base} is beyond the {n_model} features "
+                "the model was trained on",
+                path=path,
+            )
+        Xs = sp.csr_matrix((Xs.data, Xs.indices, Xs.indptr), shape=(n, n_model))
+    return Xs, base
+
+
+def _check_sparse_option(sparse):
+    if sparse not in (True, False, "auto") or isinstance(sparse, np.bool_):
+        raise ValueError(f"sparse must be 'auto', True or False, got {sparse!r}")
+    return sparse
+
+
+def _keep_sparse(sparse, n, d, nnz):
+    """The ``sparse="auto"`` rule: CSR when a dense copy would be refused, or when it
+    would be large (more than :data:`SPARSE_AUTO_MIN_ENTRIES` values) and at most
+    :data:`SPARSE_AUTO_MAX_DENSITY` of it stored; small or dense files are read densely
+    (cheap, and every solver and plot takes them)."""
+    if sparse != "auto":
+        return bool(sparse)
+    size = n * d
+    if size > MAX_DENSE_ELEMENTS:
+        return True
+    return size > SPARSE_AUTO_MIN_ENTRIES and nnz <= SPARSE_AUTO_MAX_DENSITY * size
 
 
 def _svmlight_first_bad_line(path):
@@ -1043,11 +1252,38 @@ class Scaler(TransformerMixin, BaseEstimator):
         training rows (``s`` at round-off level) gets ``s = 1``, so it maps to a constant
         instead of dividing by zero.
 
+    Notes
+    -----
+    Sparse input (any ``scipy.sparse`` matrix, fitted as CSR) is never densified: a
+    nonzero offset would turn every implicit zero into :math:`-o_j/s_j`, i.e. make the
+    matrix dense. So on sparse ``X`` the offset is 0 and only the divisor is fitted, from
+    the stored values (:func:`sklearn.utils.sparsefuncs.mean_variance_axis` and
+    ``min_max_axis``, which count the implicit zeros):
+
+    * ``"standard"`` becomes *standard without centering*,
+      :math:`s_j = \operatorname{sd}(x_j)` (ddof 0), ``effective_method_ =
+      "standard-uncentered"``; the scaled columns have unit variance but keep their mean;
+    * ``"minmax"`` becomes *max-abs* scaling, :math:`s_j = \max_i |x_{ij}|`
+      (``"maxabs"``), which maps each column into [-1, 1] (into [0, 1], as min-max does,
+      for a nonnegative column with an implicit zero);
+    * ``"none"`` stays the identity.
+
+    Columns that are all zero on the training rows, or constant at round-off level
+    relative to their mean, get :math:`s_j = 1`. :meth:`transform` of sparse ``X`` by a
+    scaler with a zero offset returns a CSR matrix with the same sparsity pattern; by a
+    centering scaler (fitted on dense rows) it returns the dense result, refused above
+    :data:`MAX_DENSE_ELEMENTS` values.
+
     Attributes
     ----------
     offset_, scale_ : ndarray of shape (n_features,)
+    effective_method_ : str
+        ``method``, or ``"standard-uncentered"`` / ``"maxabs"`` when fitted on sparse X.
     n_features_in_ : int
     """
+
+    _EFFECTIVE = {"standard": ("standard", "standard-uncentered"), "minmax": ("minmax", "maxabs"),
+                  "none": ("none",)}
 
     def __init__(self, method="standard"):
         self.method = method
@@ -1055,54 +1291,68 @@ class Scaler(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         if self.method not in ("standard", "minmax", "none"):
             raise ValueError(f"method must be 'standard', 'minmax' or 'none', got {self.method!r}")
-        X = _finite_matrix(X, "X")
-        with np.errstate(over="ignore", invalid="ignore"):  # overflow is handled below
-            if self.method == "standard":
-                offset = X.mean(axis=0)
-                scale = X.std(axis=0)
-            elif self.method == "minmax":
-                offset = X.min(axis=0)
-                scale = X.max(axis=0) - offset
-            else:
-                offset = np.zeros(X.shape[1])
-                scale = np.ones(X.shape[1])
-        bad = ~(np.isfinite(offset) & np.isfinite(scale))
-        if np.any(bad):
-            # Finite features near the top of the float range (|x| ~ 1e300) overflow the
-            # sum of squares (or max - min): recompute those columns on x / max|x| and
-            # scale back, so that they are standardised rather than left unscaled.
-            Xb = X[:, bad]
-            m = np.max(np.abs(Xb), axis=0)
-            m = np.where(m > 0, m, 1.0)
-            Z = Xb / m
-            if self.method == "standard":
-                o, s = Z.mean(axis=0), Z.std(axis=0)
-            else:
-                o, s = Z.min(axis=0), Z.max(axis=0) - Z.min(axis=0)
-            offset = np.array(offset, dtype=np.float64)
-            scale = np.array(scale, dtype=np.float64)
-            with np.errstate(over="ignore"):  # a range beyond the float range: cap it
-                offset[bad] = o * m
-                scale[bad] = np.minimum(s * m, np.finfo(np.float64).max)
+        if _issparse(X):
+            X = _finite_sparse(X, "X")
+            offset = np.zeros(X.shape[1])
+            scale, magnitude = _sparse_divisor(X, self.method)
+            effective = {"standard": "standard-uncentered", "minmax": "maxabs"}.get(
+                self.method, "none")
+        else:
+            X = _finite_matrix(X, "X")
+            offset, scale = _dense_offset_scale(X, self.method)
+            magnitude, effective = np.abs(offset), self.method
         # round-off level spread counts as constant (cf. sklearn's _handle_zeros_in_scale)
-        tiny = 10 * np.finfo(np.float64).eps * np.maximum(np.abs(offset), 1.0)
+        tiny = 10 * np.finfo(np.float64).eps * np.maximum(magnitude, 1.0)
         scale = np.where(~np.isfinite(scale) | (scale <= tiny), 1.0, scale)
         self.offset_ = np.asarray(offset, dtype=np.float64)
         self.scale_ = np.asarray(scale, dtype=np.float64)
+        self.effective_method_ = effective
         self.n_features_in_ = X.shape[1]
         return self
 
-    def transform(self, X):
+    def describe(self):
+        """One line saying which scaling is applied and, on sparse input, why."""
         check_is_fitted(self, "scale_")
-        X = _finite_matrix(X, "X")
+        return {
+            "standard": "standard (centred, divided by the training standard deviation)",
+            "minmax": "minmax (training range mapped to [0, 1])",
+            "none": "none",
+            "standard-uncentered": "standard without centering (X is sparse and centering "
+            "would make it dense): columns divided by their training standard deviation",
+            "maxabs": "max-abs instead of minmax (X is sparse and a min offset would make it "
+            "dense): columns divided by their largest training |value|",
+        }[self.effective_method_]
+
+    def _check_n_features(self, X):
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, the scaler was fitted on {self.n_features_in_}"
             )
+
+    def transform(self, X):
+        check_is_fitted(self, "scale_")
+        if _issparse(X):
+            X = _finite_sparse(X, "X")
+            self._check_n_features(X)
+            if np.any(self.offset_ != 0):
+                return (_dense_of_sparse(X, "centering") - self.offset_) / self.scale_
+            out = X.copy()
+            out.data /= self.scale_[out.indices]
+            return out
+        X = _finite_matrix(X, "X")
+        self._check_n_features(X)
         return (X - self.offset_) / self.scale_
 
     def inverse_transform(self, X):
         check_is_fitted(self, "scale_")
+        if _issparse(X):
+            X = _finite_sparse(X, "X")
+            self._check_n_features(X)
+            if np.any(self.offset_ != 0):
+                return _dense_of_sparse(X, "un-centering") * self.scale_ + self.offset_
+            out = X.copy()
+            out.data *= self.scale_[out.indices]
+            return out
         X = np.asarray(X, dtype=np.float64)
         return X * self.scale_ + self.offset_
 
@@ -1111,18 +1361,26 @@ class Scaler(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "scale_")
         return {
             "method": self.method,
+            "effective_method": self.effective_method_,
             "offset": [float(v) for v in self.offset_],
             "scale": [float(v) for v in self.scale_],
         }
 
     @classmethod
     def from_dict(cls, d):
-        """Inverse of :meth:`to_dict`; validates the record (it may come from a file)."""
+        """Inverse of :meth:`to_dict`; validates the record (it may come from a file).
+        Records written before ``effective_method`` existed read as ``method``."""
         if not isinstance(d, Mapping):
             raise ValueError("scaler record must be a dict")
         method = d.get("method")
         if method not in ("standard", "minmax", "none"):
             raise ValueError(f"scaler record: unknown method {method!r}")
+        effective = d.get("effective_method", method)
+        if effective not in cls._EFFECTIVE[method]:
+            raise ValueError(
+                f"scaler record: effective_method {effective!r} does not go with method "
+                f"{method!r}"
+            )
         try:
             offset = np.asarray(d["offset"], dtype=np.float64)
             scale = np.asarray(d["scale"], dtype=np.float64)
@@ -1132,11 +1390,76 @@ class Scaler(TransformerMixin, BaseEstimator):
             raise ValueError("scaler record: offset and scale must be lists of the same length")
         if not (np.isfinite(offset).all() and np.isfinite(scale).all() and (scale > 0).all()):
             raise ValueError("scaler record: offsets must be finite and scales finite and > 0")
+        if effective != method and np.any(offset != 0):
+            raise ValueError(f"scaler record: a {effective} scaling has zero offsets")
         obj = cls(method=method)
         obj.offset_ = offset
         obj.scale_ = scale
+        obj.effective_method_ = effective
         obj.n_features_in_ = offset.shape[0]
         return obj
+
+
+def _dense_offset_scale(X, method):
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is handled below
+        if method == "standard":
+            offset = X.mean(axis=0)
+            scale = X.std(axis=0)
+        elif method == "minmax":
+            offset = X.min(axis=0)
+            scale = X.max(axis=0) - offset
+        else:
+            offset = np.zeros(X.shape[1])
+            scale = np.ones(X.shape[1])
+    bad = ~(np.isfinite(offset) & np.isfinite(scale))
+    if np.any(bad):
+        # Finite features near the top of the float range (|x| ~ 1e300) overflow the
+        # sum of squares (or max - min): recompute those columns on x / max|x| and
+        # scale back, so that they are standardised rather than left unscaled.
+        Xb = X[:, bad]
+        m = np.max(np.abs(Xb), axis=0)
+        m = np.where(m > 0, m, 1.0)
+        Z = Xb / m
+        if method == "standard":
+            o, s = Z.mean(axis=0), Z.std(axis=0)
+        else:
+            o, s = Z.min(axis=0), Z.max(axis=0) - Z.min(axis=0)
+        offset = np.array(offset, dtype=np.float64)
+        scale = np.array(scale, dtype=np.float64)
+        with np.errstate(over="ignore"):  # a range beyond the float range: cap it
+            offset[bad] = o * m
+            scale[bad] = np.minimum(s * m, np.finfo(np.float64).max)
+    return offset, scale
+
+
+def _sparse_divisor(X, method):
+    """Divisor ``s`` and column magnitude (for the constant-column rule) of CSR ``X``
+    without densifying it; see :class:`Scaler`."""
+    from sklearn.utils.sparsefuncs import mean_variance_axis, min_max_axis
+
+    d = X.shape[1]
+    if method == "none":
+        return np.ones(d), np.zeros(d)
+    lo, hi = min_max_axis(X, axis=0)
+    maxabs = np.maximum(np.abs(lo), np.abs(hi))
+    if method == "minmax":
+        return maxabs, maxabs
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean, var = mean_variance_axis(X, axis=0)
+        scale = np.sqrt(var)
+    bad = ~(np.isfinite(mean) & np.isfinite(scale))
+    if np.any(bad):
+        # as in the dense case: |x| ~ 1e300 overflows the sum of squares; recompute the
+        # columns on x / max|x| (a column-scaled copy of the stored values only)
+        m = np.where(maxabs > 0, maxabs, 1.0)
+        Z = X.copy()
+        Z.data /= m[Z.indices]
+        zmean, zvar = mean_variance_axis(Z, axis=0)
+        with np.errstate(over="ignore"):
+            mean = np.where(bad, zmean * m, mean)
+            scale = np.where(bad, np.minimum(np.sqrt(zvar) * m, np.finfo(np.float64).max),
+                             scale)
+    return scale, np.abs(mean)
 
 
 def _finite_matrix(X, name):
@@ -1154,6 +1477,42 @@ def _finite_matrix(X, name):
     return X
 
 
+def _dense_of_sparse(X, what):
+    n, d = X.shape
+    if n * d > MAX_DENSE_ELEMENTS:
+        raise ValueError(
+            f"{what} a sparse X of {n} x {d} would make it dense (over {MAX_DENSE_ELEMENTS} "
+            "values); fit the scaler on sparse rows (it then divides only) or use "
+            "method='none'"
+        )
+    return X.toarray()
+
+
+def _issparse(X):
+    import scipy.sparse as sp
+
+    return sp.issparse(X)
+
+
+def _finite_sparse(X, name):
+    """CSR float64 view (a copy only when the format or dtype changes) with finite stored
+    values; errors name the first bad row and column."""
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D, got shape {X.shape}")
+    try:
+        X = X.tocsr().astype(np.float64, copy=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric: {exc}") from None
+    if X.shape[0] == 0:
+        raise ValueError(f"{name} has no rows")
+    finite = np.isfinite(X.data)
+    if not finite.all():
+        k = int(np.argmin(finite))
+        i = int(np.searchsorted(X.indptr, k, side="right")) - 1
+        raise ValueError(f"{name} has a non-finite value at row {i}, column {X.indices[k]}")
+    return X
+
+
 # --------------------------------------------------------------------------------------
 # splits and targets
 
@@ -1163,7 +1522,9 @@ def train_test_split_seeded(X, y, test_size=0.2, random_state=0, stratify=True):
 
     Parameters
     ----------
-    X : array-like, shape (n, d)
+    X : array-like or scipy.sparse matrix, shape (n, d)
+        A sparse matrix is split by row indexing (sklearn's ``_safe_indexing``): a CSR
+        ``X`` gives CSR parts, never a dense copy.
     y : array-like, shape (n,)
     test_size : float in (0, 1) or int in [1, n-1]
     random_state : int

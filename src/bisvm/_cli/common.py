@@ -101,6 +101,9 @@ def add_data_args(p, *, target_help="target column (default: the last column)",
                    help="drop rows with missing or infinite values instead of failing")
     g.add_argument("--encoding", metavar="NAME",
                    help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
+    if not p.prog.endswith(DENSE_ONLY_COMMANDS):
+        add_sparse_option(g, "when the file is large and sparse and the model takes sparse "
+                          "input")
     g.add_argument("--test-size", type=fraction("--test-size"), default=test_size,
                    help="share of rows held out (stratified, seeded) and scored after "
                    "fitting; 0 trains on every row (default %(default)s)")
@@ -112,6 +115,45 @@ def add_data_args(p, *, target_help="target column (default: the last column)",
     g.add_argument("--seed", type=int, default=0,
                    help="seed of the split, folds and random search (default %(default)s)")
     return g
+
+
+def add_sparse_option(g, auto_help):
+    """``--sparse auto|always|never``: how an svmlight file's matrix is held."""
+    g.add_argument("--sparse", choices=["auto", "always", "never"], default="auto",
+                   help="svmlight files: keep X as a sparse CSR matrix from the file to the "
+                   f"model (auto: {auto_help}; default %(default)s)")
+
+
+SPARSE_CHOICES = {"auto": "auto", "always": True, "never": False}
+# Subcommands whose code indexes X as a dense array (``bisvm tune`` takes len(X_test)):
+# they read svmlight files densely and have no --sparse option.
+DENSE_ONLY_COMMANDS = ("tune",)
+
+
+def sparse_for_model(args, model):
+    """``read_table``'s ``sparse`` for ``--sparse`` and a ``--model`` choice: a model whose
+    scikit-learn tags say it takes no sparse input gets dense rows under ``auto`` (as
+    before svmlight files could stay sparse) and refuses ``always``."""
+    choice = getattr(args, "sparse", "auto")
+    if choice == "never" or model is None:
+        return SPARSE_CHOICES[choice]
+    from sklearn.utils import get_tags
+
+    from .models import MODELS
+
+    spec = MODELS.get(model)
+    if spec is None:
+        return SPARSE_CHOICES[choice]
+    try:
+        takes = bool(get_tags(spec.load()()).input_tags.sparse)
+    except (TypeError, ValueError, AttributeError):  # no default constructor or no tags
+        takes = False
+    if takes:
+        return SPARSE_CHOICES[choice]
+    if choice == "always":
+        raise ValueError(f"--sparse always: --model {model} ({spec.cls}) does not take sparse "
+                         "input; use --sparse never or auto (dense rows)")
+    return False
 
 
 def add_output_args(p):
@@ -174,7 +216,8 @@ def backend(args):
 
 def load_data(args, *, task):
     """Read ``--data``/``--dataset`` into (Dataset, X, y) for a classification or
-    regression model.
+    regression model. An svmlight file's X is a CSR matrix when ``--sparse`` and the
+    model allow it (:func:`sparse_for_model`).
 
     For a bundled set (all classification sets), ``--target COLUMN`` names one of its
     features as a regression target (e.g. ``--dataset iris --target 'petal width (cm)'``).
@@ -185,7 +228,10 @@ def load_data(args, *, task):
         if args.dataset:
             raise ValueError("give either --data or --dataset, not both")
         ds = data.read_table(args.data, target=args.target, drop_missing=args.drop_missing,
-                             encoding=args.encoding)
+                             encoding=args.encoding,
+                             sparse=False if getattr(args, "command", None)
+                             in DENSE_ONLY_COMMANDS else
+                             sparse_for_model(args, getattr(args, "model", None)))
     else:
         ds = data.load_dataset(args.dataset or "breast-cancer")
         if args.target is not None and args.target != "target":
@@ -203,6 +249,16 @@ def load_data(args, *, task):
                 feature_names=names, columns=names, groups=None, target=args.target,
                 target_names=None,
                 notes=(*ds.notes, f"target: the feature {args.target!r} of {ds.source}"))
+    import scipy.sparse as sp
+
+    scaling = getattr(args, "scaling", None)
+    if sp.issparse(ds.X) and scaling in ("standard", "minmax"):
+        import dataclasses
+
+        how = {"standard": "standard without centering", "minmax": "max-abs"}[scaling]
+        ds = dataclasses.replace(ds, notes=(
+            *ds.notes, f"scaling: --scaling {scaling} on sparse X is {how} (centering would "
+            "make X dense)"))
     y = ds.y
     if y is None:
         raise ValueError(f"{ds.source}: no target column")
