@@ -163,6 +163,9 @@ def test_method_choice_by_shape_and_sparsity():
     assert choose_newton_method(sp.csr_matrix((20000, 50001))) == "cg"
     assert choose_newton_method(sp.csr_matrix((200, 5000))) == "woodbury"
     assert choose_newton_method(sp.csr_matrix((5000, 3000))) == "cg"
+    # tall: forming X^T D X (n d^2 = 1e11 flops a step) loses to Hessian-vector products
+    assert choose_newton_method(np.broadcast_to(0.0, (100_000, 1001))) == "cg"
+    assert choose_newton_method(np.broadcast_to(0.0, (27_405, 16))) == "dense"
     # never a d x d system when d > n
     for n, d in [(100, 101), (3000, 3001), (10, 10**5)]:
         assert choose_newton_method(sp.csr_matrix((n, d))) != "dense"

@@ -332,7 +332,7 @@ def model_report(loaded, X=None, y=None, *, source=None, title=None):
         Xs = loaded.scaler.transform(X) if loaded.scaler is not None else np.asarray(X)
         pred = est.predict(Xs)
         rep.section("On the given data")
-        rows = {"rows": len(Xs)}
+        rows = {"rows": Xs.shape[0]}
         if y is not None:
             rows["score (accuracy or R²)"] = float(est.score(Xs, y))
         rep.table(rows)

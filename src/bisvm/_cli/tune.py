@@ -93,7 +93,7 @@ def run(args):
     Xtr, Xte, ytr, yte = common.split(args, X, y, classification=clf)
     scaler = data.Scaler(args.scaling).fit(Xtr)
     # --test-size 0: no test rows (Scaler.transform refuses an empty matrix)
-    Xtr_s, Xte_s = scaler.transform(Xtr), (scaler.transform(Xte) if len(Xte) else Xte)
+    Xtr_s, Xte_s = scaler.transform(Xtr), (scaler.transform(Xte) if Xte.shape[0] else Xte)
     warns = []
     report_bits = {}
     with common.collect_warnings(warns):

@@ -25,7 +25,6 @@ import time
 from dataclasses import replace
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
@@ -46,26 +45,9 @@ from ..selection.bilevel import (
     zero_model_penalty,
 )
 from ..selection.importance import importance_scores
+from ..selection.lower_level import add_bias_column
 
 __all__ = ["ElasticNetSVC", "BilevelSVC"]
-
-
-def _augment(X):
-    """Append the bias column; a sparse X stays sparse (CSR), never densified."""
-    if sp.issparse(X):
-        # one copy: each row's entries followed by a 1 in the new last column
-        X = X.tocsr()
-        n, d = X.shape
-        indptr = X.indptr.astype(np.int64) + np.arange(n + 1)
-        ends = indptr[1:] - 1
-        keep = np.ones(indptr[-1], dtype=bool)
-        keep[ends] = False
-        data = np.empty(indptr[-1])
-        indices = np.empty(indptr[-1], dtype=np.int64 if d + 1 > 2**31 - 1 else np.int32)
-        data[keep], indices[keep] = X.data, X.indices
-        data[ends], indices[ends] = 1.0, d
-        return sp.csr_matrix((data, indices, indptr), shape=(n, d + 1))
-    return np.c_[X, np.ones(X.shape[0])]
 
 
 class _SmoothedSVMBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
@@ -213,7 +195,7 @@ class ElasticNetSVC(_SmoothedSVMBase):
             )
         if not np.all(np.isfinite(beta)) or np.any(beta < 0):
             raise ValueError("penalty_weight must be finite and non-negative")
-        Xa = _augment(X)
+        Xa = add_bias_column(X)
         self.solver_ = "exact_l1" if lower.exact else resolve_solver(self.solver, Xa)
         lower = replace(lower, solver=lower.solver if lower.exact else self.solver_)
         coefs, iters, records = [], [], []
@@ -476,7 +458,7 @@ class BilevelSVC(_SmoothedSVMBase):
                                  feature_names=feature_names,
                                  learn_l2=bool(self.learn_l2_penalty))
         split, loss = self._CRITERIA[self.criterion]
-        Xa = _augment(X)
+        Xa = add_bias_column(X)
         self.solver_ = "exact_l1" if lower.exact else resolve_solver(self.solver, Xa)
         lower = replace(lower, solver=lower.solver if lower.exact else self.solver_)
         per_class = []
@@ -613,7 +595,7 @@ class BilevelSVC(_SmoothedSVMBase):
         if self.classes_.size != 2:
             raise ValueError("scalar_grid needs a binary target")
         split, loss = self._CRITERIA[self.criterion]
-        Xa = _augment(X)
+        Xa = add_bias_column(X)
         folds = tuple(
             Fold(Xa[tr], yb[tr], Xa[va], yb[va]) for tr, va in self._splits(Xa, yb, split)
         )

@@ -23,23 +23,23 @@ The pieces follow sparse-ho's cut (model × criterion × hypergradient × outer 
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import expit, logit
-from sklearn.exceptions import ConvergenceWarning
 
-from ..losses import SmoothedHinge
-from ..penalties import L2, GroupPseudoHuber, SumPenalty
-from ..solvers.base import SmoothProblem
-from ..solvers.lbfgs import minimize_lbfgs, solve_lbfgs
-from ..solvers.newton import solve_newton
-from ..solvers.primal import choose_newton_method, solve_truncated_newton, solve_woodbury_newton
-from ..solvers.primal.exact_l1 import WeightedL1SVMProblem, solve_exact_l1
+from ..penalties import L2, SumPenalty
+from ..solvers.lbfgs import minimize_lbfgs
 from .criteria import make_criterion
 from .hypergradient import adjoint_hypergradient
+from .lower_level import (
+    LOWER_SOLVERS,
+    LowerLevel,
+    mean_second_moment,
+    resolve_solver,
+    zero_model_penalty,
+)
+from .search import THESIS_GRID, GridResult, grid_search
 
 __all__ = [
     "LowerLevel",
@@ -59,198 +59,6 @@ __all__ = [
     "zero_model_penalty",
     "mean_second_moment",
 ]
-
-#: The thesis's 149-point grid β = 0.01, 0.02, ..., 1.49 (seed-000 §2.11).
-THESIS_GRID = np.round(np.arange(1, 150) * 0.01, 2)
-
-_SOLVERS = {"newton": solve_newton, "lbfgs": solve_lbfgs, "woodbury": solve_woodbury_newton,
-            "cg": solve_truncated_newton}
-#: Lower-level solvers by name; "auto" picks a Newton system by shape and sparsity.
-LOWER_SOLVERS = ("auto", "newton", "woodbury", "cg", "lbfgs")
-_AUTO = {"dense": "newton", "woodbury": "woodbury", "cg": "cg"}
-
-
-def resolve_solver(solver, X):
-    """The concrete lower-level solver for ``X``: ``solver`` itself, or for ``"auto"`` the
-    Newton system :func:`~bisvm.solvers.primal.choose_newton_method` picks (dense
-    Cholesky for d <= n, sample-space Woodbury for d > n, truncated Newton-CG for large
-    sparse or very large data)."""
-    if solver not in LOWER_SOLVERS:
-        raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {solver!r}")
-    return _AUTO[choose_newton_method(X)] if solver == "auto" else solver
-
-
-def zero_model_penalty(X, y, hinge_smoothing):
-    r"""The L1 weight at and above which the lasso part zeroes every feature:
-    :math:`\beta_{\rm zero} = \max_j |\partial_j L(0)| =
-    \sigma(1/\mu)\max_j|\frac1n\sum_i y_i x_{ij}|` for the softplus hinge at
-    :math:`w = 0` (glmnet's :math:`\lambda_{\max}`; with the smoothed penalty the
-    coefficients above it are :math:`O(\gamma)`, not exactly zero). O(nnz).
-
-    Parameters
-    ----------
-    X : ndarray or sparse matrix, shape (n, d)
-        Features (no bias column).
-    y : ndarray, shape (n,)
-        ±1 labels.
-    hinge_smoothing : float
-        μ.
-    """
-    g = np.asarray(X.T @ np.asarray(y, dtype=float)).ravel() / X.shape[0]
-    return float(expit(1.0 / hinge_smoothing) * np.max(np.abs(g))) if g.size else 0.0
-
-
-def mean_second_moment(X):
-    r"""The mean column second moment :math:`\frac{1}{nd}\sum_{ij}x_{ij}^2` of a dense or
-    sparse X (1 for standardised features), in O(nnz); 1 for an empty or all-zero X."""
-    n, d = X.shape
-    if n == 0 or d == 0:
-        return 1.0
-    if sp.issparse(X):
-        Xc = X.tocsr()
-        if not Xc.has_canonical_format:
-            Xc = Xc.copy()
-            Xc.sum_duplicates()
-        total = float(np.dot(Xc.data, Xc.data))
-    else:
-        total = float(np.einsum("ij,ij->", X, X))
-    m = total / (n * d)
-    return m if m > 0 and np.isfinite(m) else 1.0
-
-
-@dataclass(frozen=True)
-class LowerLevel:
-    r"""The smoothed L2L1-SVM lower level (seed-000 (4.21), (4.28), (4.37)).
-
-    Parameters
-    ----------
-    l2_penalty : float
-        The thesis's α > 0 (ridge weight; makes the problem α-strongly convex).
-    hinge_smoothing : float
-        The thesis's μ > 0 of the softplus hinge ℓ_μ.
-    l1_smoothing : float
-        The thesis's γ > 0 of the Pseudo-Huber function H_γ.
-    penalize_intercept : bool
-        Penalise the bias (last coordinate) by α and β as the thesis does.
-    solver : {"auto", "newton", "woodbury", "cg", "lbfgs"}
-        Newton with a Cholesky solve of the dense d × d Hessian; Newton with the step
-        solved in the n × n sample space (Woodbury, for d > n); truncated Newton with
-        preconditioned CG on Hessian-vector products (large sparse data); the thesis's
-        L-BFGS (Algorithm 7); or ``"auto"``, one of the Newton systems chosen by the
-        shape and sparsity of X (:func:`resolve_solver`).
-    max_iter : int
-        Iteration cap of the lower-level solver.
-    """
-
-    l2_penalty: float = 0.01
-    hinge_smoothing: float = 0.25
-    l1_smoothing: float = 0.01
-    penalize_intercept: bool = True
-    solver: str = "auto"
-    max_iter: int = 500
-
-    def __post_init__(self):
-        for name in ("l2_penalty", "hinge_smoothing", "l1_smoothing"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float, np.floating, np.integer)) or not (
-                np.isfinite(v) and (v > 0 or (v == 0 and name == "l1_smoothing"))
-            ):
-                raise ValueError(f"{name} must be a positive finite float, got {v!r}"
-                                 + (" (0: the exact L1 mode)" if name == "l1_smoothing"
-                                    else ""))
-        if self.solver not in LOWER_SOLVERS:
-            raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {self.solver!r}")
-
-    @property
-    def exact(self):
-        """Whether this is the exact weighted-L1 lower level (``l1_smoothing == 0``)."""
-        return self.l1_smoothing == 0
-
-    def problem(self, X, y, penalty_groups, weights, l2_penalty=None):
-        """The :class:`SmoothProblem` E(·; β) on augmented data ``X`` (bias column last);
-        ``l2_penalty`` overrides α when it is learned too. With ``l1_smoothing == 0``,
-        the exact weighted (group) L1 problem
-        :class:`~bisvm.solvers.primal.exact_l1.WeightedL1SVMProblem`."""
-        d = X.shape[1]
-        mask = np.ones(d, dtype=bool)
-        if not self.penalize_intercept:
-            mask[-1] = False
-        if self.exact:
-            return WeightedL1SVMProblem(
-                X, y, self.hinge_smoothing,
-                self.l2_penalty if l2_penalty is None else float(l2_penalty), mask,
-                np.asarray(weights, dtype=float), penalty_groups)
-        pen = SumPenalty(
-            (
-                L2(self.l2_penalty if l2_penalty is None else float(l2_penalty), mask),
-                GroupPseudoHuber(weights, penalty_groups, self.l1_smoothing),
-            )
-        )
-        return SmoothProblem(X, y, SmoothedHinge(self.hinge_smoothing), pen)
-
-    def solve(self, problem, w0=None, tol=1e-9):
-        """Solve the lower level from the warm start ``w0``; returns a SolverResult.
-
-        From a cold start the solve goes by continuation, each stage warm-started from
-        the previous solution (the reported iterations include every stage):
-
-        * with small smoothing (μ < 0.05 or γ < 0.005) the problem is nearly non-smooth
-          and Newton needs hundreds of damped steps: μ and γ go down by 10 per stage;
-        * with the truncated Newton-CG solver, the L1 weights go down from 100× and 10×
-          their value (glmnet's path idea): a weakly penalised problem from zero takes
-          ~100 Newton steps with many CG iterations each on a 20,000 × 50,000 sparse
-          problem, through the sparse solutions of the stages ~20."""
-        if self.exact:
-            return solve_exact_l1(problem, w0=w0, tol=tol, max_iter=self.max_iter)
-        mu, gamma = self.hinge_smoothing, self.l1_smoothing
-        solver_name = resolve_solver(self.solver, problem.X)
-        smooth_stages = not (mu >= 0.05 and gamma >= 0.005)
-        if w0 is not None or not (smooth_stages or solver_name == "cg"):
-            return self._solve_final(problem, w0, tol)
-        ridge, pen = problem.penalty.terms
-        stages = []
-        m, g = max(mu, 0.25), max(gamma, 0.01)
-        while m > mu or g > gamma:
-            stages.append((m, g, 1.0))
-            m, g = max(mu, m / 10), max(gamma, g / 10)
-        if solver_name == "cg":
-            stages = [(m, g, 100.0), (m, g, 10.0)] + [(m, g, 1.0) for m, g, _ in stages]
-        n_iter, w = 0, None
-        solver = _SOLVERS[solver_name]
-        for m, g, scale in stages:
-            stage = replace(self, hinge_smoothing=m, l1_smoothing=g)
-            P = stage.problem(problem.X, problem.y, pen.groups, pen.weights * scale,
-                              ridge.strength)
-            r = solver(P, w0=w, tol=max(tol, 1e-6), max_iter=self.max_iter)
-            n_iter += r.n_iter
-            w = r.coef
-        r = self._solve_final(problem, w, tol)
-        return replace(r, n_iter=r.n_iter + n_iter)
-
-    def _solve_final(self, problem, w0, tol):
-        """The solve at the requested (μ, γ); an L-BFGS cap is reported with its cause.
-
-        At small smoothing the curvature of E reaches ~1/μ (condition number ~1/(μα)):
-        L-BFGS, whose line search compares function values, then often stalls above a
-        gradient tolerance of 1e-8 (measured in docs/reliability.md, bug 11), while
-        Newton converges. The warning says so instead of only "increase max_iter"."""
-        solver = resolve_solver(self.solver, problem.X)
-        if solver != "lbfgs":
-            return _SOLVERS[solver](problem, w0=w0, tol=tol, max_iter=self.max_iter)
-        r = solve_lbfgs(problem, w0=w0, tol=tol, max_iter=self.max_iter, warn=False)
-        if not r.converged and r.n_iter >= self.max_iter:
-            hint = ""
-            if self.hinge_smoothing < 1e-3 or self.l1_smoothing < 1e-3:
-                hint = (f"; at hinge_smoothing={self.hinge_smoothing:g}, "
-                        f"l1_smoothing={self.l1_smoothing:g} the curvature reaches "
-                        "~1/smoothing and L-BFGS can stall above a tight tol: "
-                        "solver='newton' converges there")
-            warnings.warn(
-                f"L-BFGS lower-level solver stopped after max_iter={self.max_iter} "
-                f"iterations with a stopping criterion of {r.grad_norm:.3g} > "
-                f"tol={tol:.3g}; increase max_iter or tol{hint}",
-                ConvergenceWarning, stacklevel=3)
-        return r
 
 
 @dataclass(frozen=True)
@@ -614,6 +422,28 @@ class BilevelResult:
     seconds: float
 
 
+class _HeldOut:
+    """Early stopping of :func:`bisvm_lbfgs` on held-out folds: the monitor's criterion
+    at each accepted iterate, the best iterate so far and the iterations since."""
+
+    def __init__(self, monitor, warm, patience):
+        self.monitor, self.patience = monitor, patience
+        self.warm = None if warm is None else tuple(warm)
+        self.best, self._best_value, self.since = None, np.inf, 0
+
+    def update(self, ev, value, tol):
+        """Solve the monitor's folds at ``ev.beta``; returns (held-out value, stop,
+        lower-level iterations)."""
+        coefs, it = self.monitor.solve(ev.beta, self.warm, tol)
+        self.warm = coefs
+        m = float(np.mean([c.value_and_grad(w)[0] for c, w in zip(self.monitor.criteria, coefs)]))
+        if m < self._best_value - 1e-6 * max(abs(self._best_value), 1e-12):
+            self.best, self._best_value, self.since = (ev, value), m, 0
+        else:
+            self.since += 1
+        return m, self.since >= self.patience, it
+
+
 def _n_nonzero(coefs, threshold):
     return int(np.max([np.sum(np.abs(w) > threshold) for w in coefs]))
 
@@ -706,133 +536,74 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
     bmax = _beta_max(objective) if beta_max is None else float(beta_max)
     if np.any(b0 >= bmax):
         raise ValueError(f"beta0 must be below beta_max={bmax:.4g}")
-    state = {"warm": None if warm0 is None else tuple(warm0), "ev": None, "solves": 0,
-             "iters": 0, "evals": {}, "last": None,
-             "tol": inner_tol if not adaptive_tol else 1e-5, "best": None,
-             "mwarm": None if monitor_warm0 is None else tuple(monitor_warm0),
-             "since": 0}
-    trials = []
-
-    def fun_grad(theta):
-        beta = bmax * expit(theta)
-        warm = state["warm"]
-        if predictor and state["ev"] is not None:
-            # the linear prediction is far better for small steps and can be worse than the
-            # last solution for large ones: keep, per fold, the start with smaller gradient
-            warm = [warm, objective.predict_coefs(state["ev"], beta)]
-        lam0 = None if state["ev"] is None else state["ev"].multipliers
-        ev = objective.evaluate(beta, warm, state["tol"], adjoint_warm=lam0)
-        state["ev"] = ev
-        state["warm"] = ev.coefs
-        state["solves"] += ev.lower_solves
-        state["iters"] += ev.lower_iterations
-        state["evals"][theta.tobytes()] = ev
-        trials.append((beta.copy(), ev.value))
-        return ev.value, beta * (1.0 - beta / bmax) * ev.grad
-
-    history = []
-
-    def on_iteration(k, theta, f, g):
-        ev = state["evals"][theta.tobytes()]
-        state["last"] = ev
-        gn = float(np.linalg.norm(g))
-        if adaptive_tol:
-            state["tol"] = max(inner_tol, min(1e-5, 1e-3 * gn))
-        mval, stop = float("nan"), False
-        if monitor is not None:
-            mcoefs, mit = monitor.solve(ev.beta, state["mwarm"], state["tol"])
-            state["mwarm"] = mcoefs
-            state["solves"] += len(monitor.folds)
-            state["iters"] += mit
-            mval = float(np.mean([c.value_and_grad(w)[0]
-                                  for c, w in zip(monitor.criteria, mcoefs)]))
-            best = state["best"]
-            if best is None or mval < best[0] - 1e-6 * max(abs(best[0]), 1e-12):
-                state["best"] = (mval, k, ev, float(f))
-                state["since"] = 0
-            else:
-                state["since"] += 1
-                stop = state["since"] >= patience
-        entry = HistoryEntry(
-            iteration=k, beta=bmax * expit(theta), value=float(f), grad_norm=gn,
-            n_nonzero=_n_nonzero(ev.coefs, nonzero_threshold), lower_solves=state["solves"],
-            lower_iterations=state["iters"], seconds=time.perf_counter() - t0,
-            monitor_value=mval,
-        )
-        history.append(entry)
-        if callback is not None:
-            callback(entry)
-        state["evals"] = {theta.tobytes(): ev}
-        return stop
-
+    run = _OuterRun(objective, bmax, inner_tol, adaptive_tol, predictor, nonzero_threshold,
+                    warm0, None if monitor is None else _HeldOut(monitor, monitor_warm0,
+                                                                 patience), callback, t0)
     res = minimize_lbfgs(
-        fun_grad, logit(b0 / bmax), tol=tol, max_iter=max_iter, memory=memory, ftol=ftol,
-        first_max_change=1.0, max_step=max_log_step, callback=on_iteration,
+        run.fun_grad, logit(b0 / bmax), tol=tol, max_iter=max_iter, memory=memory,
+        ftol=ftol, first_max_change=1.0, max_step=max_log_step, callback=run.on_iteration,
         name="BiSVM L-BFGS", warn=warn,
     )
-    ev, value = state["last"], float(res.objective)
-    if state["best"] is not None:
-        _, _, ev, value = state["best"]
+    ev, value = run.last, float(res.objective)
+    if run.held_out is not None and run.held_out.best is not None:
+        ev, value = run.held_out.best
     return BilevelResult(
         beta=ev.beta, value=value, coefs=ev.coefs,
-        history=tuple(history), n_iter=res.n_iter, lower_solves=state["solves"],
-        lower_iterations=state["iters"], trials=tuple(trials), converged=res.converged,
+        history=tuple(run.history), n_iter=res.n_iter, lower_solves=run.solves,
+        lower_iterations=run.iters, trials=tuple(run.trials), converged=res.converged,
         seconds=time.perf_counter() - t0,
     )
 
 
-@dataclass(frozen=True)
-class GridResult:
-    """Outcome of :func:`grid_search`: values and solutions along the grid."""
+class _OuterRun:
+    """The state of one :func:`bisvm_lbfgs` run: warm starts of the lower level and the
+    adjoint, the inner tolerance schedule, counts, history and trials."""
 
-    grid: np.ndarray
-    values: np.ndarray
-    coefs: np.ndarray
-    best_beta: float
-    best_value: float
-    lower_solves: int
-    lower_iterations: int
-    seconds: float
+    def __init__(self, objective, bmax, inner_tol, adaptive_tol, predictor, threshold,
+                 warm0, held_out, callback, t0):
+        self.objective, self.bmax, self.inner_tol = objective, bmax, inner_tol
+        self.adaptive_tol, self.predictor, self.threshold = adaptive_tol, predictor, threshold
+        self.warm = None if warm0 is None else tuple(warm0)
+        self.held_out, self.callback, self.t0 = held_out, callback, t0
+        self.tol = 1e-5 if adaptive_tol else inner_tol
+        self.ev = self.last = None
+        self.solves = self.iters = 0
+        self.evals, self.history, self.trials = {}, [], []
 
+    def fun_grad(self, theta):
+        beta = self.bmax * expit(theta)
+        warm = self.warm
+        if self.predictor and self.ev is not None:
+            # the linear prediction is far better for small steps and can be worse than the
+            # last solution for large ones: keep, per fold, the start with smaller gradient
+            warm = [warm, self.objective.predict_coefs(self.ev, beta)]
+        lam0 = None if self.ev is None else self.ev.multipliers
+        ev = self.objective.evaluate(beta, warm, self.tol, adjoint_warm=lam0)
+        self.ev, self.warm = ev, ev.coefs
+        self.solves += ev.lower_solves
+        self.iters += ev.lower_iterations
+        self.evals[theta.tobytes()] = ev
+        self.trials.append((beta.copy(), ev.value))
+        return ev.value, beta * (1.0 - beta / self.bmax) * ev.grad
 
-def grid_search(objective, grid=THESIS_GRID, *, inner_tol=1e-9, progress=None):
-    """Grid search over a scalar β broadcast to every hyperparameter (seed-000 §4.3),
-    warm-starting each solve from the previous grid point's solution.
-
-    Parameters
-    ----------
-    objective : BilevelObjective
-    grid : ndarray
-        Increasing β values (the thesis's 149 points 0.01 … 1.49 by default).
-    progress : callable, optional
-        Called with 1 after each grid point (e.g. a progress bar's ``update``).
-
-    Returns
-    -------
-    GridResult
-        ``coefs`` has shape (len(grid), n_folds, d + 1): the regularisation path.
-    """
-    t0 = time.perf_counter()
-    grid = np.asarray(grid, dtype=float)
-    if grid.ndim != 1 or grid.size == 0 or np.any(grid <= 0):
-        raise ValueError("grid must be a non-empty 1-D array of positive values")
-    if objective.hyper.learn_l2:
-        raise ValueError("grid_search scans the L1 weight only; build the objective with "
-                         "learn_l2=False")
-    warm, vals, coefs, iters = None, [], [], 0
-    ones = np.ones(objective.hyper.n_hyper)
-    for b in grid:
-        ws, it = objective.solve(b * ones, warm, inner_tol)
-        warm = ws
-        iters += it
-        vals.append(np.mean([c.value_and_grad(w)[0] for c, w in zip(objective.criteria, ws)]))
-        coefs.append(np.array(ws))
-        if progress is not None:
-            progress(1)
-    vals = np.array(vals)
-    k = int(np.argmin(vals))
-    return GridResult(
-        grid=grid, values=vals, coefs=np.array(coefs), best_beta=float(grid[k]),
-        best_value=float(vals[k]), lower_solves=len(grid) * len(objective.folds),
-        lower_iterations=iters, seconds=time.perf_counter() - t0,
-    )
+    def on_iteration(self, k, theta, f, g):
+        ev = self.last = self.evals[theta.tobytes()]
+        gn = float(np.linalg.norm(g))
+        if self.adaptive_tol:
+            self.tol = max(self.inner_tol, min(1e-5, 1e-3 * gn))
+        mval, stop = float("nan"), False
+        if self.held_out is not None:
+            mval, stop, it = self.held_out.update(ev, float(f), self.tol)
+            self.solves += len(self.held_out.monitor.folds)
+            self.iters += it
+        entry = HistoryEntry(
+            iteration=k, beta=self.bmax * expit(theta), value=float(f), grad_norm=gn,
+            n_nonzero=_n_nonzero(ev.coefs, self.threshold), lower_solves=self.solves,
+            lower_iterations=self.iters, seconds=time.perf_counter() - self.t0,
+            monitor_value=mval,
+        )
+        self.history.append(entry)
+        if self.callback is not None:
+            self.callback(entry)
+        self.evals = {theta.tobytes(): ev}
+        return stop

@@ -10,6 +10,8 @@ from .gradient import minimize_gradient_descent, solve_gradient_descent
 from .lbfgs import minimize_lbfgs, solve_lbfgs
 from .newton import minimize_newton, solve_newton
 from .path import L1SVMPath, l1_svm_path
+from .primal import solve_truncated_newton, solve_woodbury_newton
+from .primal.exact_l1 import WeightedL1SVMProblem, solve_exact_l1
 from .quasi_newton import minimize_bfgs, solve_bfgs
 from .rz_path import L1SqHingePath, l1_sqhinge_path
 
@@ -35,5 +37,9 @@ __all__ = [
     "L1SVMPath",
     "l1_svm_path",
     "L1SqHingePath",
+    "solve_woodbury_newton",
+    "solve_truncated_newton",
+    "solve_exact_l1",
+    "WeightedL1SVMProblem",
     "l1_sqhinge_path",
 ]

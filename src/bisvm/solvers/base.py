@@ -88,7 +88,12 @@ class SmoothProblem:
         if sp.issparse(self.X):
             H = np.asarray((self.X.T @ self.X.multiply(c[:, None])).todense())
         else:
-            H = self.X.T @ (self.X * c[:, None])
+            # in row blocks: no n x d temporary for tall data
+            X = self.X
+            H = np.zeros((X.shape[1], X.shape[1]))
+            for s in range(0, X.shape[0], 8192):
+                Xb = X[s:s + 8192]
+                H += Xb.T @ (Xb * c[s:s + 8192, None])
         if hasattr(self.penalty, "add_hessian"):
             self.penalty.add_hessian(H, w)
         else:

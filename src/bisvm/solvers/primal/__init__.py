@@ -16,13 +16,18 @@ NEWTON_METHODS = ("dense", "woodbury", "cg")
 # Above this many rows (or columns, for the dense d x d system) a direct factorisation
 # costs more than a few hundred Hessian-vector products (bench_wide.py measures it).
 _DIRECT_LIMIT = 2500
+# Forming X^T D X costs n d^2 flops per Newton step: above ~2e9 (a second or more per
+# step) Hessian-vector products at 2 nnz flops each win (100,000 x 1,000: 1e11 flops
+# against ~4e6 per product).
+_DENSE_HESSIAN_FLOPS = 2e9
 
 
 def choose_newton_method(X):
     r"""The Newton-system method for a design ``X`` (n × d), by shape and sparsity.
 
     * ``"dense"`` -- Cholesky of the d × d Hessian, when :math:`d \le n` and d is small
-      enough to factor (:math:`O(nd^2 + d^3)` per step, BLAS-3);
+      enough to factor and form (:math:`O(nd^2 + d^3)` per step, BLAS-3; at most
+      :math:`nd^2 \le 2\cdot 10^9`);
     * ``"woodbury"`` -- the n × n sample-space system when :math:`d > n` and n is small
       enough to factor (:math:`O(n^2 d)`);
     * ``"cg"`` -- truncated Newton with Hessian-vector products (:math:`O(\mathrm{nnz})`
@@ -32,7 +37,8 @@ def choose_newton_method(X):
     """
     n, d = X.shape
     if d <= n:
-        if d <= _DIRECT_LIMIT and (not _sp.issparse(X) or d <= 500):
+        if (d <= _DIRECT_LIMIT and n * d * d <= _DENSE_HESSIAN_FLOPS
+                and (not _sp.issparse(X) or d <= 500)):
             return "dense"
         return "cg"
     return "woodbury" if n <= _DIRECT_LIMIT else "cg"

@@ -1,0 +1,242 @@
+r"""The lower level of BiSVM (seed-000 §1.5, (4.21), (4.28), (4.37)): the smoothed
+elastic-net SVM as a problem record and its solve, with the choice of Newton system by
+the data's shape and sparsity, the exact weighted-L1 mode (``l1_smoothing=0``) and the
+scale-aware defaults (the zero-model L1 weight, the mean squared feature value).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import expit
+from sklearn.exceptions import ConvergenceWarning
+
+from ..losses import SmoothedHinge
+from ..penalties import L2, GroupPseudoHuber, SumPenalty
+from ..solvers.base import SmoothProblem
+from ..solvers.lbfgs import solve_lbfgs
+from ..solvers.newton import solve_newton
+from ..solvers.primal import choose_newton_method, solve_truncated_newton, solve_woodbury_newton
+from ..solvers.primal.exact_l1 import WeightedL1SVMProblem, solve_exact_l1
+
+__all__ = [
+    "LowerLevel",
+    "LOWER_SOLVERS",
+    "resolve_solver",
+    "zero_model_penalty",
+    "mean_second_moment",
+    "add_bias_column",
+]
+
+
+def add_bias_column(X):
+    """Append the bias column of ones; a sparse X stays sparse (CSR, one copy)."""
+    if not sp.issparse(X):
+        return np.c_[X, np.ones(X.shape[0])]
+    # each row's entries followed by a 1 in the new last column
+    X = X.tocsr()
+    n, d = X.shape
+    indptr = X.indptr.astype(np.int64) + np.arange(n + 1)
+    ends = indptr[1:] - 1
+    keep = np.ones(indptr[-1], dtype=bool)
+    keep[ends] = False
+    data = np.empty(indptr[-1])
+    indices = np.empty(indptr[-1], dtype=np.int64 if d + 1 > 2**31 - 1 else np.int32)
+    data[keep], indices[keep] = X.data, X.indices
+    data[ends], indices[ends] = 1.0, d
+    return sp.csr_matrix((data, indices, indptr), shape=(n, d + 1))
+
+
+_SOLVERS = {"newton": solve_newton, "lbfgs": solve_lbfgs, "woodbury": solve_woodbury_newton,
+            "cg": solve_truncated_newton}
+#: Lower-level solvers by name; "auto" picks a Newton system by shape and sparsity.
+LOWER_SOLVERS = ("auto", "newton", "woodbury", "cg", "lbfgs")
+_AUTO = {"dense": "newton", "woodbury": "woodbury", "cg": "cg"}
+
+
+def resolve_solver(solver, X):
+    """The concrete lower-level solver for ``X``: ``solver`` itself, or for ``"auto"`` the
+    Newton system :func:`~bisvm.solvers.primal.choose_newton_method` picks (dense
+    Cholesky for d <= n, sample-space Woodbury for d > n, truncated Newton-CG for large
+    sparse or very large data)."""
+    if solver not in LOWER_SOLVERS:
+        raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {solver!r}")
+    return _AUTO[choose_newton_method(X)] if solver == "auto" else solver
+
+
+def zero_model_penalty(X, y, hinge_smoothing):
+    r"""The L1 weight at and above which the lasso part zeroes every feature:
+    :math:`\beta_{\rm zero} = \max_j |\partial_j L(0)| =
+    \sigma(1/\mu)\max_j|\frac1n\sum_i y_i x_{ij}|` for the softplus hinge at
+    :math:`w = 0` (glmnet's :math:`\lambda_{\max}`; with the smoothed penalty the
+    coefficients above it are :math:`O(\gamma)`, not exactly zero). O(nnz).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix, shape (n, d)
+        Features (no bias column).
+    y : ndarray, shape (n,)
+        ±1 labels.
+    hinge_smoothing : float
+        μ.
+    """
+    g = np.asarray(X.T @ np.asarray(y, dtype=float)).ravel() / X.shape[0]
+    return float(expit(1.0 / hinge_smoothing) * np.max(np.abs(g))) if g.size else 0.0
+
+
+def mean_second_moment(X):
+    r"""The mean column second moment :math:`\frac{1}{nd}\sum_{ij}x_{ij}^2` of a dense or
+    sparse X (1 for standardised features), in O(nnz); 1 for an empty or all-zero X."""
+    n, d = X.shape
+    if n == 0 or d == 0:
+        return 1.0
+    if sp.issparse(X):
+        Xc = X.tocsr()
+        if not Xc.has_canonical_format:
+            Xc = Xc.copy()
+            Xc.sum_duplicates()
+        total = float(np.dot(Xc.data, Xc.data))
+    else:
+        total = float(np.einsum("ij,ij->", X, X))
+    m = total / (n * d)
+    return m if m > 0 and np.isfinite(m) else 1.0
+
+
+@dataclass(frozen=True)
+class LowerLevel:
+    r"""The smoothed L2L1-SVM lower level (seed-000 (4.21), (4.28), (4.37)).
+
+    Parameters
+    ----------
+    l2_penalty : float
+        The thesis's α > 0 (ridge weight; makes the problem α-strongly convex).
+    hinge_smoothing : float
+        The thesis's μ > 0 of the softplus hinge ℓ_μ.
+    l1_smoothing : float
+        The thesis's γ > 0 of the Pseudo-Huber function H_γ.
+    penalize_intercept : bool
+        Penalise the bias (last coordinate) by α and β as the thesis does.
+    solver : {"auto", "newton", "woodbury", "cg", "lbfgs"}
+        Newton with a Cholesky solve of the dense d × d Hessian; Newton with the step
+        solved in the n × n sample space (Woodbury, for d > n); truncated Newton with
+        preconditioned CG on Hessian-vector products (large sparse data); the thesis's
+        L-BFGS (Algorithm 7); or ``"auto"``, one of the Newton systems chosen by the
+        shape and sparsity of X (:func:`resolve_solver`).
+    max_iter : int
+        Iteration cap of the lower-level solver.
+    """
+
+    l2_penalty: float = 0.01
+    hinge_smoothing: float = 0.25
+    l1_smoothing: float = 0.01
+    penalize_intercept: bool = True
+    solver: str = "auto"
+    max_iter: int = 500
+
+    def __post_init__(self):
+        for name in ("l2_penalty", "hinge_smoothing", "l1_smoothing"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float, np.floating, np.integer)) or not (
+                np.isfinite(v) and (v > 0 or (v == 0 and name == "l1_smoothing"))
+            ):
+                raise ValueError(f"{name} must be a positive finite float, got {v!r}"
+                                 + (" (0: the exact L1 mode)" if name == "l1_smoothing"
+                                    else ""))
+        if self.solver not in LOWER_SOLVERS:
+            raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {self.solver!r}")
+
+    @property
+    def exact(self):
+        """Whether this is the exact weighted-L1 lower level (``l1_smoothing == 0``)."""
+        return self.l1_smoothing == 0
+
+    def problem(self, X, y, penalty_groups, weights, l2_penalty=None):
+        """The :class:`SmoothProblem` E(·; β) on augmented data ``X`` (bias column last);
+        ``l2_penalty`` overrides α when it is learned too. With ``l1_smoothing == 0``,
+        the exact weighted (group) L1 problem
+        :class:`~bisvm.solvers.primal.exact_l1.WeightedL1SVMProblem`."""
+        d = X.shape[1]
+        mask = np.ones(d, dtype=bool)
+        if not self.penalize_intercept:
+            mask[-1] = False
+        if self.exact:
+            return WeightedL1SVMProblem(
+                X, y, self.hinge_smoothing,
+                self.l2_penalty if l2_penalty is None else float(l2_penalty), mask,
+                np.asarray(weights, dtype=float), penalty_groups)
+        pen = SumPenalty(
+            (
+                L2(self.l2_penalty if l2_penalty is None else float(l2_penalty), mask),
+                GroupPseudoHuber(weights, penalty_groups, self.l1_smoothing),
+            )
+        )
+        return SmoothProblem(X, y, SmoothedHinge(self.hinge_smoothing), pen)
+
+    def solve(self, problem, w0=None, tol=1e-9):
+        """Solve the lower level from the warm start ``w0``; returns a SolverResult.
+
+        From a cold start the solve goes by continuation, each stage warm-started from
+        the previous solution (the reported iterations include every stage):
+
+        * with small smoothing (μ < 0.05 or γ < 0.005) the problem is nearly non-smooth
+          and Newton needs hundreds of damped steps: μ and γ go down by 10 per stage;
+        * with the truncated Newton-CG solver, the L1 weights go down from 100× and 10×
+          their value (glmnet's path idea): a weakly penalised problem from zero takes
+          ~100 Newton steps with many CG iterations each on a 20,000 × 50,000 sparse
+          problem, through the sparse solutions of the stages ~20."""
+        if self.exact:
+            return solve_exact_l1(problem, w0=w0, tol=tol, max_iter=self.max_iter)
+        mu, gamma = self.hinge_smoothing, self.l1_smoothing
+        solver_name = resolve_solver(self.solver, problem.X)
+        smooth_stages = not (mu >= 0.05 and gamma >= 0.005)
+        if w0 is not None or not (smooth_stages or solver_name == "cg"):
+            return self._solve_final(problem, w0, tol)
+        ridge, pen = problem.penalty.terms
+        stages = []
+        m, g = max(mu, 0.25), max(gamma, 0.01)
+        while m > mu or g > gamma:
+            stages.append((m, g, 1.0))
+            m, g = max(mu, m / 10), max(gamma, g / 10)
+        if solver_name == "cg":
+            stages = [(m, g, 100.0), (m, g, 10.0)] + [(m, g, 1.0) for m, g, _ in stages]
+        n_iter, w = 0, None
+        solver = _SOLVERS[solver_name]
+        for m, g, scale in stages:
+            stage = replace(self, hinge_smoothing=m, l1_smoothing=g)
+            P = stage.problem(problem.X, problem.y, pen.groups, pen.weights * scale,
+                              ridge.strength)
+            r = solver(P, w0=w, tol=max(tol, 1e-6), max_iter=self.max_iter)
+            n_iter += r.n_iter
+            w = r.coef
+        r = self._solve_final(problem, w, tol)
+        return replace(r, n_iter=r.n_iter + n_iter)
+
+    def _solve_final(self, problem, w0, tol):
+        """The solve at the requested (μ, γ); an L-BFGS cap is reported with its cause.
+
+        At small smoothing the curvature of E reaches ~1/μ (condition number ~1/(μα)):
+        L-BFGS, whose line search compares function values, then often stalls above a
+        gradient tolerance of 1e-8 (measured in docs/reliability.md, bug 11), while
+        Newton converges. The warning says so instead of only "increase max_iter"."""
+        solver = resolve_solver(self.solver, problem.X)
+        if solver != "lbfgs":
+            return _SOLVERS[solver](problem, w0=w0, tol=tol, max_iter=self.max_iter)
+        r = solve_lbfgs(problem, w0=w0, tol=tol, max_iter=self.max_iter, warn=False)
+        if not r.converged and r.n_iter >= self.max_iter:
+            hint = ""
+            if self.hinge_smoothing < 1e-3 or self.l1_smoothing < 1e-3:
+                hint = (f"; at hinge_smoothing={self.hinge_smoothing:g}, "
+                        f"l1_smoothing={self.l1_smoothing:g} the curvature reaches "
+                        "~1/smoothing and L-BFGS can stall above a tight tol: "
+                        "solver='newton' converges there")
+            warnings.warn(
+                f"L-BFGS lower-level solver stopped after max_iter={self.max_iter} "
+                f"iterations with a stopping criterion of {r.grad_norm:.3g} > "
+                f"tol={tol:.3g}; increase max_iter or tol{hint}",
+                ConvergenceWarning, stacklevel=3)
+        return r
+
+
