@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = [
+    "BlockDiagonalHessian",
     "L2",
     "GroupPseudoHuber",
     "WeightedL1",
@@ -98,6 +99,11 @@ class L2:
         """Add the Hessian to the square matrix ``H`` in place; returns ``H``."""
         H[np.diag_indices_from(H)] += self.hessian_diag(w)
         return H
+
+    def curvature(self, w):
+        """The Hessian as ``(diagonal, None)``: no rank-one part (see
+        :class:`BlockDiagonalHessian`)."""
+        return self.hessian_diag(w), None
 
 
 @dataclass(frozen=True)
@@ -209,8 +215,35 @@ class GroupPseudoHuber:
     def hessian(self, w):
         return self.add_hessian(np.zeros((w.shape[0], w.shape[0])), w)
 
+    def curvature(self, w):
+        r"""The Hessian as ``(c, u)``: block k is :math:`\mathrm{diag}(c_k) - u_k u_k^\top`
+        with :math:`c_k = \beta_k/s_k` and :math:`u_k = \sqrt{\beta_k/s_k^3}\,w_k`;
+        for singleton groups the rank-one part is folded into the diagonal,
+        :math:`c_j = \beta_j\gamma^2/s_j^3`, and ``u`` is None."""
+        s = self._s(w)
+        if self._singleton:
+            return self._per_coord(self.weights * self.smoothing**2 / s**3), None
+        return (self._per_coord(self.weights / s),
+                self._per_coord(np.sqrt(self.weights / s**3)) * w)
+
+    def weight_vjp(self, w, lam):
+        r""":math:`(\partial\nabla_w P/\partial\beta)^\top\lambda`: entry k is
+        :math:`\sum_{j\in G_k}\lambda_j w_j / s_k` (seed-000 Lemmas 2d-4d, erratum 2),
+        in O(d) without the ``(d, n_groups)`` matrix."""
+        s = self._s(w)
+        pen = self._pen
+        return np.bincount(self._gpen, weights=lam[pen] * w[pen],
+                           minlength=self.n_groups) / s
+
+    def weight_jvp(self, w, db):
+        r""":math:`(\partial\nabla_w P/\partial\beta)\,\delta\beta`: coordinate j of
+        group k gets :math:`w_j\,\delta\beta_k / s_k` (0 if unpenalised)."""
+        s = self._s(w)
+        return self._per_coord(np.asarray(db, dtype=float) / s) * w
+
     def weight_jacobian(self, w):
-        r"""The ``(d, n_groups)`` matrix :math:`\partial \nabla_w P / \partial \beta`."""
+        r"""The ``(d, n_groups)`` matrix :math:`\partial \nabla_w P / \partial \beta`
+        (dense: for small problems and tests; the solvers use :meth:`weight_vjp`)."""
         s = self._s(w)
         Jb = np.zeros((w.shape[0], self.n_groups))
         pen = np.flatnonzero(self.groups >= 0)
@@ -291,6 +324,20 @@ class SumPenalty:
                 H += t.hessian(w)
         return H
 
+    def structured_hessian(self, w):
+        """The Hessian as a :class:`BlockDiagonalHessian` (every term must provide
+        ``curvature``, and at most one of them a rank-one part per group)."""
+        diag = np.zeros(w.shape[0])
+        u, groups = None, None
+        for t in self.terms:
+            c, ut = t.curvature(w)
+            diag += c
+            if ut is not None:
+                if u is not None:
+                    raise ValueError("at most one grouped penalty term is supported")
+                u, groups = ut, t.groups
+        return BlockDiagonalHessian(diag, u, groups)
+
 
 @dataclass(frozen=True)
 class SelectiveRidge:
@@ -359,3 +406,89 @@ class SelectiveRidge:
         zero = (~nz) & m
         out[zero] = np.maximum(np.abs(grad[zero]) - 2.0 * self.ridge * self.selectivity, 0.0)
         return out
+
+
+class BlockDiagonalHessian:
+    r"""A symmetric block-diagonal matrix :math:`D = \mathrm{diag}(c) - \sum_k u_k u_k^\top`
+    whose rank-one terms live on disjoint groups: the Hessian of the smoothed
+    elastic-net penalty (:class:`L2` + :class:`GroupPseudoHuber`, seed-000 (4.17),
+    erratum 1). Products, the diagonal and the inverse cost O(d); nothing d × d is formed.
+
+    The inverse of block k is Sherman-Morrison's
+    :math:`(C - uu^\top)^{-1} = C^{-1} + C^{-1}uu^\top C^{-1}/(1 - u^\top C^{-1}u)`
+    (positive definite: :math:`1 - u^\top C^{-1}u = (\alpha + \beta\gamma^2/s^3)/c > 0`).
+    Coordinates with :math:`c_j = 0` (an unpenalised intercept) are *free*: :meth:`solve`
+    returns 0 there (the pseudo-inverse on the penalised coordinates); sample-space
+    solvers border them (:mod:`bisvm.solvers.primal.wide`).
+
+    Parameters
+    ----------
+    diag : ndarray, shape (d,)
+        :math:`c \ge 0`.
+    u : ndarray, shape (d,), optional
+        Rank-one factors, stacked (zero on unpenalised coordinates); None if every block
+        is 1 × 1.
+    groups : ndarray of int, shape (d,), optional
+        Group of each coordinate (-1: none), needed with ``u``.
+    """
+
+    def __init__(self, diag, u=None, groups=None):
+        self.diag = np.asarray(diag, dtype=float)
+        self.u = None if u is None else np.asarray(u, dtype=float)
+        self.groups = None if groups is None else np.asarray(groups, dtype=np.int64)
+        self.free = np.flatnonzero(self.diag <= 0.0)
+        self._pen = None if self.groups is None else np.flatnonzero(self.groups >= 0)
+        with np.errstate(divide="ignore"):
+            self.inv_diag = np.where(self.diag > 0.0, 1.0 / np.where(self.diag > 0, self.diag,
+                                                                       1.0), 0.0)
+        if self.u is not None:
+            # per group: 1 / (1 - u^T C^{-1} u), the Sherman-Morrison scale
+            t = self._group_sum(self.u * self.u * self.inv_diag)
+            self._sm = 1.0 / (1.0 - t)
+
+    def _group_sum(self, v):
+        return np.bincount(self.groups[self._pen], weights=v[self._pen])
+
+    def _expand(self, per_group):
+        out = np.zeros(self.diag.shape[0])
+        out[self._pen] = per_group[self.groups[self._pen]]
+        return out
+
+    def matvec(self, v):
+        """:math:`D v`."""
+        out = self.diag * v
+        if self.u is not None:
+            out -= self.u * self._expand(self._group_sum(self.u * v))
+        return out
+
+    def diagonal(self):
+        """The diagonal of ``D``."""
+        return self.diag if self.u is None else self.diag - self.u * self.u
+
+    def solve(self, v):
+        """:math:`D^{-1} v` on the penalised coordinates (0 on free ones)."""
+        out = self.inv_diag * v
+        if self.u is not None:
+            cu = self.u * self.inv_diag
+            out += cu * self._expand(self._sm * self._group_sum(cu * v))
+        return out
+
+    def with_diagonal(self, extra):
+        r"""The matrix :math:`D + \mathrm{diag}(extra)` (a block-Jacobi preconditioner
+        adds the loss curvature's diagonal)."""
+        return BlockDiagonalHessian(self.diag + extra, self.u, self.groups)
+
+    def inverse_low_rank(self):
+        r"""``(v, t)``: :math:`D^{-1} = \mathrm{diag}(1/c) + \sum_k t_k v_k v_k^\top` with
+        :math:`v = C^{-1}u` stacked by group (None, None without rank-one terms)."""
+        if self.u is None:
+            return None, None
+        return self.u * self.inv_diag, self._sm
+
+    def dense(self):
+        """The full matrix (tests and small problems only)."""
+        D = np.diag(self.diag)
+        if self.u is not None:
+            same = (self.groups[:, None] == self.groups[None, :]) & (self.groups[:, None] >= 0)
+            D -= np.outer(self.u, self.u) * same
+        return D

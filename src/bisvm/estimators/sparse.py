@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import numbers
 import time
+from dataclasses import replace
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
@@ -30,6 +32,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..selection.bilevel import (
+    LOWER_SOLVERS,
     THESIS_GRID,
     BilevelObjective,
     Fold,
@@ -37,6 +40,7 @@ from ..selection.bilevel import (
     bisvm_lbfgs,
     grid_search,
     make_hyper_model,
+    resolve_solver,
 )
 from ..selection.importance import importance_scores
 
@@ -44,11 +48,19 @@ __all__ = ["ElasticNetSVC", "BilevelSVC"]
 
 
 def _augment(X):
+    """Append the bias column; a sparse X stays sparse (CSR), never densified."""
+    if sp.issparse(X):
+        return sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
     return np.c_[X, np.ones(X.shape[0])]
 
 
 class _SmoothedSVMBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
     """Label handling, one-vs-rest and fitted attributes shared by the two estimators."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def _check_common(self):
         for name in ("l2_penalty", "hinge_smoothing", "l1_smoothing"):
@@ -59,8 +71,8 @@ class _SmoothedSVMBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError(f"{name} must be a positive finite number, got {v!r}")
         if not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        if self.solver not in ("newton", "lbfgs"):
-            raise ValueError(f"solver must be 'newton' or 'lbfgs', got {self.solver!r}")
+        if self.solver not in LOWER_SOLVERS:
+            raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {self.solver!r}")
         return LowerLevel(
             l2_penalty=float(self.l2_penalty), hinge_smoothing=float(self.hinge_smoothing),
             l1_smoothing=float(self.l1_smoothing),
@@ -68,7 +80,8 @@ class _SmoothedSVMBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         )
 
     def _validate_xy(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
+                             accept_sparse=("csr", "csc"))
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.size < 2:
@@ -116,7 +129,13 @@ class ElasticNetSVC(_SmoothedSVMBase):
     l1_smoothing : float, default=0.01
         The thesis's γ (Pseudo-Huber :math:`\sqrt{\gamma^2+w^2}-\gamma`).
     penalize_intercept : bool, default=True
-    solver : {"newton", "lbfgs"}, default="newton"
+    solver : {"auto", "newton", "woodbury", "cg", "lbfgs"}, default="auto"
+        Lower-level solver: Newton on the dense d × d Hessian (``"newton"``), Newton
+        with the step solved in the n × n sample space (``"woodbury"``, d > n),
+        truncated Newton with preconditioned CG on Hessian-vector products (``"cg"``,
+        large sparse data), the thesis's L-BFGS, or ``"auto"``: chosen by the shape and
+        sparsity of X (:func:`bisvm.selection.bilevel.resolve_solver`); the choice is in
+        ``solver_``.
     tol : float, default=1e-8
         Gradient-norm tolerance.
     max_iter : int, default=500
@@ -130,11 +149,15 @@ class ElasticNetSVC(_SmoothedSVMBase):
     convergence_ : list of ConvergenceRecord
         Objective, gradient norm and seconds per solver iteration, one record per binary
         problem.
+    solver_ : str
+        The lower-level solver used (``solver``, or what ``"auto"`` chose).
+
+    X may be dense or scipy.sparse (CSR/CSC); sparse input is never densified.
     """
 
     def __init__(self, penalty_weight=0.1, *, groups=None, l2_penalty=0.01,
                  hinge_smoothing=0.25, l1_smoothing=0.01, penalize_intercept=True,
-                 solver="newton", tol=1e-8, max_iter=500):
+                 solver="auto", tol=1e-8, max_iter=500):
         self.penalty_weight = penalty_weight
         self.groups = groups
         self.l2_penalty = l2_penalty
@@ -165,6 +188,8 @@ class ElasticNetSVC(_SmoothedSVMBase):
         if not np.all(np.isfinite(beta)) or np.any(beta < 0):
             raise ValueError("penalty_weight must be finite and non-negative")
         Xa = _augment(X)
+        self.solver_ = resolve_solver(self.solver, Xa)
+        lower = replace(lower, solver=self.solver_)
         coefs, iters, records = [], [], []
         for yb, _ in self._binary_targets(y):
             P = lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(beta))
@@ -228,8 +253,12 @@ class BilevelSVC(_SmoothedSVMBase):
         can only improve on). ``False`` reproduces the thesis.
     penalize_intercept : bool, default=True
         Penalise the bias as the thesis does (needed to reproduce it).
-    solver : {"newton", "lbfgs"}, default="newton"
-        Lower-level solver (``benchmarks/bench_bilevel.py``: Newton is faster).
+    solver : {"auto", "newton", "woodbury", "cg", "lbfgs"}, default="auto"
+        Lower-level solver, as in :class:`ElasticNetSVC`: ``"auto"`` picks dense Newton
+        for d <= n, the sample-space (Woodbury) Newton for d > n and truncated
+        Newton-CG for large sparse data (``benchmarks/bench_wide.py``); the choice is
+        in ``solver_``. Every hypergradient uses the same Newton system for its one
+        adjoint solve per fold.
     max_iter : int, default=100
         Cap on outer (BiSVM) iterations.
     tol : float, default=1e-4
@@ -281,12 +310,17 @@ class BilevelSVC(_SmoothedSVMBase):
         that already meets the tolerance counts as one.
     lower_level_solves_, lower_level_iterations_ : int
         Totals over the whole fit (line-search trials and the scalar warm start included).
+    solver_ : str
+        The lower-level solver used (``solver``, or what ``"auto"`` chose).
+
+    X may be dense or scipy.sparse (CSR/CSC); sparse input is never densified (the
+    folds are row slices of the CSR matrix).
     """
 
     def __init__(self, model="vector", groups=None, l2_penalty=0.01, hinge_smoothing=0.25,
                  l1_smoothing=0.01, criterion="margin", validation_fraction=0.2, cv=5,
                  init_penalty=0.01, warm_init=True, penalize_intercept=True,
-                 solver="newton", max_iter=100, tol=1e-4, support_threshold=0.01,
+                 solver="auto", max_iter=100, tol=1e-4, support_threshold=0.01,
                  learn_l2_penalty=False, refit=True, random_state=None):
         self.model = model
         self.groups = groups
@@ -371,6 +405,8 @@ class BilevelSVC(_SmoothedSVMBase):
                                  learn_l2=bool(self.learn_l2_penalty))
         split, loss = self._CRITERIA[self.criterion]
         Xa = _augment(X)
+        self.solver_ = resolve_solver(self.solver, Xa)
+        lower = replace(lower, solver=self.solver_)
         per_class = []
         for yb, _ in self._binary_targets(y):
             per_class.append(self._fit_binary(Xa, yb, lower, hyper, split, loss))
@@ -461,7 +497,8 @@ class BilevelSVC(_SmoothedSVMBase):
         lower = self._check_common()
         if self.criterion not in self._CRITERIA:
             raise ValueError(f"criterion must be one of {sorted(self._CRITERIA)}")
-        X, y = validate_data(self, X, y, dtype=np.float64, reset=False)
+        X, y = validate_data(self, X, y, dtype=np.float64, reset=False,
+                             accept_sparse=("csr", "csc"))
         yb = np.where(y == self.classes_[-1], 1.0, -1.0)
         if self.classes_.size != 2:
             raise ValueError("scalar_grid needs a binary target")

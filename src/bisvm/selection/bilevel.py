@@ -35,8 +35,9 @@ from ..penalties import L2, GroupPseudoHuber, SumPenalty
 from ..solvers.base import SmoothProblem
 from ..solvers.lbfgs import minimize_lbfgs, solve_lbfgs
 from ..solvers.newton import solve_newton
+from ..solvers.primal import choose_newton_method, solve_truncated_newton, solve_woodbury_newton
 from .criteria import make_criterion
-from .hypergradient import implicit_hypergradient
+from .hypergradient import adjoint_hypergradient
 
 __all__ = [
     "LowerLevel",
@@ -56,7 +57,21 @@ __all__ = [
 #: The thesis's 149-point grid β = 0.01, 0.02, ..., 1.49 (seed-000 §2.11).
 THESIS_GRID = np.round(np.arange(1, 150) * 0.01, 2)
 
-_SOLVERS = {"newton": solve_newton, "lbfgs": solve_lbfgs}
+_SOLVERS = {"newton": solve_newton, "lbfgs": solve_lbfgs, "woodbury": solve_woodbury_newton,
+            "cg": solve_truncated_newton}
+#: Lower-level solvers by name; "auto" picks a Newton system by shape and sparsity.
+LOWER_SOLVERS = ("auto", "newton", "woodbury", "cg", "lbfgs")
+_AUTO = {"dense": "newton", "woodbury": "woodbury", "cg": "cg"}
+
+
+def resolve_solver(solver, X):
+    """The concrete lower-level solver for ``X``: ``solver`` itself, or for ``"auto"`` the
+    Newton system :func:`~bisvm.solvers.primal.choose_newton_method` picks (dense
+    Cholesky for d <= n, sample-space Woodbury for d > n, truncated Newton-CG for large
+    sparse or very large data)."""
+    if solver not in LOWER_SOLVERS:
+        raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {solver!r}")
+    return _AUTO[choose_newton_method(X)] if solver == "auto" else solver
 
 
 @dataclass(frozen=True)
@@ -73,9 +88,12 @@ class LowerLevel:
         The thesis's γ > 0 of the Pseudo-Huber function H_γ.
     penalize_intercept : bool
         Penalise the bias (last coordinate) by α and β as the thesis does.
-    solver : {"newton", "lbfgs"}
-        Newton with a Cholesky solve of the exact Hessian, or the thesis's L-BFGS
-        (Algorithm 7).
+    solver : {"auto", "newton", "woodbury", "cg", "lbfgs"}
+        Newton with a Cholesky solve of the dense d × d Hessian; Newton with the step
+        solved in the n × n sample space (Woodbury, for d > n); truncated Newton with
+        preconditioned CG on Hessian-vector products (large sparse data); the thesis's
+        L-BFGS (Algorithm 7); or ``"auto"``, one of the Newton systems chosen by the
+        shape and sparsity of X (:func:`resolve_solver`).
     max_iter : int
         Iteration cap of the lower-level solver.
     """
@@ -84,7 +102,7 @@ class LowerLevel:
     hinge_smoothing: float = 0.25
     l1_smoothing: float = 0.01
     penalize_intercept: bool = True
-    solver: str = "newton"
+    solver: str = "auto"
     max_iter: int = 500
 
     def __post_init__(self):
@@ -94,8 +112,8 @@ class LowerLevel:
                 np.isfinite(v) and v > 0
             ):
                 raise ValueError(f"{name} must be a positive finite float, got {v!r}")
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {sorted(_SOLVERS)}, got {self.solver!r}")
+        if self.solver not in LOWER_SOLVERS:
+            raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {self.solver!r}")
 
     def problem(self, X, y, penalty_groups, weights, l2_penalty=None):
         """The :class:`SmoothProblem` E(·; β) on augmented data ``X`` (bias column last);
@@ -130,10 +148,11 @@ class LowerLevel:
             stages.append((m, g))
             m, g = max(mu, m / 10), max(gamma, g / 10)
         n_iter, w = 0, None
+        solver = _SOLVERS[resolve_solver(self.solver, problem.X)]
         for m, g in stages:
             stage = replace(self, hinge_smoothing=m, l1_smoothing=g)
             P = stage.problem(problem.X, problem.y, pen.groups, pen.weights, ridge.strength)
-            r = _SOLVERS[self.solver](P, w0=w, tol=max(tol, 1e-6), max_iter=self.max_iter)
+            r = solver(P, w0=w, tol=max(tol, 1e-6), max_iter=self.max_iter)
             n_iter += r.n_iter
             w = r.coef
         r = self._solve_final(problem, w, tol)
@@ -146,8 +165,9 @@ class LowerLevel:
         L-BFGS, whose line search compares function values, then often stalls above a
         gradient tolerance of 1e-8 (measured in docs/reliability.md, bug 11), while
         Newton converges. The warning says so instead of only "increase max_iter"."""
-        if self.solver != "lbfgs":
-            return solve_newton(problem, w0=w0, tol=tol, max_iter=self.max_iter)
+        solver = resolve_solver(self.solver, problem.X)
+        if solver != "lbfgs":
+            return _SOLVERS[solver](problem, w0=w0, tol=tol, max_iter=self.max_iter)
         r = solve_lbfgs(problem, w0=w0, tol=tol, max_iter=self.max_iter, warn=False)
         if not r.converged and r.n_iter >= self.max_iter:
             hint = ""
@@ -312,7 +332,9 @@ class Evaluation:
     lower_iterations: int
     lower_solves: int
     multipliers: tuple = ()
-    sensitivities: tuple = ()
+    factors: tuple = ()
+    penalties: tuple = ()
+    method: str = ""
 
 
 @dataclass(frozen=True)
@@ -376,46 +398,72 @@ class BilevelObjective:
             return min(starts, key=lambda w0: np.linalg.norm(P.gradient(w0)))
         return warm[i]
 
-    def evaluate(self, beta, warm=None, tol=1e-9):
-        """:math:`J(\\beta)` and :math:`\\nabla_\\beta J` (mean over folds)."""
+    def evaluate(self, beta, warm=None, tol=1e-9, adjoint_warm=None):
+        r""":math:`J(\beta)` and :math:`\nabla_\beta J` (mean over folds).
+
+        Per fold: one lower-level solve, then one adjoint solve
+        :math:`\hat\lambda = -H^{-1}\nabla_w J` with the solver's Newton factor
+        (warm-started from ``adjoint_warm``, the previous multipliers, when the factor
+        is iterative), and :math:`\nabla_\beta J = (\nabla_{w\beta}E)^\top\hat\lambda`
+        as a vector-Jacobian product: the cost does not grow with the number of
+        hyperparameters.
+        """
         beta = np.asarray(beta, dtype=float)
-        vals, grads, coefs, lams, sensitivities = [], [], [], [], []
+        vals, grads, coefs, lams, factors, pens = [], [], [], [], [], []
         iters = 0
+        method = ""
         for i, P in enumerate(self.problems(beta)):
             r = self.lower.solve(P, self._pick_warm(P, warm, i), tol)
             iters += r.n_iter
+            method = r.method or self.lower.solver
             w = r.coef
             J, dJ = self._criteria[i].value_and_grad(w)
             ridge, pen = P.penalty.terms
-            jac = pen.weight_jacobian(w)
+            factor = r.factor if r.factor is not None else _dense_factor(P, w)
+            lam0 = None if adjoint_warm is None else adjoint_warm[i]
+            g_w, lam = adjoint_hypergradient(factor, dJ, lambda v, w=w, pen=pen:
+                                             pen.weight_vjp(w, v), lam0=lam0)
             if self.hyper.learn_l2:
                 # d(grad_w E)/d(alpha) = mask * w
-                jac = np.c_[jac, ridge.gradient(w) / ridge.strength]
-            g_w, lam, sens = implicit_hypergradient(P.hessian(w), dJ, jac, sensitivity=True)
-            sensitivities.append(sens)
-            vals.append(J)
-            if self.hyper.learn_l2:
-                grads.append(self.hyper.reduce(g_w[:-1], g_w[-1]))
+                grads.append(self.hyper.reduce(g_w, float(ridge.gradient(w) @ lam)
+                                               / ridge.strength))
             else:
                 grads.append(self.hyper.reduce(g_w))
+            vals.append(J)
             coefs.append(w)
             lams.append(lam)
+            factors.append(factor)
+            pens.append(P.penalty)
         return Evaluation(
             beta=beta, value=float(np.mean(vals)), grad=np.mean(grads, axis=0),
             coefs=tuple(coefs), lower_iterations=iters, lower_solves=len(self.folds),
-            multipliers=tuple(lams), sensitivities=tuple(sensitivities),
+            multipliers=tuple(lams), factors=tuple(factors), penalties=tuple(pens),
+            method=method,
         )
 
     def predict_coefs(self, ev, beta):
         r"""First-order prediction of the lower-level solutions at ``beta`` from an
-        evaluation at ``ev.beta``: :math:`\hat w + (\partial\hat w/\partial b)\,\Delta b`
-        with :math:`\partial\hat w/\partial b = -G^{-1}\nabla_{wb}E` (the implicit
-        function theorem, seed-000 (4.7)); a predictor step that makes the warm start of the
-        next solve second-order accurate in the step."""
+        evaluation at ``ev.beta``: :math:`\hat w - H^{-1}(\nabla_{wb}E)\,\Delta b`
+        (the implicit function theorem, seed-000 (4.7)), one directional solve with the
+        evaluation's Newton factor per fold; a predictor step that makes the warm start
+        of the next solve second-order accurate in the step."""
         db = self.hyper.weights(beta) - self.hyper.weights(ev.beta)
-        if self.hyper.learn_l2:
-            db = np.r_[db, self.hyper.l2(beta) - self.hyper.l2(ev.beta)]
-        return tuple(w + S @ db for w, S in zip(ev.coefs, ev.sensitivities))
+        dl2 = (self.hyper.l2(beta) - self.hyper.l2(ev.beta)) if self.hyper.learn_l2 else 0.0
+        out = []
+        for w, F, pen in zip(ev.coefs, ev.factors, ev.penalties):
+            ridge, hub = pen.terms
+            rhs = hub.weight_jvp(w, db)
+            if dl2:
+                rhs = rhs + ridge.gradient(w) / ridge.strength * dl2
+            out.append(w - F.solve(rhs, rtol=1e-3))
+        return tuple(out)
+
+
+def _dense_factor(P, w):
+    """The Newton factor of a solver that returns none (L-BFGS): the dense Hessian."""
+    from ..solvers.newton import DenseFactor
+
+    return DenseFactor(P.hessian(w))
 
 
 @dataclass(frozen=True)
@@ -547,7 +595,8 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
             # the linear prediction is far better for small steps and can be worse than the
             # last solution for large ones: keep, per fold, the start with smaller gradient
             warm = [warm, objective.predict_coefs(state["ev"], beta)]
-        ev = objective.evaluate(beta, warm, inner_tol)
+        lam0 = None if state["ev"] is None else state["ev"].multipliers
+        ev = objective.evaluate(beta, warm, inner_tol, adjoint_warm=lam0)
         state["ev"] = ev
         state["warm"] = ev.coefs
         state["solves"] += ev.lower_solves

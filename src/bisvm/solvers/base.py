@@ -18,6 +18,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 __all__ = [
@@ -36,8 +37,9 @@ class SmoothProblem:
 
     Parameters
     ----------
-    X : ndarray, shape (n, d)
-        Design matrix (include a column of ones to fit a bias inside ``w``).
+    X : ndarray or scipy.sparse matrix, shape (n, d)
+        Design matrix (include a column of ones to fit a bias inside ``w``); a sparse
+        matrix is used as it is (products only), never densified by the scalable solvers.
     y : ndarray, shape (n,)
         Targets (±1 for classification losses).
     loss : object with ``value``, ``derivative``, ``second_derivative``
@@ -80,9 +82,13 @@ class SmoothProblem:
         return self.hessian_from_curvature(w, self.loss.second_derivative(self.y, z))
 
     def hessian_from_curvature(self, w, d2):
-        """The Hessian at ``w`` given the per-sample second derivatives ``d2`` there."""
-        Xh = self.X * (self._s() * d2)[:, None]
-        H = self.X.T @ Xh
+        """The dense Hessian at ``w`` given the per-sample second derivatives ``d2`` there
+        (a sparse ``X`` gives a dense ``(d, d)`` result: for small problems only)."""
+        c = self._s() * d2
+        if sp.issparse(self.X):
+            H = np.asarray((self.X.T @ self.X.multiply(c[:, None])).todense())
+        else:
+            H = self.X.T @ (self.X * c[:, None])
         if hasattr(self.penalty, "add_hessian"):
             self.penalty.add_hessian(H, w)
         else:
@@ -101,6 +107,29 @@ class SmoothProblem:
             d2 = self.loss.second_derivative(self.y, z)
         fp, gp = self._penalty_value_and_gradient(w)
         return float(np.sum(s * v)) + fp, self.X.T @ (s * d1) + gp, d2
+
+    def sample_curvature(self, d2):
+        r"""Per-sample weights :math:`c_i = s_i\ell''_i/n` of the loss Hessian
+        :math:`X^\top\mathrm{diag}(c)X`."""
+        return self._s() * d2
+
+    def hessian_operator(self, w, d2):
+        r"""The Hessian at ``w`` as a product :math:`v \mapsto X^\top(c\odot Xv) + Dv`
+        (``c`` from ``d2``, :math:`D` the penalty's structured Hessian): O(nnz) per
+        product, nothing d × d."""
+        c = self.sample_curvature(d2)
+        D = self.penalty_hessian(w)
+        X = self.X
+
+        def matvec(v):
+            return D.matvec(v) + np.asarray(X.T @ (c * np.asarray(X @ v)))
+
+        return matvec
+
+    def penalty_hessian(self, w):
+        """The penalty's Hessian at ``w`` as a structured
+        :class:`~bisvm.penalties.BlockDiagonalHessian` (nothing d × d)."""
+        return self.penalty.structured_hessian(w)
 
     def _penalty_value_and_gradient(self, w):
         if hasattr(self.penalty, "value_and_gradient"):

@@ -12,26 +12,26 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import cho_solve
 
-from .base import ConvergenceRecord, SolverResult, warn_cap
+from ._linalg import RefinedFactor, shifted_cho_factor
+from .base import ConvergenceRecord, NewtonFactor, SolverResult, warn_cap
 
-__all__ = ["minimize_newton", "solve_newton", "cholesky_solve"]
+__all__ = [
+    "minimize_newton",
+    "solve_newton",
+    "newton_loop",
+    "dense_system",
+    "DenseFactor",
+    "cholesky_solve",
+]
 
 
 def cholesky_solve(H, b):
     """Solve ``H x = b`` (``b`` a vector or a matrix of right-hand sides) for symmetric
     positive definite ``H`` by Cholesky, never forming an inverse; a tiny diagonal shift
     is added if ``H`` is numerically singular."""
-    shift = 0.0
-    scale = max(float(np.max(np.abs(np.diag(H)))), 1e-300)
-    for _ in range(12):
-        try:
-            c = cho_factor(H + shift * np.eye(H.shape[0]) if shift else H, check_finite=False)
-            return cho_solve(c, b, check_finite=False)
-        except LinAlgError:
-            shift = max(shift * 10.0, 1e-12 * scale)
-    raise LinAlgError("matrix is not positive definite even after diagonal shifting")
+    return cho_solve(shifted_cho_factor(H, tries=12), b, check_finite=False)
 
 
 def minimize_newton(fun_grad, hess, x0, *, tol=1e-8, max_iter=100, c1=1e-4, rho=0.5,
@@ -98,19 +98,95 @@ def minimize_newton(fun_grad, hess, x0, *, tol=1e-8, max_iter=100, c1=1e-4, rho=
     )
 
 
-def _newton_fused(problem, x0, *, tol, max_iter, c1=1e-4, rho=0.5, max_ls=50):
-    """The loop of :func:`minimize_newton` for a SmoothProblem, reusing the per-sample
-    curvature computed with the accepted point's gradient (one pass per trial)."""
+class DenseFactor(NewtonFactor):
+    """A Cholesky factor of a dense symmetric positive definite ``H`` (shifted if
+    numerically singular, as :func:`cholesky_solve`), computed once and reused."""
+
+    direct = True
+
+    def __init__(self, H):
+        self.H = H
+        self._c = shifted_cho_factor(H, tries=12)
+
+    def solve(self, rhs, x0=None, rtol=None):
+        """:math:`H^{-1}` ``rhs`` (a vector or a matrix of right-hand sides)."""
+        return cho_solve(self._c, rhs, check_finite=False)
+
+    def matvec(self, v):
+        return self.H @ v
+
+
+def dense_system(problem, w, d2):
+    """The Newton system of a :class:`~bisvm.solvers.base.SmoothProblem` at ``w`` as a
+    dense Cholesky factor (``O(n d^2 + d^3)``)."""
+    return DenseFactor(problem.hessian_from_curvature(w, d2))
+
+
+class _LazyFactor(NewtonFactor):
+    """Builds the factor at the solution on first use: a caller that never solves with
+    the Hessian (a plain fit) does not pay for it."""
+
+    def __init__(self, build):
+        self._build = build
+        self._f = None
+
+    @property
+    def built(self):
+        if self._f is None:
+            self._f = self._build()
+        return self._f
+
+    @property
+    def n_matvec(self):
+        return 0 if self._f is None else getattr(self._f, "n_matvec", 0)
+
+    def solve(self, rhs, x0=None, rtol=None):
+        return self.built.solve(rhs, x0=x0, rtol=rtol)
+
+    def matvec(self, v):
+        return self.built.matvec(v)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.built, name)
+
+
+def newton_loop(problem, x0, system=dense_system, *, tol, max_iter, c1=1e-4, rho=0.5,
+                max_ls=50, name="Newton lower-level solver", method="dense"):
+    r"""The one damped (possibly inexact) Newton loop of the package, for a
+    :class:`~bisvm.solvers.base.SmoothProblem` with per-sample curvature.
+
+    At each iterate the step solves :math:`H p = -\nabla F` through
+    ``system(problem, w, d2)``, a :class:`~bisvm.solvers.base.NewtonFactor`: a dense
+    Cholesky factor, the sample-space (Woodbury) factor of
+    :mod:`~bisvm.solvers.primal.wide`, or preconditioned CG
+    (:mod:`~bisvm.solvers.primal.truncated`). Iterative systems solve to the relative
+    residual :math:`\eta_k = \max(\min(0.5, \sqrt{\|g_k\|/\|g_0\|}),
+    0.1\,\mathrm{tol}/\|g_k\|)` (an Eisenstat-Walker forcing term: superlinear
+    convergence, no effort beyond the tolerance; Nocedal & Wright Thm 7.2). Armijo
+    backtracking from the unit step; the per-sample curvature of the accepted point is
+    reused (one pass over the data per trial).
+
+    Returns
+    -------
+    SolverResult
+        ``factor`` is the Newton system at the returned point, built on first use.
+    """
     t0 = time.perf_counter()
     x = np.array(x0, dtype=float, copy=True)
     f, g, d2 = problem.value_gradient_curvature(x)
     n_evals = 1
-    gn = float(np.linalg.norm(g))
+    gn = gn0 = float(np.linalg.norm(g))
     objs, gns, secs = [f], [gn], [time.perf_counter() - t0]
-    k = 0
+    k = n_matvec = 0
     converged = gn <= tol
+    F = None
     while not converged and k < max_iter:
-        p = -cholesky_solve(problem.hessian_from_curvature(x, d2), g)
+        F = system(problem, x, d2)
+        eta = max(min(0.5, np.sqrt(gn / gn0)), 0.1 * tol / gn)
+        p = -F.solve(g, rtol=eta)
+        n_matvec += getattr(F, "n_matvec", 0)
         d0 = float(g @ p)
         if not d0 < 0:
             p, d0 = -g, -float(g @ g)
@@ -121,13 +197,15 @@ def _newton_fused(problem, x0, *, tol, max_iter, c1=1e-4, rho=0.5, max_ls=50):
             n_evals += 1
             if np.isfinite(f_new) and f_new <= f + c1 * a * d0:
                 break
+            # Near the optimum the decrease c1*a*d0 drops below the rounding error of f
+            # and Armijo fails on noise; the full step is then judged by the gradient.
             if a == 1.0 and abs(f_new - f) <= 1e-12 * max(abs(f), 1.0) and np.linalg.norm(
                 g_new
             ) < gn:
                 break
             a *= rho
         else:
-            break
+            break  # no decrease along p at working precision
         x, f, g, d2 = x_new, f_new, g_new, d2_new
         gn = float(np.linalg.norm(g))
         k += 1
@@ -136,12 +214,28 @@ def _newton_fused(problem, x0, *, tol, max_iter, c1=1e-4, rho=0.5, max_ls=50):
         secs.append(time.perf_counter() - t0)
         converged = gn <= tol
     if not converged and k >= max_iter:
-        warn_cap("Newton lower-level solver", max_iter, gn, tol)
+        warn_cap(name, max_iter, gn, tol)
     rec = ConvergenceRecord(np.array(objs), np.array(gns), np.array(secs))
     return SolverResult(
         coef=x, objective=float(f), grad_norm=gn, n_iter=k, n_evals=n_evals,
         converged=bool(converged), seconds=time.perf_counter() - t0, record=rec,
+        extra={"n_matvec": n_matvec}, certificate="grad_norm",
+        factor=_final_factor(problem, system, x, d2, F), method=method,
     )
+
+
+def _final_factor(problem, system, x, d2, F_last):
+    """The Newton system at the returned point, built on first use: a direct factor of
+    the last step reused as CG preconditioner when the problem can apply its Hessian
+    (:class:`~bisvm.solvers._linalg.RefinedFactor`), else a new system."""
+    def build():
+        return system(problem, x, d2)
+
+    if getattr(F_last, "direct", False) and hasattr(problem, "hessian_operator") and hasattr(
+            problem.penalty, "structured_hessian"):
+        return _LazyFactor(lambda: RefinedFactor(problem.hessian_operator(x, d2), F_last,
+                                                 build))
+    return _LazyFactor(build)
 
 
 def solve_newton(problem, *, w0=None, tol=1e-8, max_iter=100, **kwargs):
@@ -157,7 +251,7 @@ def solve_newton(problem, *, w0=None, tol=1e-8, max_iter=100, **kwargs):
     """
     x0 = np.zeros(problem.n_features) if w0 is None else w0
     if hasattr(problem, "value_gradient_curvature"):
-        return _newton_fused(problem, x0, tol=tol, max_iter=max_iter, **kwargs)
+        return newton_loop(problem, x0, dense_system, tol=tol, max_iter=max_iter, **kwargs)
     return minimize_newton(
         problem.value_and_gradient, problem.hessian, x0, tol=tol, max_iter=max_iter,
         name="Newton lower-level solver", **kwargs,
