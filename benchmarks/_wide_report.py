@@ -47,8 +47,10 @@ def summarize(runs, problem, tool):
     ok = [r for r in rs if r["status"] == "ok"]
     stopped = [r for r in rs if r["status"] == "stopped"]
     s = {"problem": problem, "tool": tool, "seeds": len(rs), "ok": len(ok),
-         "stopped": len(stopped), "errors": sorted({r["status"] for r in rs
-                                                     if r["status"] not in ("ok", "stopped")})}
+         "stopped": len(stopped), "skipped": sum(r["status"].startswith("skipped") for r in rs),
+         "errors": sorted({r["status"] for r in rs
+                           if r["status"] not in ("ok", "stopped")
+                           and not r["status"].startswith("skipped")})}
     for key in ("fit_cpu_s", "fit_wall_s", "accuracy", "kept", "true_kept", "import_s",
                 "warmup_cpu_s"):
         s[key] = _mean([r[key] for r in ok])
@@ -63,8 +65,9 @@ def summarize(runs, problem, tool):
 
 def time_cell(s, key="fit_cpu_s"):
     if s["stopped"]:
-        note = "" if s["stopped"] == s["seeds"] else f", {s['stopped']}/{s['seeds']} seeds"
-        return f"> {s['limit_s']:g} s (stopped{note})"
+        note = "" if s["stopped"] + s["skipped"] == s["seeds"] else \
+            f", {s['stopped']}/{s['seeds']} seeds"
+        return f"> {s['limit_s']:g} s (stopped{note})" if key == "fit_cpu_s" else "—"
     if not s["ok"]:
         return "error" if s["errors"] else "—"
     return f"{s[key]:.2f}"
@@ -122,7 +125,11 @@ def target_rows(summary, problems, quick):
 
 
 def ratio_cell(b, peer):
-    if b is None or peer is None or not peer["ok"] or peer["stopped"]:
+    if b is None or peer is None:
+        return "—"
+    if peer["stopped"] and b["ok"] and not b["stopped"]:
+        return f"< {b['fit_cpu_s'] / peer['limit_s']:.3g}"
+    if not peer["ok"] or peer["stopped"]:
         return "—"
     if b["stopped"]:
         return f"> {b['limit_s'] / peer['fit_cpu_s']:.3g}"
@@ -144,7 +151,8 @@ def write_report(out, meta, runs):
          "one thread for every pool; sparho's Rust core has no thread pool). Versions: "
          + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()) + ".",
          f"Seeds: {meta['seeds']} (data and test rows differ per seed); time limit per fit "
-         f"{meta['timeout_s']:g} s. Times are the fit alone (after imports and a warm-up fit "
+         f"{meta['timeout_s']:g} s (a tool stopped on one seed is not run on that problem's "
+         "later seeds). Times are the fit alone (after imports and a warm-up fit "
          "on a tiny problem of the same kind; those are in the start-up table), mean over "
          "seeds; accuracy is mean ± sd over seeds, in %, on test rows never used in tuning.",
          "", "Problems (the shape is the training matrix):", ""]

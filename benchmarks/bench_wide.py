@@ -63,12 +63,26 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                "NUMEXPR_NUM_THREADS", "BLIS_NUM_THREADS")
 THREAD_ENV = {v: "1" for v in THREAD_VARS}
 STARTUP_LIMIT = 600.0  # seconds allowed for imports, warm-up and loading, per process
+WALL_FACTOR = 3.0  # a fit is also stopped after this many times --timeout in wall time
+
+
+def cpu_seconds(pid):
+    """CPU seconds (user + system) used so far by process ``pid`` (Linux ``/proc``), or
+    None where that is not available."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def run_worker(cmd, env, timeout):
     """Run a worker; returns (result dict, stderr tail). The fit is stopped (the worker's
-    process group killed) when it runs longer than ``timeout`` seconds after its
-    ``fit_start`` event, or when start-up exceeds ``STARTUP_LIMIT``."""
+    process group killed) when it has used more than ``timeout`` CPU seconds since its
+    ``fit_start`` event (the table reports CPU time; on a shared machine wall time
+    stretches), or ``WALL_FACTOR × timeout`` wall seconds, or when start-up exceeds
+    ``STARTUP_LIMIT``."""
     with tempfile.TemporaryFile(mode="w+") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env, text=True,
                                 start_new_session=True)
@@ -77,6 +91,7 @@ def run_worker(cmd, env, timeout):
                                   daemon=True)
         reader.start()
         t0, fit_start, result, stopped = time.perf_counter(), None, None, None
+        cpu_start = None
         while True:
             try:
                 line = lines.get(timeout=0.2)
@@ -84,6 +99,7 @@ def run_worker(cmd, env, timeout):
                     event = json.loads(line[2:])
                     if event["event"] == "fit_start":
                         fit_start = time.perf_counter()
+                        cpu_start = cpu_seconds(proc.pid)
                     else:
                         result = event
             except queue.Empty:
@@ -91,8 +107,11 @@ def run_worker(cmd, env, timeout):
             now = time.perf_counter()
             if proc.poll() is not None and not reader.is_alive() and lines.empty():
                 break
-            if fit_start is not None and now - fit_start > timeout:
-                stopped = "fit"
+            if fit_start is not None:
+                cpu = cpu_seconds(proc.pid) if cpu_start is not None else None
+                used = cpu - cpu_start if cpu is not None else now - fit_start
+                if used > timeout or now - fit_start > WALL_FACTOR * timeout:
+                    stopped = "fit"
             elif fit_start is None and now - t0 > STARTUP_LIMIT:
                 stopped = "start-up"
             if stopped:
@@ -138,7 +157,10 @@ def parse_args(argv):
     p.add_argument("--tools", nargs="+", default=list(TOOLS), choices=list(TOOLS))
     p.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 (default 3)")
     p.add_argument("--timeout", type=float, default=300.0,
-                   help="seconds allowed per fit (default 300); longer fits are stopped")
+                   help="CPU seconds allowed per fit (default 300); longer fits are stopped")
+    p.add_argument("--retry-stopped", action="store_true",
+                   help="run a tool on every seed even after it was stopped on one "
+                   "(default: skip it on the later seeds of that problem)")
     p.add_argument("--out", help="results path without extension "
                    "(default benchmarks/results/bench_wide[_quick])")
     return p.parse_args(argv)
@@ -157,7 +179,7 @@ def main(argv=None):
     env["PYTHONPATH"] = os.pathsep.join(
         [str(HERE.parent / "src")] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     cache = tempfile.mkdtemp(prefix="bench_wide_")
-    runs, data_info, piece_seconds = [], {}, {}
+    runs, data_info, piece_seconds, stopped = [], {}, {}, set()
     t_all = time.perf_counter()
     try:
         for problem in args.problems:
@@ -167,6 +189,10 @@ def main(argv=None):
                 data_info[f"{problem}/{seed}"] = make_data(problem, seed, args.quick,
                                                            prefix, env)
                 for tool in args.tools:
+                    if (problem, tool) in stopped and not args.retry_stopped:
+                        runs.append({"problem": problem, "seed": seed, "tool": tool,
+                                     "status": "skipped (stopped on an earlier seed)"})
+                        continue
                     t_run = time.perf_counter()
                     cmd = [sys.executable, str(HERE / "_wide_worker.py"), "fit",
                            "--problem", problem, "--seed", str(seed), "--tool", tool,
@@ -177,13 +203,25 @@ def main(argv=None):
                     if res["status"] != "ok":
                         res["stderr_tail"] = tail[-600:]
                     runs.append(res)
+                    if res["status"] == "stopped":
+                        stopped.add((problem, tool))
                     print(progress_line(res), flush=True)
                 for f in Path(cache).glob(f"{problem}_{seed}_*"):
                     f.unlink()
             piece_seconds[problem] = time.perf_counter() - t_problem
+            # written after every problem, so that a long run's finished part is kept
+            write_report(out, run_meta(args, argv, env, specs, data_info, piece_seconds,
+                                       t_all), runs)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
-    meta = {"command": "python benchmarks/bench_wide.py " + " ".join(argv or sys.argv[1:]),
+    text = write_report(out, run_meta(args, argv, env, specs, data_info, piece_seconds,
+                                      t_all), runs)
+    print(text)
+
+
+def run_meta(args, argv, env, specs, data_info, piece_seconds, t_all):
+    """What the report says about the run."""
+    return {"command": "python benchmarks/bench_wide.py " + " ".join(argv or sys.argv[1:]),
             "date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared with other "
                        "jobs: wall times are noisier than CPU times)",
@@ -195,8 +233,6 @@ def main(argv=None):
             "tools": {t: TOOLS[t] for t in args.tools}, "data": data_info,
             "seconds_per_problem": piece_seconds,
             "total_seconds": time.perf_counter() - t_all}
-    text = write_report(out, meta, runs)
-    print(text)
 
 
 def progress_line(r):
