@@ -27,6 +27,7 @@ import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import expit, logit
 from sklearn.exceptions import ConvergenceWarning
 
@@ -36,6 +37,7 @@ from ..solvers.base import SmoothProblem
 from ..solvers.lbfgs import minimize_lbfgs, solve_lbfgs
 from ..solvers.newton import solve_newton
 from ..solvers.primal import choose_newton_method, solve_truncated_newton, solve_woodbury_newton
+from ..solvers.primal.exact_l1 import WeightedL1SVMProblem, solve_exact_l1
 from .criteria import make_criterion
 from .hypergradient import adjoint_hypergradient
 
@@ -52,6 +54,10 @@ __all__ = [
     "bisvm_lbfgs",
     "grid_search",
     "THESIS_GRID",
+    "LOWER_SOLVERS",
+    "resolve_solver",
+    "zero_model_penalty",
+    "mean_second_moment",
 ]
 
 #: The thesis's 149-point grid β = 0.01, 0.02, ..., 1.49 (seed-000 §2.11).
@@ -72,6 +78,44 @@ def resolve_solver(solver, X):
     if solver not in LOWER_SOLVERS:
         raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {solver!r}")
     return _AUTO[choose_newton_method(X)] if solver == "auto" else solver
+
+
+def zero_model_penalty(X, y, hinge_smoothing):
+    r"""The L1 weight at and above which the lasso part zeroes every feature:
+    :math:`\beta_{\rm zero} = \max_j |\partial_j L(0)| =
+    \sigma(1/\mu)\max_j|\frac1n\sum_i y_i x_{ij}|` for the softplus hinge at
+    :math:`w = 0` (glmnet's :math:`\lambda_{\max}`; with the smoothed penalty the
+    coefficients above it are :math:`O(\gamma)`, not exactly zero). O(nnz).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix, shape (n, d)
+        Features (no bias column).
+    y : ndarray, shape (n,)
+        ±1 labels.
+    hinge_smoothing : float
+        μ.
+    """
+    g = np.asarray(X.T @ np.asarray(y, dtype=float)).ravel() / X.shape[0]
+    return float(expit(1.0 / hinge_smoothing) * np.max(np.abs(g))) if g.size else 0.0
+
+
+def mean_second_moment(X):
+    r"""The mean column second moment :math:`\frac{1}{nd}\sum_{ij}x_{ij}^2` of a dense or
+    sparse X (1 for standardised features), in O(nnz); 1 for an empty or all-zero X."""
+    n, d = X.shape
+    if n == 0 or d == 0:
+        return 1.0
+    if sp.issparse(X):
+        Xc = X.tocsr()
+        if not Xc.has_canonical_format:
+            Xc = Xc.copy()
+            Xc.sum_duplicates()
+        total = float(np.dot(Xc.data, Xc.data))
+    else:
+        total = float(np.einsum("ij,ij->", X, X))
+    m = total / (n * d)
+    return m if m > 0 and np.isfinite(m) else 1.0
 
 
 @dataclass(frozen=True)
@@ -109,19 +153,33 @@ class LowerLevel:
         for name in ("l2_penalty", "hinge_smoothing", "l1_smoothing"):
             v = getattr(self, name)
             if not isinstance(v, (int, float, np.floating, np.integer)) or not (
-                np.isfinite(v) and v > 0
+                np.isfinite(v) and (v > 0 or (v == 0 and name == "l1_smoothing"))
             ):
-                raise ValueError(f"{name} must be a positive finite float, got {v!r}")
+                raise ValueError(f"{name} must be a positive finite float, got {v!r}"
+                                 + (" (0: the exact L1 mode)" if name == "l1_smoothing"
+                                    else ""))
         if self.solver not in LOWER_SOLVERS:
             raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {self.solver!r}")
 
+    @property
+    def exact(self):
+        """Whether this is the exact weighted-L1 lower level (``l1_smoothing == 0``)."""
+        return self.l1_smoothing == 0
+
     def problem(self, X, y, penalty_groups, weights, l2_penalty=None):
         """The :class:`SmoothProblem` E(·; β) on augmented data ``X`` (bias column last);
-        ``l2_penalty`` overrides α when it is learned too."""
+        ``l2_penalty`` overrides α when it is learned too. With ``l1_smoothing == 0``,
+        the exact weighted (group) L1 problem
+        :class:`~bisvm.solvers.primal.exact_l1.WeightedL1SVMProblem`."""
         d = X.shape[1]
         mask = np.ones(d, dtype=bool)
         if not self.penalize_intercept:
             mask[-1] = False
+        if self.exact:
+            return WeightedL1SVMProblem(
+                X, y, self.hinge_smoothing,
+                self.l2_penalty if l2_penalty is None else float(l2_penalty), mask,
+                np.asarray(weights, dtype=float), penalty_groups)
         pen = SumPenalty(
             (
                 L2(self.l2_penalty if l2_penalty is None else float(l2_penalty), mask),
@@ -133,25 +191,36 @@ class LowerLevel:
     def solve(self, problem, w0=None, tol=1e-9):
         """Solve the lower level from the warm start ``w0``; returns a SolverResult.
 
-        From a cold start with small smoothing (μ < 0.05 or γ < 0.005) the problem is
-        nearly non-smooth and Newton needs hundreds of damped steps; it is then solved by
-        continuation: a sequence of problems with μ and γ divided by 10 at each stage,
-        each warm-started from the previous solution (the reported iterations include
-        every stage)."""
+        From a cold start the solve goes by continuation, each stage warm-started from
+        the previous solution (the reported iterations include every stage):
+
+        * with small smoothing (μ < 0.05 or γ < 0.005) the problem is nearly non-smooth
+          and Newton needs hundreds of damped steps: μ and γ go down by 10 per stage;
+        * with the truncated Newton-CG solver, the L1 weights go down from 100× and 10×
+          their value (glmnet's path idea): a weakly penalised problem from zero takes
+          ~100 Newton steps with many CG iterations each on a 20,000 × 50,000 sparse
+          problem, through the sparse solutions of the stages ~20."""
+        if self.exact:
+            return solve_exact_l1(problem, w0=w0, tol=tol, max_iter=self.max_iter)
         mu, gamma = self.hinge_smoothing, self.l1_smoothing
-        if w0 is not None or (mu >= 0.05 and gamma >= 0.005):
+        solver_name = resolve_solver(self.solver, problem.X)
+        smooth_stages = not (mu >= 0.05 and gamma >= 0.005)
+        if w0 is not None or not (smooth_stages or solver_name == "cg"):
             return self._solve_final(problem, w0, tol)
         ridge, pen = problem.penalty.terms
         stages = []
         m, g = max(mu, 0.25), max(gamma, 0.01)
         while m > mu or g > gamma:
-            stages.append((m, g))
+            stages.append((m, g, 1.0))
             m, g = max(mu, m / 10), max(gamma, g / 10)
+        if solver_name == "cg":
+            stages = [(m, g, 100.0), (m, g, 10.0)] + [(m, g, 1.0) for m, g, _ in stages]
         n_iter, w = 0, None
-        solver = _SOLVERS[resolve_solver(self.solver, problem.X)]
-        for m, g in stages:
+        solver = _SOLVERS[solver_name]
+        for m, g, scale in stages:
             stage = replace(self, hinge_smoothing=m, l1_smoothing=g)
-            P = stage.problem(problem.X, problem.y, pen.groups, pen.weights, ridge.strength)
+            P = stage.problem(problem.X, problem.y, pen.groups, pen.weights * scale,
+                              ridge.strength)
             r = solver(P, w0=w, tol=max(tol, 1e-6), max_iter=self.max_iter)
             n_iter += r.n_iter
             w = r.coef
@@ -357,14 +426,28 @@ class BilevelObjective:
     hyper: HyperModel
     loss: str = "squared"
     _criteria: tuple = field(init=False, repr=False)
+    _cache: dict = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self):
         crits = tuple(make_criterion(self.loss, f.X_val, f.y_val) for f in self.folds)
         object.__setattr__(self, "_criteria", crits)
 
+    @property
+    def criteria(self):
+        """The validation criterion of every fold (:mod:`~bisvm.selection.criteria`)."""
+        return self._criteria
+
     def problems(self, beta):
         wts = self.hyper.weights(beta)
         l2 = self.hyper.l2(beta)
+        if self.lower.exact and l2 is None:
+            # the exact problem converts its data once; new weights reuse it
+            base = self._cache.get("exact")
+            if base is None:
+                base = self._cache["exact"] = [
+                    self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts)
+                    for f in self.folds]
+            return [P.with_weights(wts) for P in base]
         return [
             self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts, l2)
             for f in self.folds
@@ -395,6 +478,8 @@ class BilevelObjective:
             starts = [c[i] for c in warm]
             if len(starts) == 1:
                 return starts[0]
+            if hasattr(P, "kkt_violation"):
+                return min(starts, key=lambda w0: float(np.max(P.kkt_violation(w0))))
             return min(starts, key=lambda w0: np.linalg.norm(P.gradient(w0)))
         return warm[i]
 
@@ -478,6 +563,7 @@ class HistoryEntry:
     lower_solves: int
     lower_iterations: int
     seconds: float
+    monitor_value: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -525,7 +611,8 @@ def _beta_max(objective):
 
 def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, memory=10,
                 max_log_step=3.0, inner_tol=1e-9, nonzero_threshold=0.01, beta_max=None,
-                predictor=True, warn=True):
+                predictor=True, warn=True, adaptive_tol=True, monitor=None, patience=5,
+                callback=None):
     r"""BiSVM L-BFGS (seed-000 Algorithm 8) in log-scale coordinates
     :math:`\beta = \beta_{\max}\,\sigma(\theta)` (:math:`\theta \approx \log\beta` for
     :math:`\beta \ll \beta_{\max}`).
@@ -573,6 +660,23 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
     predictor : bool
         Warm-start each lower-level solve from the first-order prediction
         :meth:`BilevelObjective.predict_coefs` instead of the last solution.
+    adaptive_tol : bool
+        HOAG's schedule (Pedregosa 2016): solve the lower level only as accurately as
+        the outer progress needs, :math:`\epsilon_k = \max(\text{inner\_tol},
+        \min(10^{-5}, 10^{-3}\|\nabla_\theta f_k\|))`, tightening as the outer
+        gradient shrinks; ``False`` solves every trial to ``inner_tol``.
+    monitor : BilevelObjective, optional
+        Early stopping on held-out folds (beyond seed-000): its value (the same
+        criterion on folds whose validation rows the optimised criterion never sees) is
+        computed at every accepted iterate; the run stops when it has not improved for
+        ``patience`` iterations and returns the iterate with the best monitor value.
+        With thousands of weights learned from n validation rows the optimised
+        criterion keeps falling while the held-out one rises (it overfits, as sparse-ho
+        reports for the weighted Lasso); this stops it there.
+    patience : int
+        Iterations without a monitor improvement before stopping.
+    callback : callable, optional
+        ``callback(entry)`` with each :class:`HistoryEntry` (progress reporting).
 
     Returns
     -------
@@ -585,7 +689,9 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
     bmax = _beta_max(objective) if beta_max is None else float(beta_max)
     if np.any(b0 >= bmax):
         raise ValueError(f"beta0 must be below beta_max={bmax:.4g}")
-    state = {"warm": None, "ev": None, "solves": 0, "iters": 0, "evals": {}, "last": None}
+    state = {"warm": None, "ev": None, "solves": 0, "iters": 0, "evals": {}, "last": None,
+             "tol": inner_tol if not adaptive_tol else 1e-5, "best": None, "mwarm": None,
+             "since": 0}
     trials = []
 
     def fun_grad(theta):
@@ -596,7 +702,7 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
             # last solution for large ones: keep, per fold, the start with smaller gradient
             warm = [warm, objective.predict_coefs(state["ev"], beta)]
         lam0 = None if state["ev"] is None else state["ev"].multipliers
-        ev = objective.evaluate(beta, warm, inner_tol, adjoint_warm=lam0)
+        ev = objective.evaluate(beta, warm, state["tol"], adjoint_warm=lam0)
         state["ev"] = ev
         state["warm"] = ev.coefs
         state["solves"] += ev.lower_solves
@@ -607,25 +713,49 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
 
     history = []
 
-    def callback(k, theta, f, g):
+    def on_iteration(k, theta, f, g):
         ev = state["evals"][theta.tobytes()]
         state["last"] = ev
-        history.append(HistoryEntry(
-            iteration=k, beta=bmax * expit(theta), value=float(f),
-            grad_norm=float(np.linalg.norm(g)),
+        gn = float(np.linalg.norm(g))
+        if adaptive_tol:
+            state["tol"] = max(inner_tol, min(1e-5, 1e-3 * gn))
+        mval, stop = float("nan"), False
+        if monitor is not None:
+            mcoefs, mit = monitor.solve(ev.beta, state["mwarm"], state["tol"])
+            state["mwarm"] = mcoefs
+            state["solves"] += len(monitor.folds)
+            state["iters"] += mit
+            mval = float(np.mean([c.value_and_grad(w)[0]
+                                  for c, w in zip(monitor.criteria, mcoefs)]))
+            best = state["best"]
+            if best is None or mval < best[0] - 1e-6 * max(abs(best[0]), 1e-12):
+                state["best"] = (mval, k, ev, float(f))
+                state["since"] = 0
+            else:
+                state["since"] += 1
+                stop = state["since"] >= patience
+        entry = HistoryEntry(
+            iteration=k, beta=bmax * expit(theta), value=float(f), grad_norm=gn,
             n_nonzero=_n_nonzero(ev.coefs, nonzero_threshold), lower_solves=state["solves"],
             lower_iterations=state["iters"], seconds=time.perf_counter() - t0,
-        ))
+            monitor_value=mval,
+        )
+        history.append(entry)
+        if callback is not None:
+            callback(entry)
         state["evals"] = {theta.tobytes(): ev}
+        return stop
 
     res = minimize_lbfgs(
         fun_grad, logit(b0 / bmax), tol=tol, max_iter=max_iter, memory=memory, ftol=ftol,
-        first_max_change=1.0, max_step=max_log_step, callback=callback, name="BiSVM L-BFGS",
-        warn=warn,
+        first_max_change=1.0, max_step=max_log_step, callback=on_iteration,
+        name="BiSVM L-BFGS", warn=warn,
     )
-    ev = state["last"]
+    ev, value = state["last"], float(res.objective)
+    if state["best"] is not None:
+        _, _, ev, value = state["best"]
     return BilevelResult(
-        beta=bmax * expit(res.coef), value=float(res.objective), coefs=ev.coefs,
+        beta=ev.beta, value=value, coefs=ev.coefs,
         history=tuple(history), n_iter=res.n_iter, lower_solves=state["solves"],
         lower_iterations=state["iters"], trials=tuple(trials), converged=res.converged,
         seconds=time.perf_counter() - t0,
@@ -676,7 +806,7 @@ def grid_search(objective, grid=THESIS_GRID, *, inner_tol=1e-9, progress=None):
         ws, it = objective.solve(b * ones, warm, inner_tol)
         warm = ws
         iters += it
-        vals.append(np.mean([c.value_and_grad(w)[0] for c, w in zip(objective._criteria, ws)]))
+        vals.append(np.mean([c.value_and_grad(w)[0] for c, w in zip(objective.criteria, ws)]))
         coefs.append(np.array(ws))
         if progress is not None:
             progress(1)

@@ -179,7 +179,9 @@ def minimize_lbfgs(
         Also stop when an iteration decreases f by at most
         ``ftol * max(|f_k|, |f_{k+1}|, 1)`` (as scipy's L-BFGS-B ``factr``); 0 disables it.
     callback : callable, optional
-        ``callback(k, x, f, g)`` after every accepted iteration (k = 0 is the start).
+        ``callback(k, x, f, g)`` after every accepted iteration (k = 0 is the start);
+        a true return value stops the run (early stopping), reported as converged
+        with ``certificate="callback"``.
 
     Returns
     -------
@@ -195,9 +197,8 @@ def minimize_lbfgs(
     n_evals = 1
     s_list, y_list = deque(maxlen=memory), deque(maxlen=memory)
     objs, gns, secs = [f], [np.linalg.norm(g)], [time.perf_counter() - t0]
-    if callback is not None:
-        callback(0, x, f, g)
-    converged = gns[-1] <= tol
+    stopped = callback is not None and bool(callback(0, x, f, g))
+    converged = stopped or gns[-1] <= tol
     k = 0
     while not converged and k < max_iter:
         p = -two_loop(g, list(s_list), list(y_list))
@@ -245,15 +246,15 @@ def minimize_lbfgs(
         objs.append(f)
         gns.append(float(np.linalg.norm(g)))
         secs.append(time.perf_counter() - t0)
-        if callback is not None:
-            callback(k, x, f, g)
-        converged = gns[-1] <= tol or (ftol > 0 and small_decrease)
+        stopped = callback is not None and bool(callback(k, x, f, g))
+        converged = stopped or gns[-1] <= tol or (ftol > 0 and small_decrease)
     if not converged and k >= max_iter and warn:
         warn_cap(name, max_iter, gns[-1], tol)
     rec = ConvergenceRecord(np.array(objs), np.array(gns), np.array(secs))
     return SolverResult(
         coef=x, objective=float(f), grad_norm=float(gns[-1]), n_iter=k, n_evals=n_evals,
         converged=bool(converged), seconds=time.perf_counter() - t0, record=rec,
+        certificate="callback" if stopped else "grad_norm",
     )
 
 
