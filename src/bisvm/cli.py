@@ -135,6 +135,7 @@ def _run_select(args, keep=None):
         validation_fraction=args.validation_fraction,
         penalize_intercept=not args.free_intercept, random_state=args.seed,
         max_iter=args.max_iter, learn_l2_penalty=args.learn_l2,
+        verbose=int(getattr(args, "verbose", False)),
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -391,6 +392,9 @@ def build_parser():
     m.add_argument("--learn-l2", action="store_true",
                    help="learn the ridge weight alpha too (the thesis fixes it)")
     m.add_argument("--max-iter", type=int, default=100, help="outer iterations cap")
+    m.add_argument("--verbose", action="store_true",
+                   help="one line per BiSVM outer iteration on stderr (criterion, held-out "
+                        "criterion, nonzero count, lower-level solves, seconds)")
     o = s.add_argument_group("output")
     o.add_argument("--no-grid", action="store_true", help="skip the grid-search baseline")
     o.add_argument("--out", metavar="DIR", help="write PNG plots to DIR")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._linalg import preconditioned_cg
 from .base import warn_cap
 from .gradient import IterLog, _check_common, line_search
 
@@ -52,26 +53,10 @@ def conjugate_gradient(matvec, b, x0=None, *, tol=1e-10, max_iter=None):
     residual_norm : float
     """
     b = np.asarray(b, dtype=float)
-    x = np.zeros_like(b) if x0 is None else np.array(x0, dtype=float, copy=True)
     max_iter = 10 * b.shape[0] if max_iter is None else max_iter
-    r = b - matvec(x) if x0 is not None else b.copy()
-    p = r.copy()
-    rr = float(r @ r)
-    stop = (tol * float(np.linalg.norm(b))) ** 2
-    k = 0
-    while rr > stop and k < max_iter:
-        Pp = matvec(p)
-        pPp = float(p @ Pp)
-        if pPp <= 0:
-            break  # P is only semi-definite along p: x is a minimiser on the explored space
-        eta = rr / pPp
-        x += eta * p
-        r -= eta * Pp
-        rr_new = float(r @ r)
-        p = r + (rr_new / rr) * p
-        rr = rr_new
-        k += 1
-    return x, k, float(np.sqrt(rr))
+    # plain CG is the identity-preconditioned case of the shared implementation
+    x, k, rel = preconditioned_cg(matvec, lambda r: r, b, x0=x0, rtol=tol, max_iter=max_iter)
+    return x, k, rel * float(np.linalg.norm(b))
 
 
 def minimize_nonlinear_cg(fun_grad, x0, *, tol=1e-8, max_iter=10000, beta="PR+",
