@@ -240,6 +240,18 @@ def test_early_stopping_keeps_the_best_held_out_iterate():
     np.testing.assert_allclose(res.beta, res.history[k].beta, rtol=1e-12)
     # it stopped after `patience` iterations without improvement, or converged earlier
     assert len(held) - 1 - k <= 3 or res.converged
+    # a monitor whose labels are flipped soon gets worse as the criterion improves: the
+    # run stops `patience` iterations after its best point and returns that point
+    flipped = BilevelObjective(tuple(Fold(f.X_train, f.y_train, f.X_val, -f.y_val)
+                                     for f in folds[2:]), LowerLevel(), hyper,
+                               loss="squared_hinge")
+    res = bisvm_lbfgs(obj, 0.01, max_iter=30, monitor=flipped, patience=2, warn=False)
+    held = np.array([h.monitor_value for h in res.history])
+    k = int(np.argmin(held))
+    assert len(held) - 1 - k == 2 and k < len(held) - 1, held
+    np.testing.assert_allclose(res.beta, res.history[k].beta, rtol=1e-12)
+    assert res.value == pytest.approx(res.history[k].value)
+    assert res.converged
 
 
 def test_peak_memory_on_a_20000_by_50000_sparse_input():

@@ -437,7 +437,8 @@ class _HeldOut:
         coefs, it = self.monitor.solve(ev.beta, self.warm, tol)
         self.warm = coefs
         m = float(np.mean([c.value_and_grad(w)[0] for c, w in zip(self.monitor.criteria, coefs)]))
-        if m < self._best_value - 1e-6 * max(abs(self._best_value), 1e-12):
+        if self.best is None or m < self._best_value - 1e-6 * max(abs(self._best_value),
+                                                                   1e-12):
             self.best, self._best_value, self.since = (ev, value), m, 0
         else:
             self.since += 1
