@@ -298,18 +298,18 @@ class BilevelSVC(_SmoothedSVMBase):
     refit : bool, default=True
         Refit on all rows at the learned β (else keep the first fold's solution).
     early_stopping : bool or "auto", default="auto"
-        For the vector and group models with a k-fold criterion (k >= 3): learn β on
-        k - 1 folds and stop when the criterion on the k-th fold, whose validation rows
-        the optimised criterion never sees, has not improved for 5 outer iterations,
-        keeping the best iterate (beyond seed-000). With one weight per feature the
-        optimised criterion can be driven down by fitting the validation rows' noise:
-        on a 20,000 × 50,000 sparse problem (``benchmarks/bench_wide.py``) it fell from
-        0.33 to 0.16 over 40 iterations while the test accuracy fell from 0.78 to 0.74.
-        ``False`` optimises the criterion over all folds to the tolerance; ``"auto"``
-        stops early when the weights outnumber the rows of one validation fold (wide
-        and sparse data), where that overfitting happens; on tall tables (Breast Cancer:
-        31 weights, 114 rows per fold) a single held-out fold is a noisier guide than
-        the k-fold criterion itself.
+        For the vector and group models with a k-fold criterion (k >= 3): hold out a
+        stratified 1/k of the rows, learn β by k-fold cross-validation on the others,
+        and stop when the criterion of the model trained on those others, measured on the
+        held-out rows (which no fold trains or validates on), has not improved for 5
+        outer iterations, keeping the best iterate (beyond seed-000). With one weight per
+        feature the optimised criterion can be driven down by fitting the validation
+        rows' noise: on a 20,000 × 50,000 sparse problem it fell from 0.33 to 0.16 over
+        40 iterations while the test accuracy fell from 0.78 to 0.74. ``False`` learns
+        on all rows to the tolerance; ``"auto"`` stops early when the weights outnumber
+        the rows of one validation fold (wide and sparse data), where that overfitting
+        happens; on tall tables (Breast Cancer: 31 weights, 114 rows per fold) the
+        held-out rows are a noisier guide than the k-fold criterion on all rows.
     verbose : int, default=0
         Print one line per outer iteration to stderr (criterion, held-out criterion,
         nonzero count, lower-level solves, seconds).
@@ -500,29 +500,42 @@ class BilevelSVC(_SmoothedSVMBase):
         return report
 
     def _fit_binary(self, Xa, yb, lower, hyper, split, loss):
-        folds = tuple(
-            Fold(Xa[tr], yb[tr], Xa[va], yb[va]) for tr, va in self._splits(Xa, yb, split)
-        )
+        splits = self._splits(Xa, yb, split)  # validates cv / validation_fraction first
+        early = self.early_stopping
+        if early == "auto":
+            # more weights than rows in one validation fold: the criterion can be fitted
+            # row by row, so held-out rows watch for it
+            k = self.cv if split == "kfold" else 1
+            early = hyper.n_hyper > Xa.shape[0] / max(k, 1)
+        counts = np.unique(yb, return_counts=True)[1]
+        # the held-out rows need both classes and the rest still needs its k folds
+        early = (bool(early) and self.model != "scalar" and split == "kfold" and self.cv >= 3
+                 and counts.min() >= 2 * self.cv)
+        rows, monitor = np.arange(Xa.shape[0]), None
+        if early:
+            # rows the learning never sees, not even as training rows of a fold: one
+            # fold's share, stratified
+            rest, held = next(StratifiedShuffleSplit(
+                1, test_size=1.0 / self.cv, random_state=self.random_state).split(Xa, yb))
+            rows = np.sort(rest)
+        Xr, yr = Xa[rows], yb[rows]
+        if early:
+            splits = self._splits(Xr, yr, split)
+        folds = tuple(Fold(Xr[tr], yr[tr], Xr[va], yr[va]) for tr, va in splits)
         obj = BilevelObjective(folds, lower, hyper, loss=loss)
+        if early:
+            monitor = BilevelObjective((Fold(Xr, yr, Xa[held], yb[held]),), lower, hyper,
+                                       loss=loss)
         solves = iters = outer0 = 0
         learn_l2 = hyper.learn_l2
         n_l1 = hyper.n_hyper - int(learn_l2)
         if self.init_penalty == "auto":
-            bz = zero_model_penalty(Xa[:, :-1], yb, lower.hinge_smoothing)
+            bz = zero_model_penalty(Xr[:, :-1], yr, lower.hinge_smoothing)
             # no usable gradient scale (all-zero or subnormal features): the thesis value
             l1_0 = min(0.01, 0.1 * bz) if 0.1 * bz > 1e-12 else 0.01
         else:
             l1_0 = float(self.init_penalty)
         l2_0 = lower.l2_penalty
-        monitor = None
-        early = self.early_stopping
-        if early == "auto":
-            # more weights than rows in one validation fold: the criterion can be fitted
-            # row by row, so a held-out fold watches for it
-            early = hyper.n_hyper > Xa.shape[0] / max(len(folds), 1)
-        if self.model != "scalar" and early and len(folds) >= 3:
-            obj = BilevelObjective(folds[:-1], lower, hyper, loss=loss)
-            monitor = BilevelObjective(folds[-1:], lower, hyper, loss=loss)
         report = self._progress(hyper.kind)
         if self.model != "scalar" and self.warm_init:
             scal = make_hyper_model("scalar", Xa.shape[1] - 1, learn_l2=learn_l2,
@@ -539,8 +552,8 @@ class BilevelSVC(_SmoothedSVMBase):
         warm0 = mwarm0 = None
         if self.model != "scalar" and self.warm_init:
             # the scalar stage's solutions start the vector stage's first solves
-            warm0 = r0.coefs if monitor is None else r0.coefs[:-1]
-            mwarm0 = None if monitor is None else r0.coefs[-1:]
+            warm0 = r0.coefs
+            mwarm0 = None if monitor is None else (np.mean(r0.coefs, axis=0),)
         beta0 = np.full(n_l1, l1_0)
         if learn_l2:
             beta0 = np.r_[beta0, l2_0]
