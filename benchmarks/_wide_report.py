@@ -96,7 +96,7 @@ def target_rows(summary, problems, quick):
         if p == "leukemia":
             want += " and ≤ sparho-wl1 CPU" + (f" ({sparho['fit_cpu_s']:.2f} s)"
                                                 if sparho and sparho["ok"] else "")
-        if s is None:
+        if s is None or not s["seeds"]:
             verdict = "not run"
         elif s["stopped"]:
             verdict = "fails" if s["limit_s"] >= limit else "not measured (stopped)"
