@@ -211,7 +211,6 @@ class Evaluation:
     multipliers: tuple = ()
     factors: tuple = ()
     penalties: tuple = ()
-    method: str = ""
 
 
 @dataclass(frozen=True)
@@ -318,11 +317,9 @@ class BilevelObjective:
         beta = np.asarray(beta, dtype=float)
         vals, grads, coefs, lams, factors, pens = [], [], [], [], [], []
         iters = 0
-        method = ""
         for i, P in enumerate(self.problems(beta)):
             r = self.lower.solve(P, self._pick_warm(P, warm, i), tol)
             iters += r.n_iter
-            method = r.method or self.lower.solver
             w = r.coef
             J, dJ = self._criteria[i].value_and_grad(w)
             ridge, pen = P.penalty.terms
@@ -345,7 +342,6 @@ class BilevelObjective:
             beta=beta, value=float(np.mean(vals)), grad=np.mean(grads, axis=0),
             coefs=tuple(coefs), lower_iterations=iters, lower_solves=len(self.folds),
             multipliers=tuple(lams), factors=tuple(factors), penalties=tuple(pens),
-            method=method,
         )
 
     def predict_coefs(self, ev, beta):

@@ -201,7 +201,9 @@ class LowerLevel:
             stages.append((m, g, 1.0))
             m, g = max(mu, m / 10), max(gamma, g / 10)
         if solver_name == "cg":
-            stages = [(m, g, 100.0), (m, g, 10.0)] + [(m, g, 1.0) for m, g, _ in stages]
+            # the weight stages at the first smoothing stage (the target one if none)
+            m0, g0 = stages[0][:2] if stages else (mu, gamma)
+            stages = [(m0, g0, 100.0), (m0, g0, 10.0)] + stages
         n_iter, w = 0, None
         solver = _SOLVERS[solver_name]
         for m, g, scale in stages:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor
 
-__all__ = ["shifted_cho_factor", "preconditioned_cg", "RefinedFactor"]
+__all__ = ["shifted_cho_factor", "preconditioned_cg", "RefinedFactor", "structured_hessian_matvec"]
 
 
 def shifted_cho_factor(M, *, lower=False, rel_shift=1e-12, tries=14):
@@ -33,6 +33,13 @@ def shifted_cho_factor(M, *, lower=False, rel_shift=1e-12, tries=14):
         except LinAlgError:
             shift = max(shift * 10.0, rel_shift * scale)
     raise LinAlgError("matrix is not positive definite even after diagonal shifting")
+
+
+def structured_hessian_matvec(X, c, D, v):
+    r""":math:`Hv = Dv + X^\top(c\odot Xv)` for the Hessian of a margin loss plus a
+    structured penalty (:class:`~bisvm.penalties.BlockDiagonalHessian` ``D``), in
+    O(nnz(X) + d); X dense or sparse."""
+    return D.matvec(v) + np.asarray(X.T @ (c * np.asarray(X @ v)))
 
 
 def preconditioned_cg(matvec, precond, b, *, x0=None, rtol=1e-10, max_iter=None):

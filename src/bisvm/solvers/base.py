@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
+
+from ._linalg import structured_hessian_matvec
 
 __all__ = [
     "SmoothProblem",
@@ -124,12 +127,7 @@ class SmoothProblem:
         product, nothing d × d."""
         c = self.sample_curvature(d2)
         D = self.penalty_hessian(w)
-        X = self.X
-
-        def matvec(v):
-            return D.matvec(v) + np.asarray(X.T @ (c * np.asarray(X @ v)))
-
-        return matvec
+        return partial(structured_hessian_matvec, self.X, c, D)
 
     def penalty_hessian(self, w):
         """The penalty's Hessian at ``w`` as a structured

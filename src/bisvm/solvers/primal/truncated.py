@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._linalg import preconditioned_cg
+from .._linalg import preconditioned_cg, structured_hessian_matvec
 from ..base import NewtonFactor
 from ..newton import newton_loop
 
@@ -70,7 +70,7 @@ class CGFactor(NewtonFactor):
 
     def matvec(self, v):
         """:math:`Hv` in O(nnz)."""
-        return self.D.matvec(v) + np.asarray(self.X.T @ (self.c * np.asarray(self.X @ v)))
+        return structured_hessian_matvec(self.X, self.c, self.D, v)
 
     def solve(self, rhs, x0=None, rtol=None):
         """:math:`H^{-1}` ``rhs`` by PCG from ``x0`` to the relative residual ``rtol``."""

@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk as syrk
 
-from .._linalg import shifted_cho_factor
+from .._linalg import shifted_cho_factor, structured_hessian_matvec
 from ..base import NewtonFactor
 from ..newton import newton_loop
 
@@ -113,7 +113,7 @@ class WoodburyFactor(NewtonFactor):
 
     def matvec(self, v):
         r""":math:`H v = Dv + X^\top(c \odot Xv)` in O(nnz)."""
-        return self.D.matvec(v) + np.asarray(self.X.T @ (self.c * np.asarray(self.X @ v)))
+        return structured_hessian_matvec(self.X, self.c, self.D, v)
 
 
 def woodbury_system(problem, w, d2):
