@@ -325,8 +325,11 @@ class BilevelObjective:
             ridge, pen = P.penalty.terms
             factor = r.factor if r.factor is not None else _dense_factor(P, w)
             lam0 = None if adjoint_warm is None else adjoint_warm[i]
+            # HOAG (Pedregosa 2016): the adjoint residual matches the lower level's
+            # gradient tolerance, an absolute bound like the lower level's
+            rtol = min(1e-2, max(1e-10, tol / max(float(np.linalg.norm(dJ)), 1e-300)))
             g_w, lam = adjoint_hypergradient(factor, dJ, lambda v, w=w, pen=pen:
-                                             pen.weight_vjp(w, v), lam0=lam0)
+                                             pen.weight_vjp(w, v), lam0=lam0, rtol=rtol)
             if self.hyper.learn_l2:
                 # d(grad_w E)/d(alpha) = mask * w
                 grads.append(self.hyper.reduce(g_w, float(ridge.gradient(w) @ lam)

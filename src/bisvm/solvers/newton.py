@@ -162,9 +162,11 @@ def newton_loop(problem, x0, system=dense_system, *, tol, max_iter, c1=1e-4, rho
     Cholesky factor, the sample-space (Woodbury) factor of
     :mod:`~bisvm.solvers.primal.wide`, or preconditioned CG
     (:mod:`~bisvm.solvers.primal.truncated`). Iterative systems solve to the relative
-    residual :math:`\eta_k = \max(\min(0.5, \sqrt{\|g_k\|/\|g_0\|}),
-    0.1\,\mathrm{tol}/\|g_k\|)` (an Eisenstat-Walker forcing term: superlinear
-    convergence, no effort beyond the tolerance; Nocedal & Wright Thm 7.2). Armijo
+    residual :math:`\eta_k = \max(\min(0.5, \sqrt{\|g_k\|/\|g_0\|}, \sqrt{\|g_k\|}),
+    0.1\,\mathrm{tol}/\|g_k\|)` (forcing terms of Eisenstat-Walker type and Nocedal &
+    Wright (7.3): superlinear convergence, no effort beyond the tolerance; Thm 7.2).
+    The absolute :math:`\sqrt{\|g_k\|}` matters for warm starts already close to the
+    solution, where the relative term alone would ask only 0.5 of the first step. Armijo
     backtracking from the unit step; the per-sample curvature of the accepted point is
     reused (one pass over the data per trial).
 
@@ -184,7 +186,7 @@ def newton_loop(problem, x0, system=dense_system, *, tol, max_iter, c1=1e-4, rho
     F = None
     while not converged and k < max_iter:
         F = system(problem, x, d2)
-        eta = max(min(0.5, np.sqrt(gn / gn0)), 0.1 * tol / gn)
+        eta = max(min(0.5, np.sqrt(gn / gn0), np.sqrt(gn)), 0.1 * tol / gn)
         p = -F.solve(g, rtol=eta)
         n_matvec += getattr(F, "n_matvec", 0)
         d0 = float(g @ p)
