@@ -41,6 +41,15 @@ def test_prepare_cg_data_sketches_the_uncentred_correlation():
     assert not data.correlation[7, ~np.eye(d, dtype=bool)[7]].any()
     assert data.X_lowp.dtype == np.float32
     np.testing.assert_allclose(data.X_lowp, X, rtol=1e-7)
+    # the diagonal estimate: exact when the sketch holds every row, and not used when
+    # a nonzero column has no value on the sketch
+    full = prepare_cg_data(X[:160], mixed_precision=False)
+    c = np.random.default_rng(0).random(160)
+    np.testing.assert_allclose(full.column_squares(c), (X[:160] ** 2).T @ c, rtol=1e-12)
+    Xr = X.copy()
+    Xr[~np.isin(np.arange(n), rows), 7] = 1.0  # nonzero only off the sketch
+    assert prepare_cg_data(Xr, seed=3).sketch_rows is None
+    assert data.sketch_rows is not None
     # no sketch where it cannot pay or is not defined
     assert prepare_cg_data(X[:100], mixed_precision=True).correlation is None  # n < 4d
     assert prepare_cg_data(X, mixed_precision=False, correlation=False) is None
