@@ -141,3 +141,20 @@ def test_cold_start_continuation_on_cg_agrees_with_dense_newton():
 def test_mixed_precision_is_validated():
     with pytest.raises(ValueError, match="mixed_precision"):
         LowerLevel(mixed_precision="fast")
+
+
+@pytest.mark.parametrize("solver", ["newton", "woodbury", "cg", "lbfgs"])
+def test_candidate_starts_begin_at_the_best_one(solver):
+    """A list of warm starts: the solve begins at the candidate with the smallest
+    gradient norm (the first entry of its record) and reaches the same solution."""
+    X, y = _tall(n=300, d=20, seed=5)
+    Xa = np.c_[X, np.ones(len(X))]
+    ll = LowerLevel(solver=solver)
+    P = ll.problem(Xa, y, np.r_[np.arange(20), -1], np.full(20, 0.01))
+    ref = LowerLevel(solver="newton").solve(P, tol=1e-10).coef
+    far, near = np.zeros(21), ref + 1e-4
+    r = ll.solve(P, [far, near], tol=1e-9)
+    np.testing.assert_allclose(r.coef, ref, atol=1e-6)
+    g_near = np.linalg.norm(P.gradient(near))
+    assert np.isclose(r.record.grad_norm[0], g_near, rtol=1e-9)
+    assert r.record.grad_norm[0] < np.linalg.norm(P.gradient(far))

@@ -291,17 +291,14 @@ class BilevelObjective:
     @staticmethod
     def _pick_warm(P, warm, i):
         """Warm start of fold ``i``: ``warm`` is None, a tuple of per-fold starts, or a
-        list of such tuples (candidates), of which the one with the smallest
-        :math:`\\|\\nabla E\\|` is used."""
+        list of such tuples (candidates); the candidates of fold ``i`` go to
+        :meth:`LowerLevel.solve` as a list, which starts from the best one (the smallest
+        :math:`\\|\\nabla E\\|`, at the cost of the evaluation the solver makes anyway)."""
         if warm is None:
             return None
         if isinstance(warm, list):
             starts = [c[i] for c in warm]
-            if len(starts) == 1:
-                return starts[0]
-            if hasattr(P, "kkt_violation"):
-                return min(starts, key=lambda w0: float(np.max(P.kkt_violation(w0))))
-            return min(starts, key=lambda w0: np.linalg.norm(P.gradient(w0)))
+            return starts[0] if len(starts) == 1 else starts
         return warm[i]
 
     def evaluate(self, beta, warm=None, tol=1e-9, adjoint_warm=None):

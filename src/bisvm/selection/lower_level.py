@@ -201,6 +201,11 @@ class LowerLevel:
     def solve(self, problem, w0=None, tol=1e-9):
         """Solve the lower level from the warm start ``w0``; returns a SolverResult.
 
+        ``w0`` may be a list of candidate starts (the last solution and a predicted
+        one, say): the solve starts from the one closest to optimal (smallest gradient
+        norm, or KKT violation for the exact L1 mode); the Newton solvers judge them by
+        the evaluation they make at their start anyway.
+
         From a cold start the solve goes by continuation, each stage warm-started from
         the previous solution (the reported iterations include every stage):
 
@@ -210,6 +215,8 @@ class LowerLevel:
           their value (glmnet's path idea): a weakly penalised problem from zero takes
           ~100 Newton steps with many CG iterations each on a 20,000 × 50,000 sparse
           problem, through the sparse solutions of the stages ~20."""
+        if isinstance(w0, list):
+            w0 = self._start(problem, w0)
         if self.exact:
             return solve_exact_l1(problem, w0=w0, tol=tol, max_iter=self.max_iter)
         mu, gamma = self.hinge_smoothing, self.l1_smoothing
@@ -238,6 +245,16 @@ class LowerLevel:
             w = r.coef
         r = self._solve_final(problem, w, tol)
         return replace(r, n_iter=r.n_iter + n_iter)
+
+    def _start(self, problem, starts):
+        # the Newton loop picks among candidates itself (no extra pass over the data)
+        if len(starts) == 1:
+            return starts[0]
+        if self.exact:
+            return min(starts, key=lambda w: float(np.max(problem.kkt_violation(w))))
+        if resolve_solver(self.solver, problem.X) == "lbfgs":
+            return min(starts, key=lambda w: float(np.linalg.norm(problem.gradient(w))))
+        return list(starts)
 
     def _solve_final(self, problem, w0, tol):
         """The solve at the requested (μ, γ); an L-BFGS cap is reported with its cause.
