@@ -292,6 +292,7 @@ def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias
         extra={"dual_coef": S[:, ALPHA].copy(),
                "dual_objective": rec.objective[-1] if k else 0.0,
                "n_active": int(active_size)},
+        certificate="projected_gradient_spread",
     )
 
 
@@ -397,4 +398,5 @@ def solve_dual_cd_svr(X, y, *, C=1.0, epsilon=0.0, loss="epsilon_insensitive",
         extra={"dual_coef": S[:, ALPHA].copy(),
                "dual_objective": rec.objective[-1] if k else 0.0,
                "n_active": int(active_size)},
+        certificate="relative_violation",
     )
