@@ -55,7 +55,7 @@ def _value_grad(X, y, w, z, c, epsilon):
 
 
 def _newton_step(X, w, g, I, c, linear_solver):
-    """Step to the minimiser of the quadratic with the pieces ``I`` active,
+    r"""Step to the minimiser of the quadratic with the pieces ``I`` active,
     :math:`(I + 2X_I^\top C_I X_I)\,s = -\nabla f(w)`: exact by Cholesky, or inexact by
     CG to 0.1 relative residual (a truncated Newton step, as LIBLINEAR's trust-region
     Newton solves its systems: the line search makes up for the inexactness, and the
