@@ -20,6 +20,7 @@ from bisvm.data import (  # noqa: E402
 from bisvm.estimators.kernel_logistic import KernelLogisticRegression  # noqa: E402
 from bisvm.estimators.kernel_ridge import KernelRidge  # noqa: E402
 from bisvm.estimators.linear import LinearSVC  # noqa: E402
+from bisvm.estimators.linear_svr import LinearSVR  # noqa: E402
 from bisvm.estimators.selective import (  # noqa: E402
     SelectiveLogisticRegression,
     SelectiveLogisticRegressionCV,
@@ -50,6 +51,7 @@ __all__ = [
     "register_estimator",
     "save_model",
     "LinearSVC",
+    "LinearSVR",
     "KernelLogisticRegression",
     "l1_svm_path",
     "l1_sqhinge_path",
