@@ -284,13 +284,64 @@ def _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache):
     return l
 
 
+@njit(inline="always")
+def _two_variable_update(ai, aj, gi, gj, same_sign, a, ci, cj):
+    """New ``(alpha_i, alpha_j)`` minimising the dual along the pair's feasible line and
+    clipped to the box ``[0, c_i] x [0, c_j]`` (Fan, Chen & Lin 2005, §6).
+
+    Along the line one quantity is conserved: :math:`\alpha_i + \alpha_j` when
+    :math:`y_i = y_j`, :math:`\alpha_i - \alpha_j` otherwise. The unconstrained
+    minimiser moves by :math:`\\delta = (\\mp G_i - G_j)/a` (raw gradients); a coordinate
+    that leaves the box is set to its bound and the other recovered from the conserved
+    quantity, so that a variable clipped to a bound sits exactly on it and the other
+    carries all the rounding (LIBSVM's arithmetic, which decides whether a variable is
+    free when the solution is degenerate, and with it the bias)."""
+    if not same_sign:
+        delta = (-gi - gj) / a
+        diff = ai - aj
+        ai += delta
+        aj += delta
+        if diff > 0.0:
+            if aj < 0.0:
+                aj = 0.0
+                ai = diff
+        elif ai < 0.0:
+            ai = 0.0
+            aj = -diff
+        if diff > ci - cj:
+            if ai > ci:
+                ai = ci
+                aj = ci - diff
+        elif aj > cj:
+            aj = cj
+            ai = cj + diff
+    else:
+        delta = (gi - gj) / a
+        total = ai + aj
+        ai -= delta
+        aj += delta
+        if total > ci:
+            if ai > ci:
+                ai = ci
+                aj = total - ci
+        elif aj < 0.0:
+            aj = 0.0
+            ai = total
+        if total > cj:
+            if aj > cj:
+                aj = cj
+                ai = total - cj
+        elif ai < 0.0:
+            ai = 0.0
+            aj = total
+    return ai, aj
+
+
 @njit
 def _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags, pool):
-    """Analytic two-variable step :math:`\\alpha_i \\mathrel{+}= y_i d`,
-    :math:`\\alpha_j \\mathrel{-}= y_j d` (:math:`d \\ge 0`, clipped to the box) and the
-    gradient update :math:`G \\mathrel{+}= Q_{:i}\\Delta\\alpha_i + Q_{:j}\\Delta\\alpha_j`
-    over the active set, fused with the search for the next ``i``. Returns
-    ``(k_next, gmax_next)``."""
+    """Analytic two-variable step (:func:`_two_variable_update`) and the gradient update
+    :math:`G \\mathrel{+}= Q_{:i}\\Delta\\alpha_i + Q_{:j}\\Delta\\alpha_j` over the active
+    set, fused with the search for the next ``i``. Returns ``(k_next, gmax_next)``."""
     ya, Ga, qa, fa, pa, va = cmp
     i = va[ki]
     j = va[kj]
@@ -299,27 +350,10 @@ def _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags,
         a = TAU
     yi = ya[ki]
     yj = ya[kj]
-    d = (-yi * Ga[ki] + yj * Ga[kj]) / a
-    bi = C[i] - alpha[i] if yi > 0 else alpha[i]
-    bj = alpha[j] if yj > 0 else C[j] - alpha[j]
     old_ai = alpha[i]
     old_aj = alpha[j]
-    if d >= bi or d >= bj:
-        if bi <= bj:
-            d = bi
-            new_ai = C[i] if yi > 0 else 0.0
-            new_aj = old_aj - yj * d
-            if bi == bj:
-                new_aj = 0.0 if yj > 0 else C[j]
-        else:
-            d = bj
-            new_aj = 0.0 if yj > 0 else C[j]
-            new_ai = old_ai + yi * d
-    else:
-        new_ai = old_ai + yi * d
-        new_aj = old_aj - yj * d
-    new_ai = max(new_ai, 0.0)
-    new_aj = max(new_aj, 0.0)
+    new_ai, new_aj = _two_variable_update(old_ai, old_aj, Ga[ki], Ga[kj], yi == yj, a, C[i],
+                                          C[j])
     alpha[i] = new_ai
     alpha[j] = new_aj
     dai = (new_ai - old_ai) * yi
@@ -360,16 +394,18 @@ def _bias(y, G, status, sign, use_y):
         if sign != 0 and y[t] != sign:
             continue
         v = y[t] * G[t] if use_y else G[t]
+        # in y_tG_t terms a bound variable of sign -1 limits the other side
+        flip = use_y and y[t] < 0
         if status[t] == UPPER:
-            if y[t] < 0:
+            if flip:
                 ub = min(ub, v)
             else:
                 lb = max(lb, v)
         elif status[t] == LOWER:
-            if y[t] > 0:
-                ub = min(ub, v)
-            else:
+            if flip:
                 lb = max(lb, v)
+            else:
+                ub = min(ub, v)
         else:
             n_free += 1
             sum_free += v
