@@ -4,7 +4,8 @@ the LRU column cache, and blocked kernel-vector products (numba).
 Every routine reaches the data through one *kernel-data tuple* ``kd`` built by
 :func:`bisvm.solvers.smo.kernel_data`::
 
-    kd = (X, sqn, data, indices, indptr, work, kcode, gamma, coef0, degree)
+    kd = (X, sqn, data, indices, indptr, work, kcode, gamma, coef0, degree, sx)
+    sx = (tdata, tindices, tindptr, base, dotbuf, mark, touched)
 
 * dense rows: ``X`` is the ``(n, d)`` matrix (or the ``(n, n)`` Gram matrix for
   ``PRECOMPUTED``) and ``indptr`` is empty;
@@ -12,14 +13,23 @@ Every routine reaches the data through one *kernel-data tuple* ``kd`` built by
   ``data, indices, indptr`` are the CSR arrays (no duplicate entries; the column indices
   of a row need not be sorted);
 * ``sqn`` holds :math:`\lVert x_s\rVert_2^2`, ``work`` is a zero vector of length ``d``
-  (sparse only) that a kernel evaluation fills with one row and clears again.
+  (sparse only) that a kernel evaluation fills with one row and clears again;
+* ``sx`` (sparse only) holds the same matrix in CSC form ``(tdata, tindices, tindptr)``,
+  ``base[s]`` (:math:`e^{-\gamma\lVert x_s\rVert^2}` for the RBF kernel), and
+  scratch arrays of length ``n`` (``dotbuf`` zero, ``mark`` false, ``touched``).
 
-Sparse kernel values. A column :math:`k(x_s, x_j)` over the targets ``j`` scatters
-:math:`x_s` into ``work`` once, then each inner product
-:math:`\langle x_s, x_j\rangle = \sum_{k\in\mathrm{nnz}(x_j)} x_{jk}\,\mathrm{work}_k`
-costs one pass over the non-zeros of :math:`x_j` (LIBSVM merges two sorted index lists,
-which costs :math:`|x_s| + |x_j|` compared indices per value). The RBF, polynomial and
-sigmoid kernels follow from the inner product and the squared norms; the Laplacian uses
+Sparse kernel values. For the inner-product kernels (linear, polynomial, RBF, sigmoid) a
+column :math:`k(x_s, \cdot)` needs :math:`\langle x_s, x_j\rangle` only for the rows
+:math:`j` that share a feature with :math:`x_s`: walking the CSC columns of the features
+of :math:`x_s` gives all of them in :math:`\sum_{f \in x_s} \mathrm{nnz}(X_{:f})`
+operations (about :math:`|x_s|^2 n / d` on uniform data, against :math:`n|x_s|` for one
+sparse dot product per row and :math:`2n|x_s|` for LIBSVM's merge of sorted index
+lists). Every other row has inner product 0, so its kernel value is a constant
+(:math:`\kappa(0)`: 0, :math:`c_0^p`, :math:`\tanh c_0`) or, for the RBF kernel,
+:math:`e^{-\gamma\lVert x_s\rVert^2}e^{-\gamma\lVert x_j\rVert^2}` from the
+precomputed ``base``. The same split makes a kernel-vector product :math:`\sum_c a_c
+k(x_r, x_c)` a rank-one term plus a correction over the rows sharing features with
+:math:`x_r`. The Laplacian kernel scatters :math:`x_s` into ``work`` and uses
 :math:`\lVert x_s - x_j\rVert_1 = \lVert x_s\rVert_1 + \sum_{k\in\mathrm{nnz}(x_j)}
 (|x_{sk} - x_{jk}| - |x_{sk}|)`. :func:`fill_column` is the single entry point that
 computes one column; a blocked column computation can replace it without touching the
@@ -128,6 +138,71 @@ def _sparse_value(j, s, data, ind, ptr, work, l1_s, sqn, kcode, gamma, coef0, de
     return from_dot(kcode, dot, sqn[s], sqn[j], j == s, gamma, coef0, degree)
 
 
+@njit(inline="always")
+def _dots_by_columns(s, data, ind, ptr, sx):
+    """``dotbuf[j] = <x_s, x_j>`` and ``mark[j] = True`` for every row ``j`` sharing a
+    feature with ``x_s`` (listed in ``touched[:m]``); returns ``m``."""
+    tdata, tind, tptr, base, dotbuf, mark, touched = sx
+    m = 0
+    for k in range(ptr[s], ptr[s + 1]):
+        f = ind[k]
+        v = data[k]
+        for kk in range(tptr[f], tptr[f + 1]):
+            j = tind[kk]
+            if not mark[j]:
+                mark[j] = True
+                touched[m] = j
+                m += 1
+            dotbuf[j] += v * tdata[kk]
+    return m
+
+
+@njit(inline="always")
+def _clear_dots(m, sx):
+    dotbuf = sx[4]
+    mark = sx[5]
+    touched = sx[6]
+    for q in range(m):
+        j = touched[q]
+        dotbuf[j] = 0.0
+        mark[j] = False
+
+
+@njit(inline="always")
+def _value_at_zero(kcode, coef0, degree):
+    r""":math:`\kappa(0)`: the kernel value of two rows without a common feature (for
+    the RBF kernel the factor :math:`e^{-\gamma\lVert x\rVert^2}` per row, see
+    ``base``)."""
+    if kcode == LINEAR:
+        return 0.0
+    if kcode == POLY:
+        return _ipow(coef0, degree)
+    if kcode == SIGMOID:
+        return math.tanh(coef0)
+    return 1.0
+
+
+@njit(fastmath=True)
+def _fill_sparse_dots(out, s, targets, n_targets, data, ind, ptr, sqn, kcode, gamma, coef0,
+                      degree, sx):
+    base = sx[3]
+    dotbuf = sx[4]
+    mark = sx[5]
+    m = _dots_by_columns(s, data, ind, ptr, sx)
+    zero = _value_at_zero(kcode, coef0, degree)
+    if kcode == RBF:
+        zero = base[s]
+    for q in range(n_targets):
+        j = targets[q]
+        if mark[j]:
+            out[q] = from_dot(kcode, dotbuf[j], sqn[s], sqn[j], j == s, gamma, coef0, degree)
+        elif kcode == RBF:
+            out[q] = 1.0 if j == s else zero * base[j]
+        else:
+            out[q] = zero
+    _clear_dots(m, sx)
+
+
 @njit(fastmath=True)
 def _fill_sparse(out, s, targets, n_targets, data, ind, ptr, work, sqn, kcode, gamma, coef0,
                  degree):
@@ -145,17 +220,57 @@ def fill_column(out, s, targets, n_targets, kd):
     NumPy equivalent: ``out[:m] = kernel(X[s:s+1], X[targets[:m]])[0]``. For
     ``PRECOMPUTED`` ``X`` is the symmetric Gram matrix and the column is read from row s.
     """
-    X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree = kd
-    if ptr.shape[0] > 0:
+    X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx = kd
+    if ptr.shape[0] > 0 and kcode != LAPLACIAN:
+        _fill_sparse_dots(out, s, targets, n_targets, data, ind, ptr, sqn, kcode, gamma,
+                          coef0, degree, sx)
+    elif ptr.shape[0] > 0:
         _fill_sparse(out, s, targets, n_targets, data, ind, ptr, work, sqn, kcode, gamma,
                      coef0, degree)
     else:
         _fill_dense(out, s, targets, n_targets, X, sqn, kcode, gamma, coef0, degree)
 
 
+@njit(fastmath=True)
+def _matvec_sparse_dots(rows, n_rows, cols, coef, data, ind, ptr, sqn, kcode, gamma, coef0,
+                        degree, sx, out):
+    r"""Rank-one part plus correction: :math:`\sum_c a_c k(x_r, x_c) = z_r\sum_c a_c z_c
+    + \sum_{c \sim r} a_c (k(x_r, x_c) - z_rz_c)` with :math:`z = ` ``base`` (RBF) or
+    :math:`z_rz_c = \kappa(0)`, the correction over the columns sharing a feature with
+    :math:`x_r`."""
+    base = sx[3]
+    dotbuf = sx[4]
+    touched = sx[6]
+    n = sqn.shape[0]
+    a = np.zeros(n)
+    is_col = np.zeros(n, dtype=np.bool_)
+    rbf = kcode == RBF
+    zero = _value_at_zero(kcode, coef0, degree)
+    total = 0.0
+    for c in range(cols.shape[0]):
+        sc = cols[c]
+        a[sc] += coef[c]
+        is_col[sc] = True
+        total += coef[c] * (base[sc] if rbf else zero)
+    for r in range(n_rows):
+        sr = rows[r]
+        zr = base[sr] if rbf else 1.0
+        acc = zr * total
+        m = _dots_by_columns(sr, data, ind, ptr, sx)
+        for q in range(m):
+            j = touched[q]
+            if is_col[j]:
+                k = from_dot(kcode, dotbuf[j], sqn[sr], sqn[j], j == sr, gamma, coef0, degree)
+                acc += a[j] * (k - (zr * base[j] if rbf else zero))
+        if rbf and is_col[sr] and not sx[5][sr]:  # an empty row: k(x, x) = 1, not base^2
+            acc += a[sr] * (1.0 - zr * base[sr])
+        out[r] = acc
+        _clear_dots(m, sx)
+
+
 @njit
 def _matvec_sparse(rows, n_rows, cols, coef, kd, out):
-    X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree = kd
+    X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx = kd
     m = cols.shape[0]
     if kcode == LINEAR:
         # <x_r, sum_c coef_c x_c>: one pass over the support vectors, one over the rows
@@ -172,6 +287,10 @@ def _matvec_sparse(rows, n_rows, cols, coef, kd, out):
         for c in range(m):
             _clear_row(cols[c], ind, ptr, work)
         return
+    if kcode != LAPLACIAN:
+        _matvec_sparse_dots(rows, n_rows, cols, coef, data, ind, ptr, sqn, kcode, gamma,
+                            coef0, degree, sx, out)
+        return
     for r in range(n_rows):
         sr = rows[r]
         l1_r = _scatter_row(sr, data, ind, ptr, work)
@@ -185,7 +304,7 @@ def _matvec_sparse(rows, n_rows, cols, coef, kd, out):
 
 @njit
 def _matvec_dense(rows, n_rows, cols, coef, kd, out):
-    X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree = kd
+    X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx = kd
     m = cols.shape[0]
     if kcode == PRECOMPUTED:
         for r in range(n_rows):

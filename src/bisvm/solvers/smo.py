@@ -242,7 +242,8 @@ def kernel_data(X, kernel):
     Returns
     -------
     kd : tuple
-        ``(X, sqn, data, indices, indptr, work, kcode, gamma, coef0, degree)``.
+        ``(X, sqn, data, indices, indptr, work, kcode, gamma, coef0, degree, sx)``
+        (see :mod:`bisvm.solvers._smo_columns`).
     kdiag : ndarray of shape (n,)
     """
     code = kernel.code
@@ -268,13 +269,21 @@ def kernel_data(X, kernel):
         kdiag = np.ascontiguousarray(kernel.diag(Xs), dtype=np.float64)
         Xd = np.empty((n, 0))
         work = np.zeros(d)
+        Xt = Xs.tocsc()
+        base = np.exp(-float(kernel.gamma) * sqn) if kernel.name == "rbf" else np.ones(n)
+        sx = (np.ascontiguousarray(Xt.data, dtype=np.float64), Xt.indices.astype(np.int64),
+              Xt.indptr.astype(np.int64), base, np.zeros(n), np.zeros(n, dtype=np.bool_),
+              np.zeros(n, dtype=np.int64))
     else:
         Xd = np.ascontiguousarray(X, dtype=np.float64)
         sqn = np.einsum("ij,ij->i", Xd, Xd)
         kdiag = np.ascontiguousarray(kernel.diag(Xd), dtype=np.float64)
         data, indices, indptr, work = empty_f, empty_i, empty_i, empty_f
+    if not sp.issparse(X) or code == KERNEL_CODES["precomputed"]:
+        sx = (empty_f, empty_i, empty_i, empty_f, empty_f, np.zeros(0, dtype=np.bool_),
+              empty_i)
     kd = (Xd, sqn, data, indices, indptr, work, int(code), float(kernel.gamma),
-          float(kernel.coef0), float(kernel.degree))
+          float(kernel.coef0), float(kernel.degree), sx)
     return kd, kdiag
 
 
