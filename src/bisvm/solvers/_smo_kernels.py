@@ -132,26 +132,29 @@ def _select(second_order, cmp, n_active, sidx, cache, kd, tol, pre_k, pre_gmax):
 
 
 @njit
-def _select_nu(second_order, cmp, n_active, sidx, cache, kd, tol):
+def _select_nu(second_order, cmp, n_active, sidx, cache, kd, tol, pre):
     """LIBSVM's ``Solver_NU`` selection: for each sign class ``i`` maximises
     :math:`-y_tG_t` over its :math:`I_{up}` and ``j`` is chosen in the same class as in
-    :func:`_select`; the pair of the class with the better ``j`` is returned (``gap`` is
-    the larger per-class gap)."""
+    :func:`_select` (one pass over both classes); the pair of the class with the better
+    ``j`` is returned and ``gap`` is the larger per-class gap. ``pre = (kp, gp, kn, gn)``
+    passes the two ``i`` found during the gradient update (``kp = -2``: search here)."""
     ya, Ga, qa, fa, pa, va = cmp
-    gp = -np.inf
-    gn = -np.inf
-    kp = -1
-    kn = -1
-    for k in range(n_active):
-        if fa[k] & 1:
-            v = -ya[k] * Ga[k]
-            if ya[k] > 0:
-                if v >= gp:
-                    gp = v
-                    kp = k
-            elif v >= gn:
-                gn = v
-                kn = k
+    kp, gp, kn, gn = pre
+    if kp == -2:
+        gp = -np.inf
+        gn = -np.inf
+        kp = -1
+        kn = -1
+        for k in range(n_active):
+            if fa[k] & 1:
+                v = -ya[k] * Ga[k]
+                if ya[k] > 0:
+                    if v >= gp:
+                        gp = v
+                        kp = k
+                elif v >= gn:
+                    gn = v
+                    kn = k
     bp = -1
     bn = -1
     if second_order:
@@ -162,14 +165,45 @@ def _select_nu(second_order, cmp, n_active, sidx, cache, kd, tol):
             if kp >= 0 and not is_cached(sidx[va[kp]], bp, cache):
                 bp = get_column(sidx[va[kp]], cache, kd)  # evicted (tiny cache only)
     pool = cache[0]
-    jp, best_p, gp2 = _pick_j(kp, max(bp, 0), gp, 1.0, cmp, n_active, pool, second_order)
-    jn, best_n, gn2 = _pick_j(kn, max(bn, 0), gn, -1.0, cmp, n_active, pool, second_order)
+    qp = qa[kp] if kp >= 0 else 0.0
+    qn = qa[kn] if kn >= 0 else 0.0
+    gp2 = -np.inf
+    gn2 = -np.inf
+    kj = -1
+    best = np.inf
+    for k in range(n_active):
+        if not (fa[k] & 2):
+            continue
+        yg = ya[k] * Ga[k]
+        if ya[k] > 0:
+            if yg >= gp2:
+                gp2 = yg
+            g_i, k_i, q_i, b_i = gp, kp, qp, bp
+        else:
+            if yg >= gn2:
+                gn2 = yg
+            g_i, k_i, q_i, b_i = gn, kn, qn, bn
+        if k_i < 0:
+            continue
+        gd = g_i + yg
+        if second_order:
+            if gd > 0.0:
+                a = q_i + qa[k] - 2.0 * pool[b_i + pa[k]]
+                if a <= 0.0:
+                    a = TAU
+                obj = -(gd * gd) / a
+                if obj <= best:
+                    best = obj
+                    kj = k
+        elif -gd <= best:
+            best = -gd
+            kj = k
     gap = max(gp + gp2, gn + gn2)
-    if gap < tol or (jp < 0 and jn < 0):
+    if gap < tol or kj < 0:
         return -1, -1, gap, -1
-    if jn < 0 or (jp >= 0 and best_p <= best_n):
-        return kp, jp, gap, bp
-    return kn, jn, gap, bn
+    if ya[kj] > 0:
+        return kp, kj, gap, bp
+    return kn, kj, gap, bn
 
 
 @njit
@@ -366,8 +400,10 @@ def _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags,
     fa[kj] = flags[j]
     Ga[ki] += shift[i] * (new_ai - old_ai)
     Ga[kj] += shift[j] * (new_aj - old_aj)
-    gmax_n = -np.inf
-    k_n = -1
+    gp = -np.inf
+    gn = -np.inf
+    kp = -1
+    kn = -1
     for k in range(n_active):
         q = pa[k]
         yk = ya[k]
@@ -375,10 +411,14 @@ def _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags,
         Ga[k] = g
         if fa[k] & 1:
             v = -yk * g
-            if v >= gmax_n:
-                gmax_n = v
-                k_n = k
-    return k_n, gmax_n
+            if yk > 0:
+                if v >= gp:
+                    gp = v
+                    kp = k
+            elif v >= gn:
+                gn = v
+                kn = k
+    return kp, gp, kn, gn
 
 
 @njit
@@ -462,13 +502,13 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     converged = False
     gap = np.inf
     sum_active = 0.0
-    next_k = -2  # compact position of the next i when found during the gradient update
-    next_gmax = 0.0
+    # the next i per sign class when found during the gradient update (kp = -2: not found)
+    pre = (-2, 0.0, -1, 0.0)
     while max_iter < 0 or n_iter < max_iter:
         counter -= 1
         if counter == 0:
             counter = min(l, 1000)
-            next_k = -2
+            pre = (-2, 0.0, -1, 0.0)
             if shrinking:
                 n_active, unshrunk = _shrink(kd, sidx, y, p, shift, alpha, G, status, flags,
                                              apos, QD, active, n_active, is_active, cmp,
@@ -476,8 +516,14 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
         for attempt in range(2):
             if nu:
                 ki, kj, gap, base_i = _select_nu(second_order, cmp, n_active, sidx, cache, kd,
-                                                 tol)
+                                                 tol, pre)
             else:
+                kp, gp, kn, gn = pre
+                # the overall last maximiser: the later of the two classes' on a tie
+                if gp > gn or (gp == gn and kp > kn) or kp == -2:
+                    next_k, next_gmax = kp, gp
+                else:
+                    next_k, next_gmax = kn, gn
                 ki, kj, gap, base_i = _select(second_order, cmp, n_active, sidx, cache, kd,
                                               tol, next_k, next_gmax)
             if kj >= 0 or n_active == l or attempt == 1:
@@ -486,7 +532,7 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
             _scatter(n_active, cmp, G)
             n_active = _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache)
             _compact(active, n_active, y, G, QD, flags, apos, cmp)
-            next_k = -2
+            pre = (-2, 0.0, -1, 0.0)
             counter = 1  # shrink again at the next iteration
         if kj < 0:
             converged = True
@@ -501,8 +547,8 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
         base_j = get_column(sj, cache, kd)
         if not is_cached(si, base_i, cache):  # evicted by j's fetch (one-slot cache only)
             base_i = get_column(si, cache, kd)
-        next_k, next_gmax = _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha,
-                                  status, flags, pool)
+        pre = _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags,
+                    pool)
 
     _scatter(n_active, cmp, G)
     if n_active < l:
