@@ -188,3 +188,19 @@ def test_coef_is_read_only(model):
         model.coef_ = np.arange(3)
     with pytest.raises(ValueError):
         model.coef_[0, 0] = 0.0
+
+
+@pytest.mark.parametrize("Estimator", [SVC, SVR])
+def test_precomputed_callable_and_linear_take_the_same_steps(Estimator):
+    """Issue 14 item 6: on iris (duplicate rows, so SMO meets exact ties) the built-in
+    linear kernel, the precomputed X @ X.T and a callable returning it agree exactly."""
+    X, y = load_iris(return_X_y=True)
+    X, y = X[np.random.RandomState(42).permutation(150)], y[np.random.RandomState(42)
+                                                            .permutation(150)]
+    lin = Estimator(kernel="linear").fit(X, y)
+    pre = Estimator(kernel="precomputed").fit(np.dot(X, X.T), y)
+    fun = Estimator(kernel=lambda A, B: np.dot(A, B.T)).fit(X, y)
+    for other in (pre, fun):
+        np.testing.assert_array_equal(other.support_, lin.support_)
+        np.testing.assert_array_equal(other.dual_coef_, lin.dual_coef_)
+        np.testing.assert_array_equal(other.intercept_, lin.intercept_)

@@ -16,10 +16,22 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_consistent_length, column_or_1d
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from bisvm.kernels import check_precomputed, make_kernel, warn_if_indefinite
+from bisvm.kernels import check_precomputed, linear_kernel, make_kernel, warn_if_indefinite
 from bisvm.solvers.smo import solve_smo
 
-__all__ = ["BaseSMO", "check_positive", "warm_alpha", "positive_weight_rows"]
+__all__ = ["BaseSMO", "check_positive", "warm_alpha", "positive_weight_rows",
+           "LINEAR_GRAM_MAX_BYTES"]
+
+#: Dense data whose linear Gram matrix takes at most this many bytes is trained on
+#: ``X @ X.T`` computed once by BLAS (then read like a precomputed kernel), so that
+#: ``kernel="linear"`` and ``kernel="precomputed"`` with the user's ``X @ X.T`` (or a
+#: callable returning it) see bit-identical kernel values and SMO takes the same steps.
+#: Computed column by column, the linear kernel sums each inner product in a different
+#: order than BLAS; on data with tied samples (iris has duplicate rows) those
+#: last-bit differences decide which of two equal violators SMO picks, and at tol=1e-3
+#: the two runs stop at dual solutions a few per cent apart (issue 14, item 6).
+#: LIBSVM hides the same differences by storing its kernel columns in float32.
+LINEAR_GRAM_MAX_BYTES = 2**26
 
 
 def check_positive(name, value, *, allow_inf=False):
@@ -132,11 +144,27 @@ class BaseSMO(BaseEstimator):
             self.kernel, gamma=self.gamma, coef0=self.coef0, degree=self.degree, X=X
         )
         self._gamma = self._kernel.gamma
+        # what the solver sees (see LINEAR_GRAM_MAX_BYTES); dropped at the end of fit
+        self._gram = None
+        self._solve_kernel = self._kernel
+        if callable(self.kernel) or (self.kernel == "linear" and not sp.issparse(X)
+                                     and 8 * X.shape[0] ** 2 <= LINEAR_GRAM_MAX_BYTES):
+            # a callable is evaluated once on all of X, as scikit-learn does (each
+            # sub-problem reads its block, instead of calling it again on the rows)
+            self._gram = linear_kernel(X) if self.kernel == "linear" else self._kernel(X)
+            self._solve_kernel = make_kernel("precomputed")
+
+    def _release_solver_view(self):
+        self._gram = None
+        del self._gram, self._solve_kernel
 
     def _sub_problem_data(self, X, idx):
-        if idx.size == X.shape[0]:  # idx is sorted and unique: every sample, no copy
+        """The solver's data for the training rows ``idx`` (sorted, unique)."""
+        if getattr(self, "_gram", None) is not None:
+            X = self._gram
+        if idx.size == X.shape[0]:  # every sample, no copy
             return X
-        if self.kernel == "precomputed":
+        if self._solve_kernel.name == "precomputed":
             return X[np.ix_(idx, idx)]
         return X[idx]
 

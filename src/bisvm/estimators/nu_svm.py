@@ -102,7 +102,7 @@ class NuSVC(SVC):
             )
 
     def _binary_problem(self, X, idx, yb, w):
-        return nu_svc_dual(self._sub_problem_data(X, idx), yb, self._kernel, float(self.nu),
+        return nu_svc_dual(self._sub_problem_data(X, idx), yb, self._solve_kernel, float(self.nu),
                            weights=w)
 
     def _scale(self, res):
@@ -169,7 +169,7 @@ class NuSVR(SVR):
         check_positive("C", self.C)
 
     def _problem(self, X, y, w):
-        return nu_svr_dual(X, y, self._kernel, float(self.C), float(self.nu), weights=w)
+        return nu_svr_dual(X, y, self._solve_kernel, float(self.C), float(self.nu), weights=w)
 
     def _store(self, X, idx, beta, res):
         super()._store(X, idx, beta, res)
@@ -238,8 +238,9 @@ class OneClassSVM(OutlierMixin, BaseSMO):
         sw = self._sample_weight(sample_weight, X)
         idx = positive_weight_rows(sw)
         self._setup_kernel(X)
-        res = self._solve(one_class_dual(self._sub_problem_data(X, idx), self._kernel,
+        res = self._solve(one_class_dual(self._sub_problem_data(X, idx), self._solve_kernel,
                                          float(self.nu), weights=sw[idx]), None)
+        self._release_solver_view()
         sv = res.alpha > 0
         self.support_ = idx[sv].astype(np.int32)
         self.intercept_ = np.array([-res.rho])

@@ -226,13 +226,14 @@ class SVC(ClassifierMixin, BaseSMO):
         else:
             self.probA_ = np.empty(0)
             self.probB_ = np.empty(0)
+        self._release_solver_view()
         return self
 
     def _binary_problem(self, X, idx, yb, w):
         return csvc_dual(
             self._sub_problem_data(X, idx),
             yb,
-            self._kernel,
+            self._solve_kernel,
             float(self.C),
             weights=w,
             loss=self.loss,
@@ -521,7 +522,7 @@ class SVR(RegressorMixin, BaseSMO):
             raise ValueError(f"epsilon must be >= 0, got {self.epsilon!r}")
 
     def _problem(self, X, y, w):
-        return epsilon_svr_dual(X, y, self._kernel, float(self.C), float(self.epsilon),
+        return epsilon_svr_dual(X, y, self._solve_kernel, float(self.C), float(self.epsilon),
                                 weights=w)
 
     def fit(self, X, y, sample_weight=None):
@@ -542,6 +543,7 @@ class SVR(RegressorMixin, BaseSMO):
         self._alpha, self._train_idx = res.alpha, idx
         n = idx.size
         self._store(X, idx, res.alpha[:n] - res.alpha[n:], res)
+        self._release_solver_view()
         return self
 
     def _store(self, X, idx, beta, res):
