@@ -20,6 +20,7 @@ from bisvm.data import (  # noqa: E402
 from bisvm.estimators.kernel_logistic import KernelLogisticRegression  # noqa: E402
 from bisvm.estimators.kernel_ridge import KernelRidge  # noqa: E402
 from bisvm.estimators.linear import LinearSVC  # noqa: E402
+from bisvm.estimators.nu_svm import NuSVC, NuSVR, OneClassSVM  # noqa: E402
 from bisvm.estimators.selective import (  # noqa: E402
     SelectiveLogisticRegression,
     SelectiveLogisticRegressionCV,
@@ -57,6 +58,9 @@ __all__ = [
     "KernelRidge",
     "SVC",
     "SVR",
+    "NuSVC",
+    "NuSVR",
+    "OneClassSVM",
     "SelectiveRegression",
     "SelectiveLogisticRegression",
     "SelectiveRegressionCV",
