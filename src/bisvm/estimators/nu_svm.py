@@ -202,6 +202,9 @@ class OneClassSVM(OutlierMixin, BaseSMO):
         ``score_samples(X) = decision_function(X) + offset_``).
     """
 
+    # private fitted state that model files must carry (bisvm.persistence)
+    _persist_attrs = ("_kernel", "_gamma")
+
     def __init__(
         self,
         kernel="rbf",
