@@ -21,6 +21,7 @@ from bisvm.estimators.kernel_logistic import KernelLogisticRegression  # noqa: E
 from bisvm.estimators.kernel_ridge import KernelRidge  # noqa: E402
 from bisvm.estimators.linear import LinearSVC  # noqa: E402
 from bisvm.estimators.linear_svr import LinearSVR  # noqa: E402
+from bisvm.estimators.nu_svm import NuSVC, NuSVR, OneClassSVM  # noqa: E402
 from bisvm.estimators.selective import (  # noqa: E402
     SelectiveLogisticRegression,
     SelectiveLogisticRegressionCV,
@@ -59,6 +60,9 @@ __all__ = [
     "KernelRidge",
     "SVC",
     "SVR",
+    "NuSVC",
+    "NuSVR",
+    "OneClassSVM",
     "SelectiveRegression",
     "SelectiveLogisticRegression",
     "SelectiveRegressionCV",
