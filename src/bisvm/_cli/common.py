@@ -2,92 +2,24 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import math
-import sys
 import warnings
 
-import numpy as np
+# numpy, pandas and scikit-learn are imported where the work starts: `bisvm --help` and
+# argument errors must answer without them.
+from .argtypes import (  # noqa: F401  (the subcommands' argument types, re-exported)
+    fraction,
+    gamma_value,
+    key_value,
+    nonneg_float,
+    positive_float,
+    positive_int,
+)
 
 EXIT_BAD_INPUT = 2
 DATASETS = ["iris", "breast-cancer", "wine", "digits"]
-
-
-def positive_float(name):
-    """argparse type: a finite number > 0 (the message names the option)."""
-
-    def parse(text):
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not (np.isfinite(v) and v > 0):
-            raise argparse.ArgumentTypeError(f"{name} must be positive, got {text!r}")
-        return v
-
-    return parse
-
-
-def nonneg_float(name):
-    def parse(text):
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not (np.isfinite(v) and v >= 0):
-            raise argparse.ArgumentTypeError(f"{name} must be >= 0, got {text!r}")
-        return v
-
-    return parse
-
-
-def positive_int(name, minimum=1):
-    def parse(text):
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{name} must be an integer, got {text!r}") from None
-        if v < minimum:
-            raise argparse.ArgumentTypeError(f"{name} must be >= {minimum}, got {text!r}")
-        return v
-
-    return parse
-
-
-def fraction(name):
-    def parse(text):
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not 0 <= v < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be in [0, 1), got {text!r}")
-        return v
-
-    return parse
-
-
-def gamma_value(text):
-    """Kernel width: ``scale``, ``auto`` or a positive number."""
-    if text in ("scale", "auto"):
-        return text
-    return positive_float("--gamma")(text)
-
-
-def key_value(text):
-    """``NAME=VALUE`` with VALUE parsed as JSON when it is JSON (numbers, true, null, lists),
-    else kept as a string."""
-    name, sep, value = text.partition("=")
-    if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
-    try:
-        v = json.loads(value)
-    except ValueError:
-        v = value
-    return name.strip().replace("-", "_"), v
 
 
 def add_data_args(p, *, target_help="target column (default: the last column)",
@@ -157,10 +89,23 @@ def sparse_for_model(args, model):
 
 
 def add_output_args(p):
+    """--json, --quiet and --verbose (one argparse group, returned for more options)."""
     g = p.add_argument_group("output")
     g.add_argument("--json", action="store_true",
-                   help="print exactly one JSON object on stdout (no progress bar)")
+                   help="print exactly one JSON object on stdout (no progress unless "
+                   "--verbose)")
+    add_progress_args(g)
     return g
+
+
+def add_progress_args(g):
+    """--quiet and --verbose: progress goes to stderr, as a bar on a terminal."""
+    q = g.add_mutually_exclusive_group()
+    q.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress on stderr (a bar is shown when stderr is a terminal)")
+    q.add_argument("-v", "--verbose", action="store_true",
+                   help="progress as one line per step on stderr when it is not a terminal "
+                   "(a log, a pipe)")
 
 
 def add_parallel_args(p):
@@ -222,6 +167,8 @@ def load_data(args, *, task):
     For a bundled set (all classification sets), ``--target COLUMN`` names one of its
     features as a regression target (e.g. ``--dataset iris --target 'petal width (cm)'``).
     """
+    import numpy as np
+
     from .. import data
 
     if args.data:
@@ -296,6 +243,8 @@ def split(args, X, y, *, classification):
 
 def to_py(v):
     """JSON-able copy of ``v`` (numpy scalars and arrays, tuples, non-finite floats)."""
+    import numpy as np
+
     if isinstance(v, dict):
         return {str(k): to_py(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -352,42 +301,33 @@ def add_selection_data_options(g, dataset_default, dataset_help):
     g.add_argument("--seed", type=int, default=0, help="split seed (default %(default)s)")
 
 
-class Progress:
-    """A tqdm bar on a terminal; silent under ``--json`` or when stdout is not a tty.
+def progress_mode(args):
+    """Where the progress of a run goes (:mod:`bisvm.progress`): ``None`` under --quiet,
+    and under --json unless --verbose; a bar when stderr is a terminal; one line per step
+    with --verbose when it is not; else nothing. stdout is never written."""
+    from ..progress import resolve_mode
 
-    Call the instance with a number of finished units (it is the ``progress`` callback of
-    :mod:`bisvm.parallel`).
-    """
+    verbose = getattr(args, "verbose", False)
+    if getattr(args, "quiet", False) or (getattr(args, "json", False) and not verbose):
+        return None
+    mode = resolve_mode("auto")
+    return mode if mode == "bar" or verbose else None
 
-    def __init__(self, args, total, desc):
-        self.bar = None
-        if not getattr(args, "json", False) and sys.stdout.isatty() and sys.stderr.isatty():
-            try:
-                from tqdm import tqdm
-            except ImportError:  # tqdm is a dependency; a broken install only loses the bar
-                return
-            self.bar = tqdm(total=total, desc=desc, leave=False, dynamic_ncols=True)
 
-    def __call__(self, n=1):
-        if self.bar is not None:
-            self.bar.update(n)
+def progress(args, desc, total=None, *, unit="it"):
+    """A :class:`bisvm.progress.Progress` of the run's :func:`progress_mode` (a callable
+    taking finished units, and a context manager that closes it)."""
+    from ..progress import Progress
 
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+    return Progress(desc, total, mode=progress_mode(args), unit=unit)
 
 
 def save_checked(est, path, *, ds, scaler, extra, X_check):
     """Save a model file and load it back: a file that does not reproduce the model's
     predictions on ``X_check`` (scaled rows) is removed and reported as an error."""
     import os
+
+    import numpy as np
 
     from ..persistence import load_model, save_model
 

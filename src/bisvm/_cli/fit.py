@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import time
 
-import numpy as np
-
 from . import common
 from .models import MODELS, add_model_args, build_estimator
 
@@ -59,6 +57,8 @@ def _convergence(est):
 
 
 def run(args):
+    import numpy as np
+
     from .. import data
 
     spec = MODELS[args.model]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import math
 from dataclasses import dataclass, field
-
-import numpy as np
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,7 @@ OPTION_PARAMS = {
 def add_model_args(p, *, default_model="svc", choices=None):
     """The ``--model`` choice and the options of every model (each applies to the models
     whose estimator has the parameter; the rest is ``--param NAME=VALUE``)."""
-    from .common import gamma_value, key_value, positive_float, positive_int
+    from .argtypes import gamma_value, key_value, positive_float, positive_int
 
     names = choices or list(MODELS)
     g = p.add_argument_group("model")
@@ -226,7 +225,8 @@ def parse_range(text):
         lo, hi = float(lo), float(hi)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected NAME=LOW:HIGH, got {text!r}") from None
-    if not sep or not sep2 or not name or not (np.isfinite([lo, hi]).all() and 0 < lo <= hi):
+    if not (sep and sep2 and name and math.isfinite(lo) and math.isfinite(hi)
+            and 0 < lo <= hi):
         raise argparse.ArgumentTypeError(
             f"expected NAME=LOW:HIGH with 0 < LOW <= HIGH, got {text!r}")
     return name.strip().replace("-", "_"), (lo, hi)

@@ -7,8 +7,6 @@ import io
 import os
 import sys
 
-import numpy as np
-
 from . import common
 
 DESCRIPTION = """\
@@ -68,6 +66,8 @@ def _read(path, loaded, drop_missing, encoding=None):
 
 def outputs(loaded, X):
     """Columns of the prediction table: prediction, decision value(s), probabilities."""
+    import numpy as np
+
     est = loaded.estimator
     Xs = loaded.scaler.transform(X) if loaded.scaler is not None else X
     cols = {"prediction": np.asarray(est.predict(Xs))}
@@ -98,6 +98,7 @@ def outputs(loaded, X):
 
 
 def run(args):
+    import numpy as np
     import pandas as pd
 
     from ..persistence import load_model

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 from . import common
 from .models import MODELS, add_model_args, build_estimator, parse_range, search_space
 
@@ -133,6 +131,8 @@ def run(args):
 
 
 def _bilevel(args, spec, ds, X, y, bits):
+    import numpy as np
+
     est = build_estimator(args, spec, ds.feature_names, groups=ds.groups)
     est.fit(X, y)
     imp = np.asarray(est.feature_importances_)
@@ -156,6 +156,8 @@ def _bilevel(args, spec, ds, X, y, bits):
 
 
 def _search(args, spec, ds, X, y, bits):
+    import numpy as np
+
     from .. import parallel
 
     est = build_estimator(args, spec, ds.feature_names, skip=("cv",))
@@ -164,8 +166,8 @@ def _search(args, spec, ds, X, y, bits):
     cv = args.cv or 5
     n_cand = int(np.prod([len(v) for v in space.values()])) if args.method == "grid" \
         else args.n_iter
-    with common.backend(args) as be, common.Progress(args, n_cand, f"{args.method} search") \
-            as bar:
+    with common.backend(args) as be, common.progress(
+            args, f"{args.method} search ({cv}-fold)", n_cand, unit="candidate") as bar:
         s = parallel.search(est, space, X, y, method=args.method, n_iter=args.n_iter, cv=cv,
                             random_state=args.seed, n_jobs=be.n_jobs, progress=bar)
     cvr = s.cv_results_
@@ -196,6 +198,7 @@ def _search(args, spec, ds, X, y, bits):
 
 def _one_d(args, spec, ds, X, y, bits):
     """Exact LOO or k-fold over a 1-D log grid of the model's first main parameter."""
+    import numpy as np
     from sklearn.base import clone
 
     from .. import parallel
@@ -213,7 +216,9 @@ def _one_d(args, spec, ds, X, y, bits):
     cv = args.cv or 5
     values = []
     total = len(grid) * (n if args.method == "loo" else cv)
-    with common.backend(args) as be, common.Progress(args, total, f"{args.method}") as bar:
+    what = "leave-one-out refits" if args.method == "loo" else f"{cv}-fold refits"
+    with common.backend(args) as be, common.progress(
+            args, f"{what} over {len(grid)} {name} values", total, unit="fit") as bar:
         for v in grid:
             e = clone(est).set_params(**{name: float(v)})
             if args.method == "loo":
@@ -260,6 +265,8 @@ def _selective(args, spec, ds, X, y, bits):
     """The selective models' own model choice: their ``...CV`` estimator with
     ``criterion=`` diffloo | alo | loo | kfold (seed-004)."""
     import importlib
+
+    import numpy as np
 
     import bisvm
 
@@ -324,6 +331,8 @@ def _selective(args, spec, ds, X, y, bits):
 
 
 def _write_report(args, result, bits, est):
+    import numpy as np
+
     from .. import plots
     from ..report import tuning_report
 
@@ -358,6 +367,8 @@ def _write_report(args, result, bits, est):
 
 
 def _print(r):
+    import numpy as np
+
     p = print
     p(f"bisvm tune --method {r['method']}: {r['estimator']} ({r['model']}) on {r['source']}, "
       f"{r['n_train']} training rows")
