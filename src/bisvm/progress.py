@@ -60,9 +60,11 @@ class Progress:
         See the module docstring.
     unit : str
         What one unit is ("fit", "it", "solve").
+    min_interval : float
+        Seconds between redraws of a bar.
     """
 
-    def __init__(self, desc, total=None, *, mode="auto", unit="it"):
+    def __init__(self, desc, total=None, *, mode="auto", unit="it", min_interval=0.2):
         self.desc = desc
         self.total = total
         self.unit = unit
@@ -78,7 +80,8 @@ class Progress:
                 self.mode = "lines"
             else:
                 self._bar = tqdm(total=total, desc=desc, unit=unit, leave=False,
-                                 dynamic_ncols=True, file=sys.stderr, mininterval=0.2)
+                                 dynamic_ncols=True, file=sys.stderr,
+                                 mininterval=min_interval)
 
     def __call__(self, n=1, **info):
         """Count ``n`` finished units; ``info`` (name=value) is shown beside the count."""
@@ -110,7 +113,9 @@ class Progress:
             print(text, file=sys.stderr, flush=True)
 
     def close(self):
+        """End the run: a bar shows its final count, then is erased."""
         if self._bar is not None:
+            self._bar.refresh()
             self._bar.close()
             self._bar = None
 
@@ -131,7 +136,8 @@ class OuterIterations(Progress):
     """
 
     def __init__(self, desc, *, mode="auto"):
-        super().__init__(desc, None, mode=mode, unit="it")
+        # an outer iteration costs several lower-level solves: redraw at every one
+        super().__init__(desc, None, mode=mode, unit="it", min_interval=0.0)
 
     def __call__(self, entry):
         held = entry.monitor_value

@@ -73,6 +73,8 @@ def run(args):
     warns = []
     with common.collect_warnings(warns):
         est.fit(Xtr_s, ytr)
+        if spec.progress:
+            est.set_params(verbose=0)  # display only: not a parameter of the saved model
         train_score = float(est.score(Xtr_s, ytr))
         test_score = float(est.score(scaler.transform(Xte), yte)) if len(yte) else None
         conv = _convergence(est) if args.save else None

@@ -26,6 +26,9 @@ class ModelSpec:
     defaults : dict
         Constructor values the CLI uses unless told otherwise, where the class default
         suits centred data but not a raw table (kernel ridge's intercept).
+    progress : bool
+        The estimator's ``verbose`` shows progress through :mod:`bisvm.progress` (the CLI
+        turns it on where the run shows progress: a terminal, or ``--verbose``).
     """
 
     name: str
@@ -35,6 +38,7 @@ class ModelSpec:
     search: dict = field(default_factory=dict)
     description: str = ""
     defaults: dict = field(default_factory=dict)
+    progress: bool = False
 
     def load(self):
         try:
@@ -67,7 +71,8 @@ MODELS = {m.name: m for m in (
               {"penalty_weight": (1e-3, 1.5), "l2_penalty": (1e-4, 1.0)},
               "smoothed elastic-net (L2L1) SVM with fixed L1 weights"),
     ModelSpec("bilevel", "estimators.sparse", "BilevelSVC", "classification", {},
-              "sparse SVM whose L1 weights are learned by bilevel optimisation (as select)"),
+              "sparse SVM whose L1 weights are learned by bilevel optimisation (as select)",
+              progress=True),
     ModelSpec("selective", "estimators.selective", "SelectiveRegression", "regression",
               {"selectivity": (1e-3, 1e2), "ridge": (1e-4, 1e2)},
               "selective-ridge (berhu) penalised linear regression"),
@@ -170,6 +175,10 @@ def build_estimator(args, spec, feature_names, *, groups=None, skip=()):
         params["groups"] = parse_groups(args.groups, feature_names)
     elif groups is not None and "groups" in valid and params.get("model") == "group":
         params["groups"] = groups
+    if spec.progress and "verbose" in valid:
+        from .common import progress_mode
+
+        params["verbose"] = int(progress_mode(args) is not None)
     for name, v in getattr(args, "param", []) or []:
         if name not in valid:
             raise ValueError(f"--param {name}: {cls.__name__} has no parameter {name!r}; it "

@@ -134,7 +134,7 @@ def _bilevel(args, spec, ds, X, y, bits):
     import numpy as np
 
     est = build_estimator(args, spec, ds.feature_names, groups=ds.groups)
-    est.fit(X, y)
+    est.fit(X, y).set_params(verbose=0)  # verbose is display only, not saved with the model
     imp = np.asarray(est.feature_importances_)
     names = ds.feature_names
     bits["bilevel"] = est
@@ -289,6 +289,8 @@ def _selective(args, spec, ds, X, y, bits):
             params[pname] = v
     if "random_state" in valid:
         params["random_state"] = args.seed
+    if "verbose" in valid:  # the mu path's progress (bisvm.progress)
+        params["verbose"] = int(common.progress_mode(args) is not None)
     for pname, v in args.param:
         if pname not in valid:
             raise ValueError(f"--param {pname}: {name} has no parameter {pname!r}")
@@ -298,6 +300,8 @@ def _selective(args, spec, ds, X, y, bits):
         if use_jobs:
             params["n_jobs"] = be.n_jobs
         est = cls(**params).fit(X, y)
+    if "verbose" in valid:
+        est.set_params(verbose=0)  # display only, not saved with the model
     chosen = {}
     for pname in ("selectivity", "l2_penalty", "alpha", "C"):
         v = getattr(est, pname + "_", None)
@@ -376,7 +380,7 @@ def _print(r):
         p(f"  note: {n}")
     for w in r["warnings"][:5]:
         p(f"  warning: {w}")
-    if "backend" in r:
+    if r.get("backend", "serial") != "serial":  # say so only when it is not this process
         p(f"ran on {r['backend']}")
     p("chosen:")
     width = max(len(str(k)) for k in r["chosen"]) if r["chosen"] else 4
