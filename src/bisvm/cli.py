@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from ._cli.common import EXIT_BAD_INPUT
@@ -67,6 +68,11 @@ def main(argv=None):
         return EXIT_BAD_INPUT
     try:
         return args.func(args)
+    except BrokenPipeError:
+        # stdout closed early (`bisvm predict m.bisvm --data f.csv | head`): no message;
+        # stdout is pointed at devnull so that the interpreter's final flush is quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (ValueError, TypeError, FileNotFoundError, OSError) as exc:
         msg = " ".join(str(exc).split()) or type(exc).__name__
         print(f"bisvm: error: {msg}", file=sys.stderr)

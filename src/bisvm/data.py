@@ -833,7 +833,9 @@ def _frame_to_dataset(
         ys = frame[target] if keep is None else frame[target][keep]
         y = _target_array(ys)
         uniq = np.unique(y)
-        if uniq.size < 2:
+        # a file read with a trained model's schema is scored, not learned from: any
+        # number of classes will do
+        if uniq.size < 2 and schema is None:
             raise DataError(
                 f"{path}: target column {target!r} has a single value {str(uniq[0])[:40]!r} "
                 "(one class): nothing to learn",

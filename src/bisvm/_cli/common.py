@@ -360,3 +360,30 @@ def _works(est, method, X):
     except (AttributeError, ValueError, NotImplementedError):
         return False
     return True
+
+
+def feature_key(key, names, group_names=()):
+    """The user's name for an estimator record key: ``x{j}`` (the estimator's name of
+    feature ``j`` when fitted on an array) becomes ``names[j]``; group names and
+    ``intercept`` stay."""
+    key = str(key)
+    if key[:1] == "x" and key[1:].isdigit() and key not in group_names:
+        j = int(key[1:])
+        if j < len(names):
+            return str(names[j])
+    return key
+
+
+def named_weights(est, feature_names):
+    """A BilevelSVC's learned L1 weights by the user's names: ``{name: β}``, or for a
+    one-vs-rest model ``{"name[class]": β}``."""
+    import numpy as np
+
+    grouped = getattr(est, "model", None) == "group"
+    groups = set(getattr(est, "groups", None) or ()) if grouped else set()
+    keys = [feature_key(k, feature_names, groups) for k in est.penalty_weight_names_]
+    pw = np.asarray(est.penalty_weights_)
+    if pw.ndim == 1:
+        return {k: float(v) for k, v in zip(keys, pw)}
+    return {f"{k}[{to_py(c)}]": float(v) for c, row in zip(est.classes_, pw)
+            for k, v in zip(keys, row)}

@@ -94,7 +94,7 @@ OPTION_PARAMS = {
 }
 
 
-def add_model_args(p, *, default_model="svc", choices=None):
+def add_model_args(p, *, default_model="svc", choices=None, default_help=None):
     """The ``--model`` choice and the options of every model (each applies to the models
     whose estimator has the parameter; the rest is ``--param NAME=VALUE``)."""
     from .argtypes import gamma_value, key_value, positive_float, positive_int
@@ -104,7 +104,7 @@ def add_model_args(p, *, default_model="svc", choices=None):
     g.add_argument("--model", choices=names, default=default_model,
                    help="estimator: " + "; ".join(f"{n}: {MODELS[n].description}"
                                                   for n in names)
-                   + " (default %(default)s)")
+                   + f" ({default_help or 'default %(default)s'})")
     g.add_argument("--C", dest="C", type=positive_float("--C"),
                    help="cost of margin violations (svc, svr, linear-svc)")
     g.add_argument("--kernel", choices=["linear", "poly", "rbf", "laplacian", "sigmoid"],

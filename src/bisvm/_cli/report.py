@@ -21,9 +21,9 @@ offline) of either
   coefficients or importance, and convergence plots where the file has them.
 
 examples:
-  bisvm report --data cancer.csv --target diagnosis --out report.html
+  bisvm report --data cancer.csv --target target --out report.html
   bisvm report --dataset iris --bilevel-model scalar --out iris.html
-  bisvm report --model model.bisvm --data new.csv --out model.html
+  bisvm report --model cancer.bisvm --data cancer.csv --out model.html
 """
 
 
@@ -92,14 +92,14 @@ def _model(args):
 
     from ..persistence import load_model
     from ..report import model_report
-    from .predict import _read
+    from .predict import read_for_model
 
     if args.dataset:
         raise ValueError("--model reports a saved model: give its data with --data FILE")
     loaded = load_model(args.model)
     X = y = None
     if args.data:
-        ds, X = _read(args.data, loaded, args.drop_missing, args.encoding)
+        ds, X = read_for_model(args.data, loaded, args.drop_missing, args.encoding)
         y = ds.y
         if y is not None and not hasattr(loaded.estimator, "classes_"):
             y = np.asarray(y, dtype=float)
@@ -125,6 +125,8 @@ def _selection(args):
         res = select.run_select(sel, keep)
         bar(1)
         est, names = keep["est"], keep["names"]
+        bt = keep["binary_target"]
+        class_names = {-1.0: bt.negative, 1.0: bt.positive}  # the file's own labels
         trees = ExtraTreesClassifier(n_estimators=250, random_state=args.seed).fit(
             keep["X_train"], keep["y_train"])
         summary = {
@@ -147,7 +149,7 @@ def _selection(args):
                              y_train=keep["y_train"], X_test=keep["X_test"],
                              y_test=keep["y_test"], grid=keep["grid"], summary=summary,
                              tree_importance=trees.feature_importances_,
-                             notes=res["notes"])
+                             notes=res["notes"], class_names=class_names)
         bar(1)
         if args.sweep:
             from ..parallel import sparsity_sweep

@@ -324,18 +324,6 @@ def _input_record(X, X_model):
     return rec
 
 
-def feature_key(key, names, group_names=()):
-    """The user's name for an estimator record key: ``x{j}`` (the estimator's name of
-    feature ``j`` when fitted on an array) becomes ``names[j]``; group names and
-    ``intercept`` stay."""
-    key = str(key)
-    if key[:1] == "x" and key[1:].isdigit() and key not in group_names:
-        j = int(key[1:])
-        if j < len(names):
-            return str(names[j])
-    return key
-
-
 def _listed_by_name(keys, values, d, order, names, group_names):
     """``{name: value}`` of an estimator record keyed by its names (``x{j}`` for feature
     ``j``, group names, ``intercept``), with the user's feature names; above
@@ -349,7 +337,7 @@ def _listed_by_name(keys, values, d, order, names, group_names):
         keep = {f"x{j}" for j in order}
         pairs = [(k, v) for k, v in pairs
                  if k in keep or not (str(k)[:1] == "x" and str(k)[1:].isdigit())]
-    return {feature_key(k, names, group_names): float(v) for k, v in pairs}
+    return {common.feature_key(k, names, group_names): float(v) for k, v in pairs}
 
 
 def _select_plots(args, est, grid, names, X, y, notes, bar):
@@ -412,7 +400,8 @@ def print_select(r):
          f"{r['input']['density']:.2%} dense)" if sparse else ")"))
     for note in r["notes"]:
         p(f"  note: {note}")
-    p(f"selected {r['n_selected']} of {r['n_features']} features:")
+    p(f"selected {r['n_selected']} of {r['n_features']} features (coef > 0 favours class "
+      f"{r['positive_class']!r}, < 0 class {r['negative_class']!r}):")
     shown = r["selected_features"][:PRINT_FEATURES_MAX]
     width = max([len(n) for n in shown] + [8])
     for name in shown:

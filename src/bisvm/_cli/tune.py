@@ -44,7 +44,9 @@ def add_parser(sub):
                        "diffloo, alo, loo, kfold)", description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_data_args(p, test_size=0.25)
-    add_model_args(p, default_model=None)
+    add_model_args(p, default_model=None, default_help=(
+        "default: bilevel for --method bilevel, svc for grid and random, "
+        "selective-logistic for the others"))
     t = p.add_argument_group("tuning")
     t.add_argument("--method", choices=METHODS, required=True, help="how to choose")
     t.add_argument("--grid-size", type=common.positive_int("--grid-size", 2), default=None,
@@ -139,14 +141,8 @@ def _bilevel(args, spec, ds, X, y, bits):
     names = ds.feature_names
     bits["bilevel"] = est
     bits["names"] = list(names)
-    pw = np.asarray(est.penalty_weights_)
-    if pw.ndim == 1:
-        chosen = dict(zip(est.penalty_weight_names_, pw.tolist()))
-    else:  # one-vs-rest: one set of weights per class
-        chosen = {f"{n}[{c}]": float(v) for c, row in zip(est.classes_, pw)
-                  for n, v in zip(est.penalty_weight_names_, row)}
     return est, {
-        "chosen": chosen,
+        "chosen": common.named_weights(est, names),
         "criterion": f"BiSVM upper level ({est.criterion})",
         "criterion_value": common.to_py(np.asarray(est.validation_score_)),
         "iterations": common.to_py(np.asarray(est.n_iter_)),
