@@ -17,6 +17,12 @@ from .argtypes import (  # noqa: F401  (the subcommands' argument types, re-expo
     positive_float,
     positive_int,
 )
+from .output import (  # noqa: F401  (re-exported for the subcommands)
+    add_output_args,
+    add_progress_args,
+    progress,
+    progress_mode,
+)
 
 EXIT_BAD_INPUT = 2
 DATASETS = ["iris", "breast-cancer", "wine", "digits"]
@@ -86,26 +92,6 @@ def sparse_for_model(args, model):
         raise ValueError(f"--sparse always: --model {model} ({spec.cls}) does not take sparse "
                          "input; use --sparse never or auto (dense rows)")
     return False
-
-
-def add_output_args(p):
-    """--json, --quiet and --verbose (one argparse group, returned for more options)."""
-    g = p.add_argument_group("output")
-    g.add_argument("--json", action="store_true",
-                   help="print exactly one JSON object on stdout (no progress unless "
-                   "--verbose)")
-    add_progress_args(g)
-    return g
-
-
-def add_progress_args(g):
-    """--quiet and --verbose: progress goes to stderr, as a bar on a terminal."""
-    q = g.add_mutually_exclusive_group()
-    q.add_argument("-q", "--quiet", action="store_true",
-                   help="no progress on stderr (a bar is shown when stderr is a terminal)")
-    q.add_argument("-v", "--verbose", action="store_true",
-                   help="progress as one line per step on stderr when it is not a terminal "
-                   "(a log, a pipe)")
 
 
 def add_parallel_args(p):
@@ -299,27 +285,6 @@ def add_selection_data_options(g, dataset_default, dataset_help):
     g.add_argument("--scaling", choices=["standard", "minmax", "none"], default="standard",
                    help="feature scaling fitted on training rows (default %(default)s)")
     g.add_argument("--seed", type=int, default=0, help="split seed (default %(default)s)")
-
-
-def progress_mode(args):
-    """Where the progress of a run goes (:mod:`bisvm.progress`): ``None`` under --quiet,
-    and under --json unless --verbose; a bar when stderr is a terminal; one line per step
-    with --verbose when it is not; else nothing. stdout is never written."""
-    from ..progress import resolve_mode
-
-    verbose = getattr(args, "verbose", False)
-    if getattr(args, "quiet", False) or (getattr(args, "json", False) and not verbose):
-        return None
-    mode = resolve_mode("auto")
-    return mode if mode == "bar" or verbose else None
-
-
-def progress(args, desc, total=None, *, unit="it"):
-    """A :class:`bisvm.progress.Progress` of the run's :func:`progress_mode` (a callable
-    taking finished units, and a context manager that closes it)."""
-    from ..progress import Progress
-
-    return Progress(desc, total, mode=progress_mode(args), unit=unit)
 
 
 def save_checked(est, path, *, ds, scaler, extra, X_check):

@@ -176,7 +176,7 @@ def build_estimator(args, spec, feature_names, *, groups=None, skip=()):
     elif groups is not None and "groups" in valid and params.get("model") == "group":
         params["groups"] = groups
     if spec.progress and "verbose" in valid:
-        from .common import progress_mode
+        from .output import progress_mode
 
         params["verbose"] = int(progress_mode(args) is not None)
     for name, v in getattr(args, "param", []) or []:

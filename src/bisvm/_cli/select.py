@@ -301,7 +301,7 @@ def run_select(args, keep=None):
             "time_ratio": grid.seconds / fit_seconds if fit_seconds > 0 else None,
         })
     if args.out:
-        with common.progress(args, "plots", 3, unit="figure") as bar:
+        with common.progress(args, "plots", 1 if grid is None else 3, unit="figure") as bar:
             result["plots"] = _select_plots(args, est, grid, names, Xtr_s, ytr,
                                             result["notes"], bar)
     result["total_seconds"] = time.perf_counter() - t_start
