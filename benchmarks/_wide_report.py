@@ -179,10 +179,11 @@ def write_report(out, meta, runs):
     L += [f"| {p} | {k} | {w} | {g} | {v} |" for p, k, w, g, v in
           target_rows(summary, problems, meta["quick"])]
     peers = [t for t in tools if t in PEERS]
-    L += ["", "## CPU-time ratios bisvm ÷ peer (below 1: bisvm faster)", "",
-          "| problem | bisvm row | " + " | ".join(peers) + " |",
-          "|---|---|" + "---|" * len(peers)]
-    for p in problems:
+    if peers:
+        L += ["", "## CPU-time ratios bisvm ÷ peer (below 1: bisvm faster)", "",
+              "| problem | bisvm row | " + " | ".join(peers) + " |",
+              "|---|---|" + "---|" * len(peers)]
+    for p in problems if peers else ():
         for b in (t for t in tools if t in BISVM):
             bs = next(s for s in summary if s["problem"] == p and s["tool"] == b)
             cells = [ratio_cell(bs, next(s for s in summary if s["problem"] == p

@@ -291,17 +291,14 @@ class BilevelObjective:
     @staticmethod
     def _pick_warm(P, warm, i):
         """Warm start of fold ``i``: ``warm`` is None, a tuple of per-fold starts, or a
-        list of such tuples (candidates), of which the one with the smallest
-        :math:`\\|\\nabla E\\|` is used."""
+        list of such tuples (candidates); the candidates of fold ``i`` go to
+        :meth:`LowerLevel.solve` as a list, which starts from the best one (the smallest
+        :math:`\\|\\nabla E\\|`, at the cost of the evaluation the solver makes anyway)."""
         if warm is None:
             return None
         if isinstance(warm, list):
             starts = [c[i] for c in warm]
-            if len(starts) == 1:
-                return starts[0]
-            if hasattr(P, "kkt_violation"):
-                return min(starts, key=lambda w0: float(np.max(P.kkt_violation(w0))))
-            return min(starts, key=lambda w0: np.linalg.norm(P.gradient(w0)))
+            return starts[0] if len(starts) == 1 else starts
         return warm[i]
 
     def evaluate(self, beta, warm=None, tol=1e-9, adjoint_warm=None):
@@ -325,8 +322,11 @@ class BilevelObjective:
             ridge, pen = P.penalty.terms
             factor = r.factor if r.factor is not None else _dense_factor(P, w)
             lam0 = None if adjoint_warm is None else adjoint_warm[i]
+            # HOAG (Pedregosa 2016): the adjoint residual matches the lower level's
+            # gradient tolerance, an absolute bound like the lower level's
+            rtol = min(1e-2, max(1e-10, tol / max(float(np.linalg.norm(dJ)), 1e-300)))
             g_w, lam = adjoint_hypergradient(factor, dJ, lambda v, w=w, pen=pen:
-                                             pen.weight_vjp(w, v), lam0=lam0)
+                                             pen.weight_vjp(w, v), lam0=lam0, rtol=rtol)
             if self.hyper.learn_l2:
                 # d(grad_w E)/d(alpha) = mask * w
                 grads.append(self.hyper.reduce(g_w, float(ridge.gradient(w) @ lam)

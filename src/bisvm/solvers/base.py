@@ -49,6 +49,12 @@ class SmoothProblem:
     penalty : object with ``value``, ``gradient``, ``hessian``
     sample_weight : ndarray, shape (n,), optional
         ``s_i`` (ones by default).
+    cg_data : CGData, optional
+        What the truncated Newton-CG solver precomputes once from a dense ``X`` and
+        reuses in every Newton system on it (a float32 copy for mixed-precision
+        Hessian-vector products, a sketched feature correlation for the
+        preconditioner; :func:`~bisvm.solvers.primal.truncated.prepare_cg_data`).
+        Values, gradients and curvatures always use ``X`` itself.
     """
 
     X: np.ndarray
@@ -56,6 +62,7 @@ class SmoothProblem:
     loss: object
     penalty: object
     sample_weight: np.ndarray | None = None
+    cg_data: object = None
 
     @property
     def n_features(self):

@@ -162,11 +162,15 @@ def newton_loop(problem, x0, system=dense_system, *, tol, max_iter, c1=1e-4, rho
     Cholesky factor, the sample-space (Woodbury) factor of
     :mod:`~bisvm.solvers.primal.wide`, or preconditioned CG
     (:mod:`~bisvm.solvers.primal.truncated`). Iterative systems solve to the relative
-    residual :math:`\eta_k = \max(\min(0.5, \sqrt{\|g_k\|/\|g_0\|}),
-    0.1\,\mathrm{tol}/\|g_k\|)` (an Eisenstat-Walker forcing term: superlinear
-    convergence, no effort beyond the tolerance; Nocedal & Wright Thm 7.2). Armijo
+    residual :math:`\eta_k = \max(\min(0.5, \sqrt{\|g_k\|/\|g_0\|}, \sqrt{\|g_k\|}),
+    0.1\,\mathrm{tol}/\|g_k\|)` (forcing terms of Eisenstat-Walker type and Nocedal &
+    Wright (7.3): superlinear convergence, no effort beyond the tolerance; Thm 7.2).
+    The absolute :math:`\sqrt{\|g_k\|}` matters for warm starts already close to the
+    solution, where the relative term alone would ask only 0.5 of the first step. Armijo
     backtracking from the unit step; the per-sample curvature of the accepted point is
-    reused (one pass over the data per trial).
+    reused (one pass over the data per trial). ``x0`` may be a list of candidate starts:
+    the loop starts from the one with the smallest gradient norm, whose evaluation is
+    the loop's first.
 
     Returns
     -------
@@ -174,17 +178,23 @@ def newton_loop(problem, x0, system=dense_system, *, tol, max_iter, c1=1e-4, rho
         ``factor`` is the Newton system at the returned point, built on first use.
     """
     t0 = time.perf_counter()
-    x = np.array(x0, dtype=float, copy=True)
-    f, g, d2 = problem.value_gradient_curvature(x)
-    n_evals = 1
-    gn = gn0 = float(np.linalg.norm(g))
+    best = None
+    for start in (x0 if isinstance(x0, list) else [x0]):
+        x = np.array(start, dtype=float, copy=True)
+        f, g, d2 = problem.value_gradient_curvature(x)
+        gn = float(np.linalg.norm(g))
+        if best is None or gn < best[-1]:
+            best = (x, f, g, d2, gn)
+    n_evals = 1 if not isinstance(x0, list) else len(x0)
+    x, f, g, d2, gn = best
+    gn0 = gn
     objs, gns, secs = [f], [gn], [time.perf_counter() - t0]
     k = n_matvec = 0
     converged = gn <= tol
     F = None
     while not converged and k < max_iter:
         F = system(problem, x, d2)
-        eta = max(min(0.5, np.sqrt(gn / gn0)), 0.1 * tol / gn)
+        eta = max(min(0.5, np.sqrt(gn / gn0), np.sqrt(gn)), 0.1 * tol / gn)
         p = -F.solve(g, rtol=eta)
         n_matvec += getattr(F, "n_matvec", 0)
         d0 = float(g @ p)
@@ -244,8 +254,8 @@ def solve_newton(problem, *, w0=None, tol=1e-8, max_iter=100, **kwargs):
     Parameters
     ----------
     problem : SmoothProblem
-    w0 : ndarray, optional
-        Warm start (zeros by default).
+    w0 : ndarray or list of ndarray, optional
+        Warm start (zeros by default), or candidate starts (see :func:`newton_loop`).
     tol, max_iter, **kwargs
         See :func:`minimize_newton`.
     """

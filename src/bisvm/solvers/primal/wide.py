@@ -129,8 +129,9 @@ def solve_woodbury_newton(problem, *, w0=None, tol=1e-8, max_iter=100):
     problem : SmoothProblem
         Its penalty must provide ``structured_hessian`` (e.g. ``L2 + GroupPseudoHuber``);
         ``X`` dense or sparse.
-    w0 : ndarray, optional
-        Warm start (zeros by default).
+    w0 : ndarray or list of ndarray, optional
+        Warm start (zeros by default), or candidate starts
+        (see :func:`~bisvm.solvers.newton.newton_loop`).
     tol : float
         Stop when :math:`\|\nabla F\|_2 \le` ``tol``.
     max_iter : int
