@@ -503,7 +503,7 @@ def save_model(estimator, path, *, feature_names=None, scaler=None, schema=None,
         ``feature_names`` or the scaler disagree with the estimator's number of features.
     """
     from bisvm import __version__
-    from bisvm.data import Scaler, _check_schema
+    from bisvm.data import Scaler, check_schema
 
     if not hasattr(estimator, "get_params"):
         raise TypeError(f"save_model expects an estimator, got {type(estimator).__name__}")
@@ -541,7 +541,7 @@ def save_model(estimator, path, *, feature_names=None, scaler=None, schema=None,
         "estimator": est_node,
         "feature_names": feature_names,
         "scaler": scaler_rec,
-        "schema": None if schema is None else _check_schema(schema),
+        "schema": None if schema is None else check_schema(schema),
         "extra": None if extra is None else enc.value(extra, "extra", "extra"),
         "arrays": enc.entries,
     }
@@ -724,7 +724,7 @@ def load_model(path, *, max_bytes=MAX_MODEL_BYTES):
 
 
 def _load(path, max_bytes):
-    from bisvm.data import Scaler, _check_schema
+    from bisvm.data import Scaler, check_schema
 
     if not os.path.exists(path):
         raise ModelFileError("no such file")
@@ -812,7 +812,7 @@ def _load(path, max_bytes):
     schema = meta.get("schema")
     if schema is not None:
         try:
-            schema = _check_schema(schema)
+            schema = check_schema(schema)
         except ValueError as exc:
             raise ModelFileError(f"meta.json: {exc}") from None
     return LoadedModel(

@@ -207,7 +207,7 @@ def plot_loo_curves(grid, curves, *, chosen=None, xlabel="μ (selectivity)",
 
 
 def plot_decision_boundary(estimator, X, y=None, *, feature_names=None, resolution=200,
-                           margin=0.1, ax=None):
+                           margin=0.1, ax=None, class_names=None):
     r"""Decision regions of a fitted classifier on 2-D data, with the points.
 
     For a binary ``decision_function`` the zero level set :math:`f(x) = 0` is drawn solid
@@ -227,6 +227,9 @@ def plot_decision_boundary(estimator, X, y=None, *, feature_names=None, resoluti
         Grid points per axis.
     margin : float
         Share of each axis range added around the data.
+    class_names : dict, optional
+        Label of ``y`` -> the name shown in the legend (e.g. ``{-1: 0, 1: 1}`` for a
+        model fitted on ±1 codes of the user's classes 0/1).
     """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] != 2:
@@ -266,7 +269,7 @@ def plot_decision_boundary(estimator, X, y=None, *, feature_names=None, resoluti
         for lab, colour in zip(labels, colours):
             m = y == lab
             ax.scatter(X[m, 0], X[m, 1], s=16, edgecolors="k", linewidths=0.4,
-                       color=colour, label=str(lab))
+                       color=colour, label=str(_class_name(class_names, lab)))
         ax.legend(fontsize=8, title="class", title_fontsize=8)
     else:
         ax.scatter(X[:, 0], X[:, 1], s=12, color="k")
@@ -446,3 +449,13 @@ def _plot_l1svm_path(path, ax, x, feature_names, breakpoints):
     if d <= 12:
         ax.legend(fontsize=7, ncol=2)
     return ax
+
+
+def _class_name(class_names, label):
+    """The user's name of ``label`` (itself when ``class_names`` has none)."""
+    if not class_names:
+        return label
+    for key, name in class_names.items():
+        if key == label:
+            return name
+    return label

@@ -165,17 +165,26 @@ class Report:
         return path
 
 
-def _confusion_rows(y_true, y_pred):
+def _confusion_rows(y_true, y_pred, class_names=None):
+    """Header and rows of a confusion matrix; ``class_names`` (label -> the user's name)
+    names the rows and columns."""
     labels = np.unique(np.r_[np.asarray(y_true), np.asarray(y_pred)])
+    names = {}
+    for lab in labels:
+        names[lab] = lab
+        for key, name in (class_names or {}).items():
+            if key == lab:
+                names[lab] = name
     rows = []
     for a in labels:
-        rows.append([f"true {a}"] + [int(np.sum((y_true == a) & (y_pred == b)))
-                                     for b in labels])
-    return [""] + [f"predicted {b}" for b in labels], rows
+        rows.append([f"true {names[a]}"] + [int(np.sum((y_true == a) & (y_pred == b)))
+                                            for b in labels])
+    return [""] + [f"predicted {names[b]}" for b in labels], rows
 
 
 def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=None,
-                   grid=None, summary=None, tree_importance=None, notes=(), title=None):
+                   grid=None, summary=None, tree_importance=None, notes=(), title=None,
+                   class_names=None):
     """Report of a :class:`~bisvm.estimators.sparse.BilevelSVC` fit (``bisvm report``).
 
     Sections: summary table, selected features with both importance scores, the learned
@@ -195,6 +204,9 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
         Rows of the summary table (e.g. the CLI's result record).
     tree_importance : ndarray, optional
     notes : sequence of str
+    class_names : dict, optional
+        The model's class label -> the user's (e.g. ``{-1.0: 0, 1.0: 1}`` when the CLI
+        fitted ±1 codes of the classes 0/1): names the confusion matrix and the legend.
     """
     from . import plots
 
@@ -242,10 +254,12 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
                    "Upper-level criterion and log-scale hypergradient norm per outer "
                    "iteration.")
     if X_test is not None and y_test is not None and len(y_test):
-        header, rows = _confusion_rows(np.asarray(y_test), est.predict(X_test))
+        header, rows = _confusion_rows(np.asarray(y_test), est.predict(X_test),
+                                       class_names)
         rep.table(rows, header, caption="Confusion matrix on the test rows")
     if X_train.shape[1] == 2:
-        rep.figure(plots.plot_decision_boundary(est, X_train, y_train, feature_names=names),
+        rep.figure(plots.plot_decision_boundary(est, X_train, y_train, feature_names=names,
+                                                class_names=class_names),
                    "Decision boundary on the (scaled) training rows.")
     return rep
 

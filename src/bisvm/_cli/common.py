@@ -2,92 +2,30 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import math
-import sys
 import warnings
 
-import numpy as np
+# numpy, pandas and scikit-learn are imported where the work starts: `bisvm --help` and
+# argument errors must answer without them.
+from .argtypes import (  # noqa: F401  (the subcommands' argument types, re-exported)
+    fraction,
+    gamma_value,
+    key_value,
+    nonneg_float,
+    positive_float,
+    positive_int,
+)
+from .output import (  # noqa: F401  (re-exported for the subcommands)
+    add_output_args,
+    add_progress_args,
+    progress,
+    progress_mode,
+)
 
 EXIT_BAD_INPUT = 2
 DATASETS = ["iris", "breast-cancer", "wine", "digits"]
-
-
-def positive_float(name):
-    """argparse type: a finite number > 0 (the message names the option)."""
-
-    def parse(text):
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not (np.isfinite(v) and v > 0):
-            raise argparse.ArgumentTypeError(f"{name} must be positive, got {text!r}")
-        return v
-
-    return parse
-
-
-def nonneg_float(name):
-    def parse(text):
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not (np.isfinite(v) and v >= 0):
-            raise argparse.ArgumentTypeError(f"{name} must be >= 0, got {text!r}")
-        return v
-
-    return parse
-
-
-def positive_int(name, minimum=1):
-    def parse(text):
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{name} must be an integer, got {text!r}") from None
-        if v < minimum:
-            raise argparse.ArgumentTypeError(f"{name} must be >= {minimum}, got {text!r}")
-        return v
-
-    return parse
-
-
-def fraction(name):
-    def parse(text):
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
-        if not 0 <= v < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be in [0, 1), got {text!r}")
-        return v
-
-    return parse
-
-
-def gamma_value(text):
-    """Kernel width: ``scale``, ``auto`` or a positive number."""
-    if text in ("scale", "auto"):
-        return text
-    return positive_float("--gamma")(text)
-
-
-def key_value(text):
-    """``NAME=VALUE`` with VALUE parsed as JSON when it is JSON (numbers, true, null, lists),
-    else kept as a string."""
-    name, sep, value = text.partition("=")
-    if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
-    try:
-        v = json.loads(value)
-    except ValueError:
-        v = value
-    return name.strip().replace("-", "_"), v
 
 
 def add_data_args(p, *, target_help="target column (default: the last column)",
@@ -156,13 +94,6 @@ def sparse_for_model(args, model):
     return False
 
 
-def add_output_args(p):
-    g = p.add_argument_group("output")
-    g.add_argument("--json", action="store_true",
-                   help="print exactly one JSON object on stdout (no progress bar)")
-    return g
-
-
 def add_parallel_args(p):
     g = p.add_argument_group("parallel work (grid, random, k-fold, leave-one-out refits)")
     g.add_argument("--n-jobs", type=int, default=None,
@@ -222,6 +153,8 @@ def load_data(args, *, task):
     For a bundled set (all classification sets), ``--target COLUMN`` names one of its
     features as a regression target (e.g. ``--dataset iris --target 'petal width (cm)'``).
     """
+    import numpy as np
+
     from .. import data
 
     if args.data:
@@ -296,6 +229,8 @@ def split(args, X, y, *, classification):
 
 def to_py(v):
     """JSON-able copy of ``v`` (numpy scalars and arrays, tuples, non-finite floats)."""
+    import numpy as np
+
     if isinstance(v, dict):
         return {str(k): to_py(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -352,42 +287,12 @@ def add_selection_data_options(g, dataset_default, dataset_help):
     g.add_argument("--seed", type=int, default=0, help="split seed (default %(default)s)")
 
 
-class Progress:
-    """A tqdm bar on a terminal; silent under ``--json`` or when stdout is not a tty.
-
-    Call the instance with a number of finished units (it is the ``progress`` callback of
-    :mod:`bisvm.parallel`).
-    """
-
-    def __init__(self, args, total, desc):
-        self.bar = None
-        if not getattr(args, "json", False) and sys.stdout.isatty() and sys.stderr.isatty():
-            try:
-                from tqdm import tqdm
-            except ImportError:  # tqdm is a dependency; a broken install only loses the bar
-                return
-            self.bar = tqdm(total=total, desc=desc, leave=False, dynamic_ncols=True)
-
-    def __call__(self, n=1):
-        if self.bar is not None:
-            self.bar.update(n)
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
 def save_checked(est, path, *, ds, scaler, extra, X_check):
     """Save a model file and load it back: a file that does not reproduce the model's
     predictions on ``X_check`` (scaled rows) is removed and reported as an error."""
     import os
+
+    import numpy as np
 
     from ..persistence import load_model, save_model
 
@@ -420,3 +325,30 @@ def _works(est, method, X):
     except (AttributeError, ValueError, NotImplementedError):
         return False
     return True
+
+
+def feature_key(key, names, group_names=()):
+    """The user's name for an estimator record key: ``x{j}`` (the estimator's name of
+    feature ``j`` when fitted on an array) becomes ``names[j]``; group names and
+    ``intercept`` stay."""
+    key = str(key)
+    if key[:1] == "x" and key[1:].isdigit() and key not in group_names:
+        j = int(key[1:])
+        if j < len(names):
+            return str(names[j])
+    return key
+
+
+def named_weights(est, feature_names):
+    """A BilevelSVC's learned L1 weights by the user's names: ``{name: β}``, or for a
+    one-vs-rest model ``{"name[class]": β}``."""
+    import numpy as np
+
+    grouped = getattr(est, "model", None) == "group"
+    groups = set(getattr(est, "groups", None) or ()) if grouped else set()
+    keys = [feature_key(k, feature_names, groups) for k in est.penalty_weight_names_]
+    pw = np.asarray(est.penalty_weights_)
+    if pw.ndim == 1:
+        return {k: float(v) for k, v in zip(keys, pw)}
+    return {f"{k}[{to_py(c)}]": float(v) for c, row in zip(est.classes_, pw)
+            for k, v in zip(keys, row)}

@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import time
 
-import numpy as np
-
 from . import common
 from .models import MODELS, add_model_args, build_estimator
 
@@ -20,7 +18,7 @@ model is trained on the other rows and scored on the held-out ones.
 
 examples:
   bisvm fit --dataset iris --model svc --C 10 --gamma 0.1 --test-size 0.25
-  bisvm fit --data churn.csv --target churn --model bilevel --save churn.bisvm
+  bisvm fit --data cancer.csv --target target --model bilevel --test-size 0.25 --save cancer.bisvm
   bisvm fit --dataset iris --model kernel-logistic --save iris.bisvm
   bisvm fit --data houses.csv --target price --model svr --kernel rbf --epsilon 0.1
 """
@@ -59,6 +57,8 @@ def _convergence(est):
 
 
 def run(args):
+    import numpy as np
+
     from .. import data
 
     spec = MODELS[args.model]
@@ -73,6 +73,8 @@ def run(args):
     warns = []
     with common.collect_warnings(warns):
         est.fit(Xtr_s, ytr)
+        if spec.progress:
+            est.set_params(verbose=0)  # display only: not a parameter of the saved model
         train_score = float(est.score(Xtr_s, ytr))
         test_score = float(est.score(scaler.transform(Xte), yte)) if len(yte) else None
         conv = _convergence(est) if args.save else None
@@ -97,8 +99,9 @@ def run(args):
     }
     if clf:
         result["classes"] = [common.to_py(c) for c in est.classes_]
-    for attr, key in (("n_iter_", "iterations"), ("penalty_weights_", "penalty_weights"),
-                      ("validation_score_", "validation_score"),
+    if hasattr(est, "penalty_weights_") and hasattr(est, "penalty_weight_names_"):
+        result["penalty_weights"] = common.named_weights(est, ds.feature_names)
+    for attr, key in (("n_iter_", "iterations"), ("validation_score_", "validation_score"),
                       ("n_support_", "n_support")):
         if hasattr(est, attr):
             result[key] = common.to_py(np.asarray(getattr(est, attr)))
@@ -128,7 +131,8 @@ def _print(r):
         p(f"  note: {n}")
     for w in r["warnings"]:
         p(f"  warning: {w}")
-    shown = {k: v for k, v in r["params"].items() if v is not None}
+    # verbose is how the run shows progress, not a parameter of the model
+    shown = {k: v for k, v in r["params"].items() if v is not None and k != "verbose"}
     p("parameters: " + ", ".join(f"{k}={v}" for k, v in sorted(shown.items())))
     if "classes" in r:
         p("classes: " + ", ".join(map(str, r["classes"])))

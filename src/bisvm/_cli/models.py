@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import math
 from dataclasses import dataclass, field
-
-import numpy as np
 
 
 @dataclass(frozen=True)
@@ -27,6 +26,9 @@ class ModelSpec:
     defaults : dict
         Constructor values the CLI uses unless told otherwise, where the class default
         suits centred data but not a raw table (kernel ridge's intercept).
+    progress : bool
+        The estimator's ``verbose`` shows progress through :mod:`bisvm.progress` (the CLI
+        turns it on where the run shows progress: a terminal, or ``--verbose``).
     """
 
     name: str
@@ -36,6 +38,7 @@ class ModelSpec:
     search: dict = field(default_factory=dict)
     description: str = ""
     defaults: dict = field(default_factory=dict)
+    progress: bool = False
 
     def load(self):
         try:
@@ -68,7 +71,8 @@ MODELS = {m.name: m for m in (
               {"penalty_weight": (1e-3, 1.5), "l2_penalty": (1e-4, 1.0)},
               "smoothed elastic-net (L2L1) SVM with fixed L1 weights"),
     ModelSpec("bilevel", "estimators.sparse", "BilevelSVC", "classification", {},
-              "sparse SVM whose L1 weights are learned by bilevel optimisation (as select)"),
+              "sparse SVM whose L1 weights are learned by bilevel optimisation (as select)",
+              progress=True),
     ModelSpec("selective", "estimators.selective", "SelectiveRegression", "regression",
               {"selectivity": (1e-3, 1e2), "ridge": (1e-4, 1e2)},
               "selective-ridge (berhu) penalised linear regression"),
@@ -90,17 +94,17 @@ OPTION_PARAMS = {
 }
 
 
-def add_model_args(p, *, default_model="svc", choices=None):
+def add_model_args(p, *, default_model="svc", choices=None, default_help=None):
     """The ``--model`` choice and the options of every model (each applies to the models
     whose estimator has the parameter; the rest is ``--param NAME=VALUE``)."""
-    from .common import gamma_value, key_value, positive_float, positive_int
+    from .argtypes import gamma_value, key_value, positive_float, positive_int
 
     names = choices or list(MODELS)
     g = p.add_argument_group("model")
     g.add_argument("--model", choices=names, default=default_model,
                    help="estimator: " + "; ".join(f"{n}: {MODELS[n].description}"
                                                   for n in names)
-                   + " (default %(default)s)")
+                   + f" ({default_help or 'default %(default)s'})")
     g.add_argument("--C", dest="C", type=positive_float("--C"),
                    help="cost of margin violations (svc, svr, linear-svc)")
     g.add_argument("--kernel", choices=["linear", "poly", "rbf", "laplacian", "sigmoid"],
@@ -171,6 +175,10 @@ def build_estimator(args, spec, feature_names, *, groups=None, skip=()):
         params["groups"] = parse_groups(args.groups, feature_names)
     elif groups is not None and "groups" in valid and params.get("model") == "group":
         params["groups"] = groups
+    if spec.progress and "verbose" in valid:
+        from .output import progress_mode
+
+        params["verbose"] = int(progress_mode(args) is not None)
     for name, v in getattr(args, "param", []) or []:
         if name not in valid:
             raise ValueError(f"--param {name}: {cls.__name__} has no parameter {name!r}; it "
@@ -226,7 +234,8 @@ def parse_range(text):
         lo, hi = float(lo), float(hi)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected NAME=LOW:HIGH, got {text!r}") from None
-    if not sep or not sep2 or not name or not (np.isfinite([lo, hi]).all() and 0 < lo <= hi):
+    if not (sep and sep2 and name and math.isfinite(lo) and math.isfinite(hi)
+            and 0 < lo <= hi):
         raise argparse.ArgumentTypeError(
             f"expected NAME=LOW:HIGH with 0 < LOW <= HIGH, got {text!r}")
     return name.strip().replace("-", "_"), (lo, hi)

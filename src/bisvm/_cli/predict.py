@@ -7,8 +7,6 @@ import io
 import os
 import sys
 
-import numpy as np
-
 from . import common
 
 DESCRIPTION = """\
@@ -18,12 +16,15 @@ rows of a CSV, Parquet or svmlight file. The file is read with the model's colum
 model's stored scaling. Writes one CSV row per input row: the prediction, then the
 decision value(s) and class probabilities where the model has them. Without --output the
 CSV goes to stdout; with --json one JSON object is printed instead (with the predictions
-unless --output is given). When the file also holds the target column, the score is
-reported too.
+unless --output is given). When the file also holds the model's target column, the
+accuracy (classifiers) or R2 (regressors) on it is reported too, whatever classes the
+file holds. The model file comes first, as in LIBSVM's svm-predict (--model FILE works
+too).
 
 examples:
-  bisvm predict --model iris.bisvm --data new.csv --output predictions.csv
-  bisvm predict --model iris.bisvm --data new.csv --json
+  bisvm predict cancer.bisvm --data new.csv
+  bisvm predict cancer.bisvm --data cancer.csv --output predictions.csv
+  bisvm predict cancer.bisvm --data new.csv --json
 """
 
 
@@ -31,7 +32,10 @@ def add_parser(sub):
     p = sub.add_parser("predict", help="predict a table with a saved model file",
                        description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", required=True, metavar="FILE", help="model file (.bisvm)")
+    p.add_argument("model_file", nargs="?", metavar="MODEL",
+                   help="model file (.bisvm) written by bisvm fit --save")
+    p.add_argument("--model", dest="model_option", metavar="FILE",
+                   help="the model file, as an option (same as MODEL)")
     p.add_argument("--data", required=True, metavar="FILE",
                    help="CSV, Parquet or svmlight file with the model's feature columns")
     p.add_argument("--drop-missing", action="store_true",
@@ -44,7 +48,10 @@ def add_parser(sub):
     return p
 
 
-def _read(path, loaded, drop_missing, encoding=None):
+def read_for_model(path, loaded, drop_missing, encoding=None):
+    """The rows of ``path`` as the model saw its training rows: (Dataset, X). With the
+    model's column schema (same columns, same one-hot categories); else by the feature
+    names, or by position when the file has none."""
     from .. import data
 
     est = loaded.estimator
@@ -68,6 +75,8 @@ def _read(path, loaded, drop_missing, encoding=None):
 
 def outputs(loaded, X):
     """Columns of the prediction table: prediction, decision value(s), probabilities."""
+    import numpy as np
+
     est = loaded.estimator
     Xs = loaded.scaler.transform(X) if loaded.scaler is not None else X
     cols = {"prediction": np.asarray(est.predict(Xs))}
@@ -97,28 +106,58 @@ def outputs(loaded, X):
     return cols, Xs
 
 
+def model_path(args):
+    """The model file of ``bisvm predict MODEL`` or ``--model MODEL`` (one of them)."""
+    a, b = args.model_file, args.model_option
+    if a is None and b is None:
+        raise ValueError("give the model file: bisvm predict MODEL --data FILE")
+    if a is not None and b is not None and a != b:
+        raise ValueError(f"two model files given ({a} and --model {b}); give one")
+    return a if a is not None else b
+
+
+def score(est, X, y):
+    """(name, value) of the model on the file's target: accuracy for a classifier (the
+    share of rows whose prediction equals the label, any labels), R2 for a regressor;
+    None when the target cannot be compared (a non-numeric target for a regressor).
+
+    No training-time check applies: a file of one class, or of labels the model never
+    saw, is scored as it is.
+    """
+    import numpy as np
+
+    pred = np.asarray(est.predict(X))
+    y = np.asarray(y)
+    if hasattr(est, "classes_"):
+        same = [bool(a == b) for a, b in zip(pred.tolist(), y.tolist())]
+        return "accuracy", float(np.mean(same)) if same else None
+    if y.dtype.kind not in "biuf":
+        return None
+    y = y.astype(np.float64)
+    ss = float(np.sum((y - y.mean()) ** 2))
+    if ss == 0.0:
+        return None  # R2 is undefined for a constant target
+    return "R2", 1.0 - float(np.sum((y - pred) ** 2)) / ss
+
+
 def run(args):
     import pandas as pd
 
     from ..persistence import load_model
 
-    loaded = load_model(args.model)
-    ds, X = _read(args.data, loaded, args.drop_missing, args.encoding)
+    model = model_path(args)
+    loaded = load_model(model)
+    ds, X = read_for_model(args.data, loaded, args.drop_missing, args.encoding)
     cols, Xs = outputs(loaded, X)
     frame = pd.DataFrame(cols)
-    result = {"command": "predict", "model": os.fspath(args.model),
+    result = {"command": "predict", "model": os.fspath(model),
               "estimator": type(loaded.estimator).__name__, "data": os.fspath(args.data),
               "n_rows": int(len(frame)), "columns": list(frame.columns),
               "notes": list(ds.notes)}
     if ds.y is not None:
-        try:
-            y = ds.y
-            if not hasattr(loaded.estimator, "classes_"):
-                y = np.asarray(y, dtype=float)
-            result["score"] = float(loaded.estimator.score(Xs, y))
-            result["score_name"] = "accuracy" if hasattr(loaded.estimator, "classes_") else "R2"
-        except (ValueError, TypeError):
-            pass  # a target the model cannot score (other labels): predictions still stand
+        scored = score(loaded.estimator, Xs, ds.y)
+        if scored is not None and scored[1] is not None:
+            result["score_name"], result["score"] = scored
     if args.output:
         frame.to_csv(args.output, index=False)
         result["output"] = os.fspath(args.output)
@@ -128,7 +167,7 @@ def run(args):
         common.emit(args, result, None)
     elif args.output:
         print(f"bisvm predict: {result['n_rows']} rows of {args.data} with "
-              f"{result['estimator']} from {args.model}")
+              f"{result['estimator']} from {model}")
         if "score" in result:
             print(f"{result['score_name']} on the file's target: {result['score']:.4f}")
         print(f"wrote {args.output} ({', '.join(frame.columns)})")

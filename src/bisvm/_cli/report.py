@@ -6,8 +6,6 @@ import argparse
 import os
 import time
 
-import numpy as np
-
 from . import common
 
 DESCRIPTION = """\
@@ -23,9 +21,9 @@ offline) of either
   coefficients or importance, and convergence plots where the file has them.
 
 examples:
-  bisvm report --data cancer.csv --target diagnosis --out report.html
+  bisvm report --data cancer.csv --target target --out report.html
   bisvm report --dataset iris --bilevel-model scalar --out iris.html
-  bisvm report --model model.bisvm --data new.csv --out model.html
+  bisvm report --model cancer.bisvm --data cancer.csv --out model.html
 """
 
 
@@ -64,10 +62,9 @@ def add_parser(sub):
     m.add_argument("--sweep", type=common.positive_int("--sweep", 0), default=0,
                    metavar="N", help="add the (mu, gamma) sparsity heatmap of N x N solves")
     common.add_parallel_args(p)
-    o = p.add_argument_group("output")
+    o = common.add_output_args(p)
     o.add_argument("--out", metavar="FILE", default="report.html",
                    help="HTML file to write (default %(default)s)")
-    o.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
     return p
 
@@ -91,16 +88,18 @@ def run(args):
 
 
 def _model(args):
+    import numpy as np
+
     from ..persistence import load_model
     from ..report import model_report
-    from .predict import _read
+    from .predict import read_for_model
 
     if args.dataset:
         raise ValueError("--model reports a saved model: give its data with --data FILE")
     loaded = load_model(args.model)
     X = y = None
     if args.data:
-        ds, X = _read(args.data, loaded, args.drop_missing, args.encoding)
+        ds, X = read_for_model(args.data, loaded, args.drop_missing, args.encoding)
         y = ds.y
         if y is not None and not hasattr(loaded.estimator, "classes_"):
             y = np.asarray(y, dtype=float)
@@ -110,36 +109,31 @@ def _model(args):
 
 
 def _selection(args):
+    import numpy as np
     from sklearn.ensemble import ExtraTreesClassifier
 
     from .. import plots
-    from ..cli import _CRIT_NAMES, _run_select
     from ..report import bilevel_report
+    from . import select
 
     if not 0 < args.test_size < 1:
         raise ValueError(f"--test-size must be in (0, 1), got {args.test_size}")
-    sel = argparse.Namespace(
-        data=args.data, target=args.target, dataset=args.dataset or "breast-cancer",
-        positive=args.positive, drop_missing=args.drop_missing, encoding=args.encoding,
-        test_size=args.test_size,
-        scaling=args.scaling, seed=args.seed, model=args.bilevel_model, groups=args.groups,
-        criterion=args.criterion, cv=args.cv, validation_fraction=0.2,
-        l2_penalty=args.l2_penalty, hinge_smoothing=args.hinge_smoothing,
-        l1_smoothing=args.l1_smoothing, free_intercept=args.free_intercept, learn_l2=False,
-        max_iter=args.max_iter, no_grid=args.no_grid, out=None, json=True)
+    sel = select.report_options(args)
     keep = {}
     stages = 2 + (1 if args.sweep else 0)
-    with common.Progress(args, stages, "report") as bar:
-        res = _run_select(sel, keep)
+    with common.progress(args, "report", stages, unit="stage") as bar:
+        res = select.run_select(sel, keep)
         bar(1)
         est, names = keep["est"], keep["names"]
+        bt = keep["binary_target"]
+        class_names = {-1.0: bt.negative, 1.0: bt.positive}  # the file's own labels
         trees = ExtraTreesClassifier(n_estimators=250, random_state=args.seed).fit(
             keep["X_train"], keep["y_train"])
         summary = {
             "data": res["source"], "training rows": res["n_train"],
             "test rows": res["n_test"], "model": f"{res['model']} (BiSVM L-BFGS)",
             "positive class": res["positive_class"],
-            "criterion": _CRIT_NAMES[args.criterion],
+            "criterion": select.CRITERION_NAMES[args.criterion],
             "validation objective": res["validation_objective"],
             "test accuracy": res["test_accuracy"],
             "selected features": f"{res['n_selected']} of {res['n_features']}",
@@ -155,7 +149,7 @@ def _selection(args):
                              y_train=keep["y_train"], X_test=keep["X_test"],
                              y_test=keep["y_test"], grid=keep["grid"], summary=summary,
                              tree_importance=trees.feature_importances_,
-                             notes=res["notes"])
+                             notes=res["notes"], class_names=class_names)
         bar(1)
         if args.sweep:
             from ..parallel import sparsity_sweep

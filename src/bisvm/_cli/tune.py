@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 from . import common
 from .models import MODELS, add_model_args, build_estimator, parse_range, search_space
 
@@ -46,7 +44,9 @@ def add_parser(sub):
                        "diffloo, alo, loo, kfold)", description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_data_args(p, test_size=0.25)
-    add_model_args(p, default_model=None)
+    add_model_args(p, default_model=None, default_help=(
+        "default: bilevel for --method bilevel, svc for grid and random, "
+        "selective-logistic for the others"))
     t = p.add_argument_group("tuning")
     t.add_argument("--method", choices=METHODS, required=True, help="how to choose")
     t.add_argument("--grid-size", type=common.positive_int("--grid-size", 2), default=None,
@@ -133,20 +133,16 @@ def run(args):
 
 
 def _bilevel(args, spec, ds, X, y, bits):
+    import numpy as np
+
     est = build_estimator(args, spec, ds.feature_names, groups=ds.groups)
-    est.fit(X, y)
+    est.fit(X, y).set_params(verbose=0)  # verbose is display only, not saved with the model
     imp = np.asarray(est.feature_importances_)
     names = ds.feature_names
     bits["bilevel"] = est
     bits["names"] = list(names)
-    pw = np.asarray(est.penalty_weights_)
-    if pw.ndim == 1:
-        chosen = dict(zip(est.penalty_weight_names_, pw.tolist()))
-    else:  # one-vs-rest: one set of weights per class
-        chosen = {f"{n}[{c}]": float(v) for c, row in zip(est.classes_, pw)
-                  for n, v in zip(est.penalty_weight_names_, row)}
     return est, {
-        "chosen": chosen,
+        "chosen": common.named_weights(est, names),
         "criterion": f"BiSVM upper level ({est.criterion})",
         "criterion_value": common.to_py(np.asarray(est.validation_score_)),
         "iterations": common.to_py(np.asarray(est.n_iter_)),
@@ -156,6 +152,8 @@ def _bilevel(args, spec, ds, X, y, bits):
 
 
 def _search(args, spec, ds, X, y, bits):
+    import numpy as np
+
     from .. import parallel
 
     est = build_estimator(args, spec, ds.feature_names, skip=("cv",))
@@ -164,8 +162,8 @@ def _search(args, spec, ds, X, y, bits):
     cv = args.cv or 5
     n_cand = int(np.prod([len(v) for v in space.values()])) if args.method == "grid" \
         else args.n_iter
-    with common.backend(args) as be, common.Progress(args, n_cand, f"{args.method} search") \
-            as bar:
+    with common.backend(args) as be, common.progress(
+            args, f"{args.method} search ({cv}-fold)", n_cand, unit="candidate") as bar:
         s = parallel.search(est, space, X, y, method=args.method, n_iter=args.n_iter, cv=cv,
                             random_state=args.seed, n_jobs=be.n_jobs, progress=bar)
     cvr = s.cv_results_
@@ -196,6 +194,7 @@ def _search(args, spec, ds, X, y, bits):
 
 def _one_d(args, spec, ds, X, y, bits):
     """Exact LOO or k-fold over a 1-D log grid of the model's first main parameter."""
+    import numpy as np
     from sklearn.base import clone
 
     from .. import parallel
@@ -213,7 +212,9 @@ def _one_d(args, spec, ds, X, y, bits):
     cv = args.cv or 5
     values = []
     total = len(grid) * (n if args.method == "loo" else cv)
-    with common.backend(args) as be, common.Progress(args, total, f"{args.method}") as bar:
+    what = "leave-one-out refits" if args.method == "loo" else f"{cv}-fold refits"
+    with common.backend(args) as be, common.progress(
+            args, f"{what} over {len(grid)} {name} values", total, unit="fit") as bar:
         for v in grid:
             e = clone(est).set_params(**{name: float(v)})
             if args.method == "loo":
@@ -261,6 +262,8 @@ def _selective(args, spec, ds, X, y, bits):
     ``criterion=`` diffloo | alo | loo | kfold (seed-004)."""
     import importlib
 
+    import numpy as np
+
     import bisvm
 
     name = _CV_CLASSES[spec.name]
@@ -282,6 +285,8 @@ def _selective(args, spec, ds, X, y, bits):
             params[pname] = v
     if "random_state" in valid:
         params["random_state"] = args.seed
+    if "verbose" in valid:  # the mu path's progress (bisvm.progress)
+        params["verbose"] = int(common.progress_mode(args) is not None)
     for pname, v in args.param:
         if pname not in valid:
             raise ValueError(f"--param {pname}: {name} has no parameter {pname!r}")
@@ -291,6 +296,8 @@ def _selective(args, spec, ds, X, y, bits):
         if use_jobs:
             params["n_jobs"] = be.n_jobs
         est = cls(**params).fit(X, y)
+    if "verbose" in valid:
+        est.set_params(verbose=0)  # display only, not saved with the model
     chosen = {}
     for pname in ("selectivity", "l2_penalty", "alpha", "C"):
         v = getattr(est, pname + "_", None)
@@ -324,6 +331,8 @@ def _selective(args, spec, ds, X, y, bits):
 
 
 def _write_report(args, result, bits, est):
+    import numpy as np
+
     from .. import plots
     from ..report import tuning_report
 
@@ -358,6 +367,8 @@ def _write_report(args, result, bits, est):
 
 
 def _print(r):
+    import numpy as np
+
     p = print
     p(f"bisvm tune --method {r['method']}: {r['estimator']} ({r['model']}) on {r['source']}, "
       f"{r['n_train']} training rows")
@@ -365,7 +376,7 @@ def _print(r):
         p(f"  note: {n}")
     for w in r["warnings"][:5]:
         p(f"  warning: {w}")
-    if "backend" in r:
+    if r.get("backend", "serial") != "serial":  # say so only when it is not this process
         p(f"ran on {r['backend']}")
     p("chosen:")
     width = max(len(str(k)) for k in r["chosen"]) if r["chosen"] else 4

@@ -22,6 +22,7 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..progress import Progress, mode_for_verbose
 from ..selection.loo import CRITERIA, criterion_path
 from ..solvers.dual_newton import SelectiveProblem, solve_dual_newton, solve_selectivity_path
 
@@ -194,7 +195,8 @@ class SelectiveLogisticRegression(_ClassifierMethods, ClassifierMixin, _Selectiv
 
 class _SelectiveCV(_SelectiveMixin, BaseEstimator):
     def __init__(self, criterion="alo", *, n_mu=50, ridge=1.0, min_ratio=1e-8,
-                 fit_intercept=True, n_splits=5, random_state=0, tol=1e-10, max_iter=500):
+                 fit_intercept=True, n_splits=5, random_state=0, tol=1e-10, max_iter=500,
+                 verbose=0):
         self.criterion = criterion
         self.n_mu = n_mu
         self.ridge = ridge
@@ -204,6 +206,7 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
         self.random_state = random_state
         self.tol = tol
         self.max_iter = max_iter
+        self.verbose = verbose
 
     def fit(self, X, y):
         """Fit the μ path (Algorithm B), score every μ by ``criterion``, keep the best."""
@@ -218,10 +221,14 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
         n_splits = _check_int("n_splits", self.n_splits, 2)
         if self.criterion == "kfold" and n_splits > X.shape[0]:
             raise ValueError(f"n_splits={n_splits} exceeds the number of samples {X.shape[0]}")
-        cp = criterion_path(X, y, self._loss, self._ridge, criteria=(self.criterion,),
-                            n_mu=n_mu, min_ratio=ratio, fit_intercept=bool(self.fit_intercept),
-                            n_splits=n_splits, random_state=self.random_state, tol=self.tol,
-                            max_iter=self.max_iter)
+        steps = n_mu + (n_splits if self.criterion == "kfold" else 0)
+        with Progress(f"{type(self).__name__} μ path ({self.criterion})", steps,
+                      mode=mode_for_verbose(self.verbose), unit="step") as bar:
+            cp = criterion_path(X, y, self._loss, self._ridge, criteria=(self.criterion,),
+                                n_mu=n_mu, min_ratio=ratio,
+                                fit_intercept=bool(self.fit_intercept), n_splits=n_splits,
+                                random_state=self.random_state, tol=self.tol,
+                                max_iter=self.max_iter, progress=bar)
         crit = cp.values[self.criterion]
         best = int(np.nanargmin(crit))
         self.selectivity_path_ = cp.selectivities
@@ -284,6 +291,9 @@ _CV_DOC = r"""
         Shuffling of the folds.
     tol, max_iter
         Of Algorithm A.
+    verbose : int, default=0
+        Show the path on stderr, one step per μ (and per extra fold path of ``"kfold"``):
+        a progress bar when stderr is a terminal, else lines (:mod:`bisvm.progress`).
 
     Attributes
     ----------

@@ -20,7 +20,6 @@ the importance scores compare coefficients across features.
 from __future__ import annotations
 
 import numbers
-import sys
 import time
 from dataclasses import replace
 
@@ -31,6 +30,7 @@ from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..progress import OuterIterations
 from ..selection.bilevel import (
     LOWER_SOLVERS,
     THESIS_GRID,
@@ -311,8 +311,10 @@ class BilevelSVC(_SmoothedSVMBase):
         happens; on tall tables (Breast Cancer: 31 weights, 114 rows per fold) the
         held-out rows are a noisier guide than the k-fold criterion on all rows.
     verbose : int, default=0
-        Print one line per outer iteration to stderr (criterion, held-out criterion,
-        nonzero count, lower-level solves, seconds).
+        Show the outer iterations on stderr: a progress bar with the criterion J and the
+        nonzero count when stderr is a terminal, else one line per iteration (criterion,
+        held-out criterion, nonzero count, lower-level solves, seconds)
+        (:mod:`bisvm.progress`).
     random_state : int, RandomState or None
         Seeds the validation split / folds.
 
@@ -487,17 +489,11 @@ class BilevelSVC(_SmoothedSVMBase):
         return self
 
     def _progress(self, stage):
-        """One line per outer iteration on stderr when ``verbose`` (None otherwise)."""
+        """Progress of the outer iterations on stderr when ``verbose``: a bar (J, nonzero
+        count) on a terminal, one line per iteration otherwise; None when silent."""
         if not self.verbose:
             return None
-
-        def report(h):
-            held = "" if np.isnan(h.monitor_value) else f" held-out {h.monitor_value:.5f}"
-            print(f"BiSVM {stage} iteration {h.iteration}: criterion {h.value:.5f}{held}, "
-                  f"|grad| {h.grad_norm:.2e}, {h.n_nonzero} nonzero, {h.lower_solves} "
-                  f"lower-level solves, {h.seconds:.1f} s", file=sys.stderr, flush=True)
-
-        return report
+        return OuterIterations(f"BiSVM {stage}", mode="auto")
 
     def _fit_binary(self, Xa, yb, lower, hyper, split, loss):
         splits = self._splits(Xa, yb, split)  # validates cv / validation_fraction first
@@ -541,10 +537,13 @@ class BilevelSVC(_SmoothedSVMBase):
             scal = make_hyper_model("scalar", Xa.shape[1] - 1, learn_l2=learn_l2,
                                     penalize_intercept=self.penalize_intercept)
             start = np.r_[l1_0, l2_0] if learn_l2 else np.array([l1_0])
+            warm_report = self._progress("scalar (warm start)")
             r0 = bisvm_lbfgs(BilevelObjective(folds, lower, scal, loss=loss), start,
                              max_iter=int(self.max_iter), tol=float(self.tol),
                              nonzero_threshold=self.support_threshold,
-                             callback=self._progress("scalar (warm start)"))
+                             callback=warm_report)
+            if warm_report is not None:
+                warm_report.close()
             solves, iters = r0.lower_solves, r0.lower_iterations
             outer0 = r0.n_iter
             l1_0 = r0.beta[0]
@@ -560,6 +559,8 @@ class BilevelSVC(_SmoothedSVMBase):
         res = bisvm_lbfgs(obj, beta0, max_iter=int(self.max_iter), tol=float(self.tol),
                           nonzero_threshold=self.support_threshold, monitor=monitor,
                           callback=report, warm0=warm0, monitor_warm0=mwarm0)
+        if report is not None:
+            report.close()
         solves += res.lower_solves
         iters += res.lower_iterations
         if self.refit:

@@ -273,9 +273,9 @@ def _folds(y, loss, n_splits, random_state):
 
 
 def kfold_path(X, y, loss, ridge, mus, *, n_splits=5, fit_intercept=False, random_state=0,
-               tol=1e-10, max_iter=500):
+               tol=1e-10, max_iter=500, progress=None):
     """k-fold cross-validated mean loss along a μ grid (criterion (f)); each fold's path
-    is warm-started along the grid."""
+    is warm-started along the grid. ``progress`` is called with 1 after each fold."""
     total = np.zeros(len(mus))
     for tr, te in _folds(y, loss, n_splits, random_state):
         _, res, _ = solve_selectivity_path(X[tr], y[tr], loss, ridge, selectivities=mus,
@@ -284,6 +284,8 @@ def kfold_path(X, y, loss, ridge, mus, *, n_splits=5, fit_intercept=False, rando
         for l, rr in enumerate(res):
             z = X[te] @ rr.coef + rr.extra["intercept"]
             total[l] += np.sum(selective_loss(loss, y[te], z)[0])
+        if progress is not None:
+            progress(1)
     return total / y.size
 
 
@@ -317,12 +319,13 @@ class CriterionPath:
 
 def criterion_path(X, y, loss, ridge, *, criteria=CHEAP_CRITERIA, n_mu=50, min_ratio=1e-8,
                    selectivities=None, fit_intercept=False, n_splits=5, random_state=0,
-                   tol=1e-10, max_iter=500):
+                   tol=1e-10, max_iter=500, progress=None):
     """Fit the μ path (Algorithm B) and evaluate the requested criteria at every μ.
 
     The cheap criteria share one leverage computation per μ, done while the fit is at
     hand (Algorithm C); ``"loo"`` refits ``N`` times per μ and ``"kfold"`` runs
-    ``n_splits`` extra paths.
+    ``n_splits`` extra paths. ``progress`` (e.g. a :class:`bisvm.progress.Progress`) is
+    called with 1 after each μ and after each extra fold path.
 
     Returns
     -------
@@ -349,6 +352,8 @@ def criterion_path(X, y, loss, ridge, *, criteria=CHEAP_CRITERIA, n_mu=50, min_r
             t = time.perf_counter()
             vals["loo"].append(exact_loo(prob, res, tol=tol, max_iter=max_iter)[0])
             secs["loo"] += time.perf_counter() - t
+        if progress is not None:
+            progress(1)
 
     t0 = time.perf_counter()
     if selectivities is None:
@@ -363,7 +368,7 @@ def criterion_path(X, y, loss, ridge, *, criteria=CHEAP_CRITERIA, n_mu=50, min_r
         t = time.perf_counter()
         vals["kfold"] = kfold_path(X, y, loss, ridge, mus, n_splits=n_splits,
                                    fit_intercept=fit_intercept, random_state=random_state,
-                                   tol=tol, max_iter=max_iter)
+                                   tol=tol, max_iter=max_iter, progress=progress)
         secs["kfold"] = time.perf_counter() - t
     values = {c: np.asarray(v, float) for c, v in vals.items()}
     n_active = np.array([int(np.sum(r.coef != 0)) for r in results])
