@@ -15,6 +15,8 @@ by the dual Newton method of :mod:`bisvm.solvers.dual_newton` (Algorithm A).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -22,15 +24,21 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..selection.loo import CRITERIA, criterion_path
+from ..selection.loo import CRITERIA, SELECTION_RULES, criterion_path, select_index
+from ..selection.threads import blas_threads, limit_blas
 from ..solvers.dual_newton import SelectiveProblem, solve_dual_newton, solve_selectivity_path
 
 __all__ = [
+    "EmptyModelWarning",
     "SelectiveRegression",
     "SelectiveLogisticRegression",
     "SelectiveRegressionCV",
     "SelectiveLogisticRegressionCV",
 ]
+
+
+class EmptyModelWarning(UserWarning):
+    """A selection criterion chose the model without any feature."""
 
 
 def _check_float(name, value, *, low, strict):
@@ -193,9 +201,11 @@ class SelectiveLogisticRegression(_ClassifierMethods, ClassifierMixin, _Selectiv
 
 
 class _SelectiveCV(_SelectiveMixin, BaseEstimator):
-    def __init__(self, criterion="alo", *, n_mu=50, ridge=1.0, min_ratio=1e-8,
-                 fit_intercept=True, n_splits=5, random_state=0, tol=1e-10, max_iter=500):
+    def __init__(self, criterion="alo", *, selection_rule="min", n_mu=50, ridge=1.0,
+                 min_ratio=1e-8, fit_intercept=True, n_splits=5, random_state=0, tol=1e-10,
+                 max_iter=500, blas_threads="auto"):
         self.criterion = criterion
+        self.selection_rule = selection_rule
         self.n_mu = n_mu
         self.ridge = ridge
         self.min_ratio = min_ratio
@@ -204,12 +214,17 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
         self.random_state = random_state
         self.tol = tol
         self.max_iter = max_iter
+        self.blas_threads = blas_threads
 
     def fit(self, X, y):
-        """Fit the μ path (Algorithm B), score every μ by ``criterion``, keep the best."""
+        """Fit the μ path (Algorithm B), score every μ by ``criterion``, keep the point
+        chosen by ``selection_rule``."""
         self._validate_common()
         if self.criterion not in CRITERIA:
             raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
+        if self.selection_rule not in SELECTION_RULES:
+            raise ValueError(f"selection_rule must be one of {SELECTION_RULES}, got "
+                             f"{self.selection_rule!r}")
         n_mu = _check_int("n_mu", self.n_mu, 1)
         ratio = _check_float("min_ratio", self.min_ratio, low=0.0, strict=True)
         if ratio > 1:
@@ -218,26 +233,52 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
         n_splits = _check_int("n_splits", self.n_splits, 2)
         if self.criterion == "kfold" and n_splits > X.shape[0]:
             raise ValueError(f"n_splits={n_splits} exceeds the number of samples {X.shape[0]}")
-        cp = criterion_path(X, y, self._loss, self._ridge, criteria=(self.criterion,),
-                            n_mu=n_mu, min_ratio=ratio, fit_intercept=bool(self.fit_intercept),
-                            n_splits=n_splits, random_state=self.random_state, tol=self.tol,
-                            max_iter=self.max_iter)
-        crit = cp.values[self.criterion]
-        best = int(np.nanargmin(crit))
-        self.selectivity_path_ = cp.selectivities
-        self.criterion_path_ = crit
-        self.n_active_path_ = cp.n_active
-        self.selectivity_max_ = cp.mu_max
-        self.selectivity_ = float(cp.selectivities[best])
-        prob = SelectiveProblem(X, y, self._loss, self._ridge, self.selectivity_, None,
-                                bool(self.fit_intercept))
-        # the path's warm-started fit at selectivity_ is the solution; re-solving from it
-        # confirms it in one Newton step
-        r = cp.results[best]
-        res = solve_dual_newton(prob, lam0=r.extra["dual_coef"], sets0=r.extra["sets"],
-                                tol=self.tol, max_iter=self.max_iter)
+        self.blas_threads_ = blas_threads(*X.shape, threads=self.blas_threads)
+        with limit_blas(self.blas_threads_):
+            cp = criterion_path(X, y, self._loss, self._ridge, criteria=(self.criterion,),
+                                n_mu=n_mu, min_ratio=ratio,
+                                fit_intercept=bool(self.fit_intercept), n_splits=n_splits,
+                                random_state=self.random_state, tol=self.tol,
+                                max_iter=self.max_iter)
+            crit = cp.values[self.criterion]
+            se = cp.standard_errors[self.criterion]
+            best = select_index(crit, se, self.selection_rule)
+            self.selectivity_path_ = cp.selectivities
+            self.criterion_path_ = crit
+            self.criterion_se_path_ = se
+            self.n_active_path_ = cp.n_active
+            self.selectivity_max_ = cp.mu_max
+            self.selectivity_ = float(cp.selectivities[best])
+            self.selection_index_ = best
+            self._warn_if_empty(best)
+            prob = SelectiveProblem(X, y, self._loss, self._ridge, self.selectivity_, None,
+                                    bool(self.fit_intercept))
+            # the path's warm-started fit at selectivity_ is the solution; re-solving from
+            # it confirms it in one Newton step
+            r = cp.results[best]
+            res = solve_dual_newton(prob, lam0=r.extra["dual_coef"], sets0=r.extra["sets"],
+                                    tol=self.tol, max_iter=self.max_iter)
         self._store(prob, res)
         return self
+
+    def _warn_if_empty(self, best):
+        """An empty model chosen while the path has non-empty ones is usually the
+        criterion's artefact (DiffLOO's trivial zero), not the data's verdict: say so."""
+        if self.n_active_path_[best] != 0 or not np.any(self.n_active_path_ > 0):
+            return
+        if self.criterion in ("diffloo", "diffloo_exact"):
+            why = (f"criterion={self.criterion!r} is exactly 0 at the empty model, so its "
+                   "minimum is always there (seed 004, erratum 5); use criterion='alo' "
+                   "(approximate leave-one-out, the same cost)")
+        else:
+            why = (f"by criterion={self.criterion!r} (selection_rule="
+                   f"{self.selection_rule!r}) no feature predicts better than the "
+                   "intercept alone; criterion='alo' with selection_rule='min' keeps more")
+        warnings.warn(
+            f"{type(self).__name__} selected the empty model (no feature, selectivity "
+            f"{self.selectivity_:.4g} of max {self.selectivity_max_:.4g}): {why}. "
+            "criterion_path_ holds the criterion along the path.",
+            EmptyModelWarning, stacklevel=3)
 
 
 _CV_DOC = r"""
@@ -268,9 +309,27 @@ _CV_DOC = r"""
     Like exact LOO and k-fold, ALO selects for prediction, not for exact support
     recovery: it keeps the informative features with a few extra ones.
 
+    When the chosen model has no feature while the path has models with features, an
+    :class:`EmptyModelWarning` names the criterion (for the printed DiffLOO its trivial
+    minimum) and suggests ``"alo"``.
+
+    Small problems (the smaller dimension at most
+    :data:`~bisvm.selection.threads.SMALL_DENSE`) run with one BLAS thread
+    (``blas_threads="auto"``): the path is hundreds of small factorisations, on which a
+    multi-threaded BLAS spends more on waking and synchronising threads than on the
+    flops, several times more on a machine whose other cores are busy
+    (``benchmarks/bench_panel_alo.py``).
+
     Parameters
     ----------
     criterion : {"alo", "ij", "diffloo", "diffloo_exact", "loo", "kfold"}, default="alo"
+    selection_rule : {"min", "1se"}, default="min"
+        ``"min"``: the arg-min of the criterion. ``"1se"``: the sparsest μ whose criterion
+        is within one standard error of the minimum (glmnet's ``lambda.1se``; the
+        standard error is that of the mean of the N per-object held-out losses,
+        :func:`~bisvm.selection.loo.select_index`). ``"min"`` selects for prediction;
+        ``"1se"`` trades a little of it for a sparser model, nearer the true support
+        when the signal is sparse.
     n_mu : int, default=50
         Grid size; :math:`\mu_l = 10^{-8l/(n_\mu-1)}\mu_{max}` (Algorithm B (72)–(73)).
     ridge : float, default=1.0
@@ -284,16 +343,26 @@ _CV_DOC = r"""
         Shuffling of the folds.
     tol, max_iter
         Of Algorithm A.
+    blas_threads : "auto", int or None, default="auto"
+        BLAS threads during the fit (:func:`~bisvm.selection.threads.blas_threads`):
+        ``"auto"`` is one thread when the smaller dimension of X is at most 1,000, an
+        int fixes the count, None leaves the library default.
 
     Attributes
     ----------
     selectivity_path_ : ndarray, shape (n_mu,)
         The μ grid, largest first.
     criterion_path_ : ndarray, shape (n_mu,)
+    criterion_se_path_ : ndarray, shape (n_mu,)
+        Standard error of each criterion value.
     n_active_path_ : ndarray of int, shape (n_mu,)
     selectivity_max_ : float
     selectivity_ : float
-        The arg-min of the criterion; the model below is the fit there.
+        The μ chosen by ``selection_rule``; the model below is the fit there.
+    selection_index_ : int
+        Its index in ``selectivity_path_``.
+    blas_threads_ : int or None
+        The BLAS thread limit applied during the fit (None: none).
     coef_, intercept_, support_, dual_coef_, n_iter_, duality_gap_
         As in the fixed-μ estimator.
     """
