@@ -141,3 +141,49 @@ def test_blas_threads_by_size():
     for bad in ("many", 0, True, 1.5):
         with pytest.raises(ValueError, match="blas_threads"):
             blas_threads(10, 10, threads=bad)
+
+
+def _seed004(seed, N=200, n=400):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(N, n))
+    return X, np.where(X[:, 0] + X[:, 1] > 0, 1, 0)
+
+
+def test_error_scoring_is_the_alo_misclassification_rate():
+    from bisvm.selection.loo import alo_outputs
+
+    X, y = _seed004(0, N=80, n=40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = SelectiveLogisticRegressionCV("alo", scoring="error", n_mu=12,
+                                            min_ratio=1e-3).fit(X, y)
+        ref = loo_mod.criterion_path(X, np.where(y == 1, 1.0, -1.0), "logistic", 1.0,
+                                     criteria=("alo",), n_mu=12, min_ratio=1e-3,
+                                     fit_intercept=True)
+    ys = np.where(y == 1, 1.0, -1.0)
+    for l in (3, 8):
+        P = SelectiveProblem(X, ys, "logistic", 1.0, float(ref.selectivities[l]), None, True)
+        wrong = (ys * alo_outputs(P, ref.results[l]) <= 0).astype(float)
+        assert est.criterion_path_[l] == pytest.approx(wrong.mean())
+        assert est.criterion_se_path_[l] == pytest.approx(wrong.std(ddof=1) / np.sqrt(80))
+
+
+def test_one_se_error_rule_recovers_the_seed004_support():
+    X, y = _seed004(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = SelectiveLogisticRegressionCV(selection_rule="1se", scoring="error").fit(X, y)
+        by_loss = SelectiveLogisticRegressionCV(selection_rule="1se").fit(X, y)
+    assert set(np.flatnonzero(est.coef_)) == {0, 1}
+    assert by_loss.support_.sum() > 2  # the log-loss keeps spurious features
+
+
+def test_error_scoring_rejected_where_it_has_no_meaning():
+    X, y = _reg()
+    with pytest.raises(ValueError, match="scoring"):
+        SelectiveRegressionCV(scoring="error").fit(X, y)
+    Xc, yc = _seed004(0, N=40, n=10)
+    with pytest.raises(ValueError, match="scoring"):
+        SelectiveLogisticRegressionCV("diffloo", scoring="error").fit(Xc, yc)
+    with pytest.raises(ValueError, match="scoring"):
+        SelectiveLogisticRegressionCV(scoring="accuracy").fit(Xc, yc)

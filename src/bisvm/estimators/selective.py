@@ -201,11 +201,12 @@ class SelectiveLogisticRegression(_ClassifierMethods, ClassifierMixin, _Selectiv
 
 
 class _SelectiveCV(_SelectiveMixin, BaseEstimator):
-    def __init__(self, criterion="alo", *, selection_rule="min", n_mu=50, ridge=1.0,
-                 min_ratio=1e-8, fit_intercept=True, n_splits=5, random_state=0, tol=1e-10,
-                 max_iter=500, blas_threads="auto"):
+    def __init__(self, criterion="alo", *, selection_rule="min", scoring="loss", n_mu=50,
+                 ridge=1.0, min_ratio=1e-8, fit_intercept=True, n_splits=5, random_state=0,
+                 tol=1e-10, max_iter=500, blas_threads="auto"):
         self.criterion = criterion
         self.selection_rule = selection_rule
+        self.scoring = scoring
         self.n_mu = n_mu
         self.ridge = ridge
         self.min_ratio = min_ratio
@@ -225,6 +226,12 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
         if self.selection_rule not in SELECTION_RULES:
             raise ValueError(f"selection_rule must be one of {SELECTION_RULES}, got "
                              f"{self.selection_rule!r}")
+        if self.scoring not in ("loss", "error"):
+            raise ValueError(f"scoring must be 'loss' or 'error', got {self.scoring!r}")
+        if self.scoring == "error" and (self._loss != "logistic" or self.criterion not in (
+                "alo", "loo", "kfold")):
+            raise ValueError("scoring='error' needs a classifier and held-out outputs "
+                             "(criterion 'alo', 'loo' or 'kfold')")
         n_mu = _check_int("n_mu", self.n_mu, 1)
         ratio = _check_float("min_ratio", self.min_ratio, low=0.0, strict=True)
         if ratio > 1:
@@ -239,7 +246,7 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
                                 n_mu=n_mu, min_ratio=ratio,
                                 fit_intercept=bool(self.fit_intercept), n_splits=n_splits,
                                 random_state=self.random_state, tol=self.tol,
-                                max_iter=self.max_iter)
+                                max_iter=self.max_iter, scoring=self.scoring)
             crit = cp.values[self.criterion]
             se = cp.standard_errors[self.criterion]
             best = select_index(crit, se, self.selection_rule)
@@ -330,6 +337,19 @@ _CV_DOC = r"""
         :func:`~bisvm.selection.loo.select_index`). ``"min"`` selects for prediction;
         ``"1se"`` trades a little of it for a sparser model, nearer the true support
         when the signal is sparse.
+    scoring : {"loss", "error"}, default="loss"
+        What the criterion scores: the loss of the held-out outputs, or (classifier,
+        criterion ``"alo"``, ``"loo"`` or ``"kfold"``) their misclassification rate, as
+        glmnet's ``type.measure="class"``. Why ``"error"`` with ``"1se"``: on separable
+        or nearly separable data the held-out log-loss keeps falling as μ shrinks (larger
+        coefficients are more confident, and a smaller μ admits more features), so its
+        minimum and its one-standard-error point both keep spurious features; the error
+        rate is flat once the right features are in, and the sparsest point within one
+        standard error of its minimum is the true support. On seed 004's 200 × 400
+        logistic problem (2 informative features) ``criterion="alo",
+        selection_rule="1se", scoring="error"`` recovered exactly the two features on
+        10 of 10 seeds, against 0 of 10 for the log-loss
+        (``benchmarks/bench_panel_alo.py``).
     n_mu : int, default=50
         Grid size; :math:`\mu_l = 10^{-8l/(n_\mu-1)}\mu_{max}` (Algorithm B (72)–(73)).
     ridge : float, default=1.0

@@ -69,6 +69,7 @@ __all__ = [
     "leverage_factors",
     "cheap_criteria",
     "criterion_terms",
+    "held_out_terms",
     "select_index",
     "exact_loo",
     "kfold_path",
@@ -206,7 +207,20 @@ def _growth(loss, y, z, r):
     return r * np.exp(-y * z)
 
 
-def criterion_terms(problem, result, names=CHEAP_CRITERIA, factors=None):
+def held_out_terms(loss, y, z_held_out, scoring="loss"):
+    r"""Per-object terms of a held-out criterion from held-out outputs: the loss
+    :math:`q(y_j, z_j^{(-j)})`, or (``scoring="error"``, classification) the
+    misclassification indicator :math:`[y_j z_j^{(-j)} \le 0]`."""
+    if scoring == "loss":
+        return selective_loss(loss, y, z_held_out)[0]
+    if scoring == "error":
+        if loss != "logistic":
+            raise ValueError("scoring='error' needs a classification (logistic) loss")
+        return (y * z_held_out <= 0).astype(float)
+    raise ValueError(f"scoring must be 'loss' or 'error', got {scoring!r}")
+
+
+def criterion_terms(problem, result, names=CHEAP_CRITERIA, factors=None, scoring="loss"):
     """Per-object terms of criteria (a)–(d) at one fit: each criterion of
     :func:`cheap_criteria` is the mean of its terms, and their spread gives its standard
     error (the one-standard-error rule of :func:`select_index`).
@@ -233,9 +247,12 @@ def criterion_terms(problem, result, names=CHEAP_CRITERIA, factors=None):
             out[name] = f.q + deriv
         elif name == "alo":
             z_loo = f.z + f.r * f.dq * f.L / (1.0 - f.h)
-            out[name] = selective_loss(loss, y, z_loo)[0]
+            out[name] = held_out_terms(loss, y, z_loo, scoring)
         else:
             raise ValueError(f"criterion must be one of {CHEAP_CRITERIA}, got {name!r}")
+        if scoring != "loss" and name != "alo":
+            raise ValueError(f"scoring={scoring!r} needs held-out outputs (criterion 'alo', "
+                             f"'loo' or 'kfold'), not {name!r}")
     return out
 
 
@@ -299,7 +316,7 @@ def kfold_path(X, y, loss, ridge, mus, *, n_splits=5, fit_intercept=False, rando
 
 
 def _kfold_terms(X, y, loss, ridge, mus, *, n_splits, fit_intercept, random_state, tol,
-                 max_iter):
+                 max_iter, scoring="loss"):
     """Held-out loss of every object along the grid, shape (n_mu, N)."""
     terms = np.zeros((len(mus), y.size))
     for tr, te in _folds(y, loss, n_splits, random_state):
@@ -308,7 +325,7 @@ def _kfold_terms(X, y, loss, ridge, mus, *, n_splits, fit_intercept, random_stat
                                            max_iter=max_iter)
         for l, rr in enumerate(res):
             z = X[te] @ rr.coef + rr.extra["intercept"]
-            terms[l, te] = selective_loss(loss, y[te], z)[0]
+            terms[l, te] = held_out_terms(loss, y[te], z, scoring)
     return terms
 
 
@@ -381,12 +398,14 @@ class CriterionPath:
 
 def criterion_path(X, y, loss, ridge, *, criteria=CHEAP_CRITERIA, n_mu=50, min_ratio=1e-8,
                    selectivities=None, fit_intercept=False, n_splits=5, random_state=0,
-                   tol=1e-10, max_iter=500):
+                   tol=1e-10, max_iter=500, scoring="loss"):
     """Fit the μ path (Algorithm B) and evaluate the requested criteria at every μ.
 
     The cheap criteria share one leverage computation per μ, done while the fit is at
     hand (Algorithm C); ``"loo"`` refits ``N`` times per μ and ``"kfold"`` runs
-    ``n_splits`` extra paths.
+    ``n_splits`` extra paths. ``scoring="error"`` (logistic loss only; criteria ``"alo"``,
+    ``"loo"``, ``"kfold"``) scores the held-out outputs by misclassification instead of
+    their loss (:func:`held_out_terms`).
 
     Returns
     -------
@@ -404,7 +423,7 @@ def criterion_path(X, y, loss, ridge, *, criteria=CHEAP_CRITERIA, n_mu=50, min_r
         if cheap:
             t = time.perf_counter()
             f = leverage_factors(prob, res)
-            d = criterion_terms(prob, res, cheap, factors=f)
+            d = criterion_terms(prob, res, cheap, factors=f, scoring=scoring)
             dt = time.perf_counter() - t
             for c in cheap:
                 vals[c].append(d[c])
@@ -412,7 +431,7 @@ def criterion_path(X, y, loss, ridge, *, criteria=CHEAP_CRITERIA, n_mu=50, min_r
         if "loo" in criteria:
             t = time.perf_counter()
             z_loo = exact_loo(prob, res, tol=tol, max_iter=max_iter)[1]
-            vals["loo"].append(selective_loss(prob.loss, prob.y, z_loo)[0])
+            vals["loo"].append(held_out_terms(prob.loss, prob.y, z_loo, scoring))
             secs["loo"] += time.perf_counter() - t
 
     t0 = time.perf_counter()
@@ -428,7 +447,7 @@ def criterion_path(X, y, loss, ridge, *, criteria=CHEAP_CRITERIA, n_mu=50, min_r
         t = time.perf_counter()
         vals["kfold"] = _kfold_terms(X, y, loss, ridge, mus, n_splits=n_splits,
                                      fit_intercept=fit_intercept, random_state=random_state,
-                                     tol=tol, max_iter=max_iter)
+                                     tol=tol, max_iter=max_iter, scoring=scoring)
         secs["kfold"] = time.perf_counter() - t
     terms = {c: np.asarray(v, float).reshape(len(mus), -1) for c, v in vals.items()}
     values = {c: t.mean(axis=1) for c, t in terms.items()}
