@@ -74,3 +74,44 @@ def test_one_se_refinement_never_worse_on_held_out_than_the_scalar_start():
     chosen = [e.monitor_value for e in h
               if np.allclose(e.beta, est.penalty_weights_, rtol=1e-12)]
     assert chosen and min(chosen) <= start + 1e-12
+
+
+def test_one_se_scalar_path_by_hand():
+    from bisvm.selection.bilevel import (
+        BilevelObjective,
+        Fold,
+        LowerLevel,
+        bisvm_lbfgs,
+        make_hyper_model,
+    )
+    from bisvm.selection.one_se import one_se_scalar
+
+    X, y = make_classification(200, 12, n_informative=3, n_redundant=0, flip_y=0.1,
+                               random_state=3)
+    y = np.where(y == 1, 1.0, -1.0)
+    Xa = np.c_[X, np.ones(len(y))]
+    idx = np.arange(len(y)) % 4
+    folds = tuple(Fold(Xa[idx != k], y[idx != k], Xa[idx == k], y[idx == k])
+                  for k in range(4))
+    obj = BilevelObjective(folds, LowerLevel(), make_hyper_model("scalar", 12),
+                           loss="squared_hinge")
+    res = bisvm_lbfgs(obj, 0.01)
+    b, coefs, steps = one_se_scalar(obj, float(res.beta[0]), warm=res.coefs)
+
+    def value_and_se(beta):
+        ws, _ = obj.solve(np.array([beta]), None, 1e-10)
+        # per-row squared hinge of every validation row, by hand; each row once
+        r = np.concatenate([np.maximum(0, 1 - f.y_val * (f.X_val @ w)) ** 2 / 2
+                            for f, w in zip(folds, ws)])
+        return r.mean(), r.std() / np.sqrt(r.size)  # equal weights 1/N
+
+    J0, se = value_and_se(float(res.beta[0]))
+    assert value_and_se(b)[0] <= J0 + se + 1e-9
+    assert value_and_se(b * 1.25)[0] > J0 + se - 1e-9
+    assert b >= res.beta[0] and steps >= 1
+    # the sparser end of the path keeps no more features
+    n0 = np.sum(np.abs(np.mean(res.coefs, axis=0)[:-1]) > 0.01)
+    assert np.sum(np.abs(np.mean(coefs, axis=0)[:-1]) > 0.01) <= n0
+    est = BilevelSVC(model="scalar", scalar_rule="1se", random_state=0).fit(X, y)
+    plain = BilevelSVC(model="scalar", random_state=0).fit(X, y)
+    assert est.penalty_weights_[0] >= plain.penalty_weights_[0]

@@ -60,7 +60,7 @@ def test_best_scale_against_a_fine_search():
         om = rng.random(m.size)
         om /= om.sum()
 
-        def f(s):
+        def f(s, m=m, om=om):
             return 0.5 * om @ np.maximum(0.0, 1.0 - s * m) ** 2
 
         s = best_scale(m, om)

@@ -269,9 +269,9 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
         return self
 
     def _warn_if_empty(self, best):
-        """An empty model chosen while the path has non-empty ones is usually the
-        criterion's artefact (DiffLOO's trivial zero), not the data's verdict: say so."""
-        if self.n_active_path_[best] != 0 or not np.any(self.n_active_path_ > 0):
+        """An empty chosen model is usually the criterion's artefact (DiffLOO's trivial
+        zero), not the data's verdict: say so."""
+        if self.n_active_path_[best] != 0:
             return
         if self.criterion in ("diffloo", "diffloo_exact"):
             why = (f"criterion={self.criterion!r} is exactly 0 at the empty model, so its "
@@ -316,8 +316,7 @@ _CV_DOC = r"""
     Like exact LOO and k-fold, ALO selects for prediction, not for exact support
     recovery: it keeps the informative features with a few extra ones.
 
-    When the chosen model has no feature while the path has models with features, an
-    :class:`EmptyModelWarning` names the criterion (for the printed DiffLOO its trivial
+    When the chosen model has no feature, an :class:`EmptyModelWarning` names the criterion (for the printed DiffLOO its trivial
     minimum) and suggests ``"alo"``.
 
     Small problems (the smaller dimension at most

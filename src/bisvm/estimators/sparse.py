@@ -27,7 +27,7 @@ from dataclasses import replace
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -45,8 +45,8 @@ from ..selection.bilevel import (
     zero_model_penalty,
 )
 from ..selection.importance import importance_scores
-from ..selection.one_se import one_se_scalar
 from ..selection.lower_level import add_bias_column
+from ..selection.one_se import one_se_scalar, validation_splits
 
 __all__ = ["ElasticNetSVC", "BilevelSVC"]
 
@@ -442,33 +442,8 @@ class BilevelSVC(_SmoothedSVMBase):
     }
 
     def _splits(self, X, y, split):
-        classes, counts = np.unique(y, return_counts=True)
-        if split == "holdout":
-            f = self.validation_fraction
-            if isinstance(f, bool) or not isinstance(f, numbers.Real) or not 0 < f < 1:
-                raise ValueError(f"validation_fraction must be in (0, 1), got {f!r}")
-            if counts.min() < 2:
-                raise ValueError(
-                    f"a class has {counts.min()} sample; the stratified validation split "
-                    "needs at least 2 samples per class"
-                )
-            n_val = int(np.ceil(f * len(y)))
-            if n_val < 2 or len(y) - n_val < 2:
-                raise ValueError(
-                    f"n_samples={len(y)} is too few for validation_fraction={f}"
-                )
-            sss = StratifiedShuffleSplit(1, test_size=f, random_state=self.random_state)
-            return list(sss.split(X, y))
-        k = self.cv
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
-            raise ValueError(f"cv must be an integer >= 2, got {k!r}")
-        if len(y) < k:
-            raise ValueError(f"n_samples={len(y)} is fewer than cv={k} folds")
-        # a class rarer than k leaves some validation folds without it; scikit-learn's
-        # StratifiedKFold warns about that, and every training fold still sees both classes
-        # as long as the class has 2 members
-        skf = StratifiedKFold(k, shuffle=True, random_state=self.random_state)
-        return list(skf.split(X, y))
+        return validation_splits(y, split, validation_fraction=self.validation_fraction,
+                                 cv=self.cv, random_state=self.random_state)
 
     def fit(self, X, y):
         """Learn the L1 weights and the SVM; returns self."""
