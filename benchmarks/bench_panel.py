@@ -16,6 +16,9 @@ Methods (classification):
   cv=5)`` (L1 with ``dual=False``);
 * ``rfecv``: SVM-RFE, ``RFECV(LinearSVC(), cv=5)`` (step 1, or 10 % of the features when
   there are more than 100);
+* ``logregcv``: ``bench_wide.py``'s L1 ``LogisticRegressionCV(Cs=10, solver="liblinear",
+  cv=5, scoring="accuracy")`` (binary targets; not one of the three baselines of the
+  summary);
 * ``selective-alo`` / ``selective-alo-1se``: ``SelectiveLogisticRegressionCV()`` with
   ``selection_rule="min"`` / ``"1se"``, on the logistic tasks (``LOGISTIC_TASKS``: the
   synthetic problems; on the real tables its 50-point path to μ_max·1e-8 costs 10-30 s
@@ -61,7 +64,7 @@ from bench_panel_report import write_report  # noqa: E402
 
 C_GRID = 10.0 ** np.linspace(-3, 1, 9)
 CLASSIFIERS = ("bisvm-scalar", "bisvm-vector", "bisvm-group", "l2cv", "l1cv", "rfecv",
-               "selective-alo", "selective-alo-1se")
+               "logregcv", "selective-alo", "selective-alo-1se")
 LOGISTIC_TASKS = ("seed004_200x400", "syn600x40")
 REGRESSORS = ("selective-alo", "selective-alo-1se", "selective-kfold", "lassocv")
 
@@ -96,6 +99,13 @@ def make_method(method, seed, table, extra):
     if method == "l1cv":
         return GridSearchCV(LinearSVC(penalty="l1", dual=False, random_state=0,
                                       max_iter=5000), {"C": C_GRID}, cv=5)
+    if method == "logregcv":
+        # bench_wide.py's L1 logistic reference (binary targets)
+        from sklearn.linear_model import LogisticRegressionCV
+
+        return LogisticRegressionCV(Cs=10, l1_ratios=(1.0,), solver="liblinear", cv=5,
+                                    scoring="accuracy", random_state=0,
+                                    use_legacy_attributes=False) if binary else None
     if method == "rfecv":
         d = table.X.shape[1]
         return RFECV(LinearSVC(random_state=0, max_iter=5000), step=1 if d <= 100 else 0.1,
