@@ -174,3 +174,34 @@ def test_report_renders_in_headless_chromium(tmp_path):
     assert grey.var() > 1e-3
     assert len(np.unique(np.round(grey, 2))) > 20
     assert (grey < 0.3).mean() > 0.002 and (grey > 0.9).mean() > 0.3
+
+
+def test_plots_stay_bounded_on_many_features():
+    """A 5,000-feature problem draws the 200 largest paths and 60 largest bars (in their
+    original order), and the titles say so; small problems draw everything."""
+    from bisvm.selection.search import GridResult
+
+    rng = np.random.default_rng(0)
+    d = 5000
+    grid = np.logspace(-3, 0, 6)
+    coefs = rng.normal(size=(6, 1, d + 1)) * (rng.random(d + 1) < 0.3)
+    g = GridResult(grid, np.zeros(6), coefs, 0.01, 0.0, 6, 6, 0.0)
+    names = [f"x{j}" for j in range(d)]
+    ax = plots.plot_regularization_path(g, names)
+    assert len(ax.get_lines()) == 200 + 1  # the zero line
+    assert "200 largest of 5,000" in ax.get_title()
+    peak = np.max(np.abs(coefs[:, 0, :-1]), axis=0)
+    drawn = {round(float(np.max(np.abs(line.get_ydata()))), 12) for line in ax.get_lines()}
+    assert round(float(peak.max()), 12) in drawn
+    plt.close(ax.figure)
+    scores = rng.random(d)
+    scores /= scores.sum()
+    ax = plots.plot_importance(names, scores)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    top = np.sort(np.argsort(-scores)[:60])
+    assert labels == [f"x{j}" for j in top]
+    assert "60 largest of 5,000" in ax.get_title()
+    plt.close(ax.figure)
+    ax = plots.plot_importance(names[:5], scores[:5], scores[:5])
+    assert len(ax.get_yticklabels()) == 5 and ax.get_title() == "Feature importance"
+    plt.close(ax.figure)

@@ -65,7 +65,8 @@ def plot_validation_curve(grid, trajectory=None, *, final=None, criterion="J", a
     return ax
 
 
-def plot_regularization_path(grid, feature_names, *, beta=None, fold=0, top=12, ax=None):
+def plot_regularization_path(grid, feature_names, *, beta=None, fold=0, top=12,
+                             max_lines=200, ax=None):
     """Coefficients of the first fold's solution over the β grid (seed-000 Figs. 6.5-6.6).
 
     Parameters
@@ -77,11 +78,20 @@ def plot_regularization_path(grid, feature_names, *, beta=None, fold=0, top=12, 
         The learned scalar β, marked by a vertical line.
     top : int
         Label the ``top`` features with the largest coefficient anywhere on the path.
+    max_lines : int
+        Draw at most this many paths, the largest (a line per feature of a 50,000-column
+        text problem makes a figure of tens of megabytes and shows nothing more); the
+        title says how many were drawn.
     """
     ax = _axes(ax)
     W = grid.coefs[:, fold, :-1]
-    order = np.argsort(-np.max(np.abs(W), axis=0))
-    for r, j in enumerate(order):
+    peak = np.max(np.abs(W), axis=0)
+    order = np.argsort(-peak)
+    shown = order[:max_lines]
+    if shown.size < order.size:
+        ax.set_title(f"Regularisation path ({shown.size:,} largest of {order.size:,} "
+                     "features)")
+    for r, j in enumerate(shown):
         ax.plot(grid.grid, W[:, j], lw=1.2 if r < top else 0.6,
                 label=str(feature_names[j]) if r < top else None,
                 alpha=1.0 if r < top else 0.5)
@@ -91,13 +101,14 @@ def plot_regularization_path(grid, feature_names, *, beta=None, fold=0, top=12, 
     ax.set_xscale("log")
     ax.set_xlabel("β (scalar L1 weight)")
     ax.set_ylabel("coefficient")
-    ax.set_title("Regularisation path")
+    if not ax.get_title():
+        ax.set_title("Regularisation path")
     ax.legend(fontsize=6, ncol=2)
     return ax
 
 
 def plot_importance(names, scores, reference=None, *, reference_label="tree-based (Gini)",
-                    ax=None):
+                    max_bars=60, ax=None):
     """Importance bars, optionally beside a reference importance (seed-000 Figs. 6.7-6.10).
 
     Parameters
@@ -107,8 +118,20 @@ def plot_importance(names, scores, reference=None, *, reference_label="tree-base
         BiSVM scores (each set sums to 1).
     reference : ndarray, optional
         E.g. ``ExtraTreesClassifier.feature_importances_``.
+    max_bars : int
+        Show at most this many features, those with the largest score (or reference),
+        in their original order; the title says how many of how many.
     """
     names = [str(n) for n in names]
+    scores = np.asarray(scores, dtype=float)
+    title = "Feature importance"
+    if len(names) > max_bars:
+        key = scores if reference is None else np.maximum(scores, np.asarray(reference))
+        keep = np.sort(np.argsort(-key, kind="stable")[:max_bars])
+        title += f" ({max_bars} largest of {len(names):,})"
+        names = [names[j] for j in keep]
+        scores = scores[keep]
+        reference = None if reference is None else np.asarray(reference)[keep]
     ax = _axes(ax, figsize=(6.4, max(3.0, 0.22 * len(names) + 1)))
     y = np.arange(len(names))
     h = 0.4 if reference is not None else 0.8
@@ -119,7 +142,7 @@ def plot_importance(names, scores, reference=None, *, reference_label="tree-base
     ax.set_yticks(y, names, fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel("importance (sums to 1)")
-    ax.set_title("Feature importance")
+    ax.set_title(title)
     ax.legend(fontsize=8)
     return ax
 
