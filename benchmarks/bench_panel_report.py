@@ -13,6 +13,15 @@ import numpy as np
 
 BASELINES = ("l2cv", "l1cv", "rfecv")
 UNBALANCED = 0.35  # minority class share below which a table counts as unbalanced
+VARIANTS_NOTE = """The committed results were made by
+`python benchmarks/bench_panel.py --seeds 5 --fresh` (every method, BilevelSVC defaults),
+then `--methods bisvm-vector --variant 'min={"refinement_rule": "min"}'`,
+`--methods bisvm-scalar,bisvm-vector --variant 'margin={"criterion": "margin",
+"refinement_rule": "min"}'` and `--methods bisvm-scalar,bisvm-vector --variant
+'scalar1se={"scalar_rule": "1se"}'` (each with `--seeds 5`), and `[before]` rows are
+BilevelSVC's defaults at commit 42fe9bb, before issue #12 (criterion `"margin"`, held-out
+early stopping only when the weights outnumber the rows of a fold), from a run of the same
+script on that code. A `[name]` row is BilevelSVC with those keyword arguments."""
 
 
 def _label(r):
@@ -184,8 +193,8 @@ def write_report(json_path, md_path, command):
 
     import bisvm
 
-    L = ["# Held-out evaluation panel (issue #12)", "",
-         f"`python benchmarks/bench_panel.py {command}` — "
+    L = ["# Held-out evaluation panel (issue #12)", "", VARIANTS_NOTE, "",
+         f"Last command: `python benchmarks/bench_panel.py {command}` — "
          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, bisvm commit {_commit()}.",
          f"Machine: {platform.machine()}, 2 cores shared with other jobs; every fit single-"
          f"threaded (OMP/OpenBLAS/MKL = 1), CPU seconds of the fit. numpy {np.__version__}, "

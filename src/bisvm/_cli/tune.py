@@ -53,6 +53,9 @@ def add_parser(sub):
                    help="grid points per parameter (grid; default 5), along the 1-D grid "
                    "(loo, kfold; default 7) or along the selectivity path of the selective "
                    "models (default 50)")
+    t.add_argument("--selection-rule", choices=["min", "1se"], default=None,
+                   help="selective models: the criterion's minimum or the sparsest point "
+                   "within one standard error of it (default: the estimator's, min)")
     t.add_argument("--n-iter", type=common.positive_int("--n-iter"), default=20,
                    help="candidates of the random search (default %(default)s)")
     t.add_argument("--range", type=parse_range, action="append", default=[],
@@ -279,7 +282,8 @@ def _selective(args, spec, ds, X, y, bits):
         raise ValueError(f"{name} has no criterion parameter")
     params = {"criterion": args.method}
     for dest, pname in (("cv", "n_splits"), ("max_iter", "max_iter"), ("tol", "tol"),
-                        ("ridge", "ridge"), ("grid_size", "n_mu")):
+                        ("ridge", "ridge"), ("grid_size", "n_mu"),
+                        ("selection_rule", "selection_rule")):
         v = getattr(args, dest, None)
         if v is not None and pname in valid:
             params[pname] = v
@@ -374,7 +378,8 @@ def _print(r):
       f"{r['n_train']} training rows")
     for n in r["notes"]:
         p(f"  note: {n}")
-    for w in r["warnings"][:5]:
+    # warnings about the choice itself first, then the solvers' convergence notes
+    for w in sorted(r["warnings"], key=lambda w: w.startswith("ConvergenceWarning"))[:5]:
         p(f"  warning: {w}")
     if r.get("backend", "serial") != "serial":  # say so only when it is not this process
         p(f"ran on {r['backend']}")

@@ -323,7 +323,7 @@ _CV_DOC = r"""
     recovery: it keeps the informative features with a few extra ones.
 
     When the chosen model has no feature, an :class:`EmptyModelWarning` names the
-    criterion (for the printed DiffLOO its trivial minimum) and suggests ``"alo"``.
+    criterion (for the printed DiffLOO, its trivial minimum) and suggests ``"alo"``.
 
     Small problems (the smaller dimension at most
     :data:`~bisvm.selection.threads.SMALL_DENSE`) run with one BLAS thread

@@ -337,10 +337,10 @@ class BilevelSVC(_SmoothedSVMBase):
         gain over the *start* (the learned scalar model, ``warm_init``) exceeds one
         standard error of the paired per-row differences, else the start (``"1se"``).
         The many-weight model replaces the one-weight model only when rows it never saw
-        say it is better by more than their noise. On the panel, with
-        ``"scaled_margin"``: 0.15 points below the best of L2-CV, L1-CV and RFECV on
-        average and at most 1.3 below on any of the 15 problems (``"min"``: 0.14 and
-        2.4, on the 200 × 2,000 wide problem, where it kept 79 features against 31).
+        say it is better by more than their noise. On the panel (vector model,
+        ``"scaled_margin"``): 0.11 points below the best of L2-CV, L1-CV and RFECV on
+        average and at most 1.3 below on any of the 15 problems; with ``"min"`` 0.14
+        and 2.4 (on the 200 × 2,000 wide problem).
     balanced_criterion : bool or "auto", default=False
         Weigh the validation rows by the inverse of their class count, so that the
         criterion is the mean over the two classes of their mean terms

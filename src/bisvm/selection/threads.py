@@ -4,10 +4,12 @@ A μ path of the selective models (seed 004 Algorithm B with the leave-one-out c
 and the BiSVM lower level on narrow data run hundreds of Cholesky factorisations and
 triangular solves of matrices of a few hundred rows. A multi-threaded BLAS pays a thread
 wake-up and a barrier on each of those calls, and on a machine whose other cores are busy
-its threads spin waiting for one another: on an 80 × 60 regression with a 20-point path,
-``criterion="alo"`` took 0.33-0.94 s with the default threads on a loaded 2-core machine
-against 0.10 s with one (issue #12). scikit-learn limits threads the same way around its
-small solves (``threadpoolctl.threadpool_limits``).
+its threads spin waiting for one another. On a shared 2-core machine (load average 7.7,
+``benchmarks/bench_panel_alo.py``), the 20-point ALO path of seed 004's 200 × 400
+logistic problem took 47 s of wall time (18 s CPU) with OpenBLAS's default 2 threads and
+1.0 s (0.4 s CPU) with one; on an 80 × 60 regression 0.77 s against 0.09 s.
+scikit-learn limits threads the same way around its small solves
+(``threadpoolctl.threadpool_limits``).
 
 :func:`blas_threads` decides by size; :func:`limit_blas` applies the decision for the
 duration of a ``with`` block and restores the previous limits afterwards.
