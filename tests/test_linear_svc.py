@@ -131,3 +131,14 @@ def test_sample_weight_equivalence_at_tight_tolerance():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check_sample_weight_equivalence_on_dense_data(
             "LinearSVC", LinearSVC(tol=1e-12, max_iter=100000))
+
+
+def test_verbose_prints_and_sklearn_error_wording(capsys):
+    X, y = _binary()
+    LinearSVC(dual=True, verbose=2, max_iter=3).fit(X, y)
+    out = capsys.readouterr().out
+    assert "epoch 1" in out and "optimization finished" in out
+    # the refusals start as scikit-learn's, so code matching its message keeps working
+    with pytest.raises(ValueError, match="Unsupported set of arguments.*penalty='l2'.*"
+                                         "loss='hinge'.*dual=False"):
+        LinearSVC(penalty="l2", loss="hinge", dual=False).fit(X, y)

@@ -27,6 +27,10 @@ _LAZY = {
     "KernelLogisticRegression": "estimators.kernel_logistic",
     "KernelRidge": "estimators.kernel_ridge",
     "LinearSVC": "estimators.linear",
+    "LinearSVR": "estimators.linear_svr",
+    "NuSVC": "estimators.nu_svm",
+    "NuSVR": "estimators.nu_svm",
+    "OneClassSVM": "estimators.nu_svm",
     "SelectiveLogisticRegression": "estimators.selective",
     "SelectiveLogisticRegressionCV": "estimators.selective",
     "SelectiveRegression": "estimators.selective",
@@ -60,6 +64,10 @@ __all__ = [
     "KernelLogisticRegression",
     "KernelRidge",
     "LinearSVC",
+    "LinearSVR",
+    "NuSVC",
+    "NuSVR",
+    "OneClassSVM",
     "SelectiveLogisticRegression",
     "SelectiveLogisticRegressionCV",
     "SelectiveRegression",
@@ -109,6 +117,8 @@ if TYPE_CHECKING:  # static analysers and IDEs see the names; nothing runs at im
     from bisvm.estimators.kernel_logistic import KernelLogisticRegression
     from bisvm.estimators.kernel_ridge import KernelRidge
     from bisvm.estimators.linear import LinearSVC
+    from bisvm.estimators.linear_svr import LinearSVR
+    from bisvm.estimators.nu_svm import NuSVC, NuSVR, OneClassSVM
     from bisvm.estimators.selective import (
         SelectiveLogisticRegression,
         SelectiveLogisticRegressionCV,

@@ -17,7 +17,8 @@ The sigmoid kernel is not positive semi-definite for every ``(γ, c0)``; it is a
 LIBSVM accepts it.
 
 Blocks are computed with one BLAS matrix product plus element-wise operations, never with
-Python loops over rows.
+Python loops over rows. Either argument may be a scipy sparse matrix (any format; it is
+used in CSR form and never densified); the block returned is always dense.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 
 __all__ = [
     "KERNELS",
@@ -54,6 +56,11 @@ KERNEL_CODES = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3, "laplacian": 4, 
 
 
 def _as_2d(X, name):
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D array, got shape {X.shape}")
+        return X
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array, got shape {X.shape}")
@@ -68,6 +75,30 @@ def _pair(X, Y):
             f"X and Y must have the same number of features, got {X.shape[1]} and {Y.shape[1]}"
         )
     return X, Y
+
+
+def _dot_t(X, Y):
+    """Dense ``X @ Y.T`` for dense or sparse operands."""
+    K = X @ Y.T
+    return K.toarray() if sp.issparse(K) else np.asarray(K)
+
+
+def _row_sq(X):
+    """Squared Euclidean norms of the rows of a dense or sparse matrix."""
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", X, X)
+
+
+def _row_diff_sq(X, Y, r, c):
+    """``||X[r_k] - Y[c_k]||²`` for index arrays ``r``, ``c`` (dense or sparse rows)."""
+    if sp.issparse(X) and sp.issparse(Y):
+        diff = X[r] - Y[c]
+        return np.asarray(diff.multiply(diff).sum(axis=1)).ravel()
+    Xr = X[r].toarray() if sp.issparse(X) else X[r]
+    Yc = Y[c].toarray() if sp.issparse(Y) else Y[c]
+    diff = Xr - Yc
+    return np.einsum("ij,ij->i", diff, diff)
 
 
 #: Pairs whose GEMM distance is below this fraction of ``‖x‖² + ‖y‖²`` are recomputed
@@ -88,9 +119,9 @@ def _sq_dists(X, Y):
     ``X`` (LIBSVM computes its RBF values this way too). For ordinary data this costs one
     comparison pass over the block.
     """
-    xx = np.einsum("ij,ij->i", X, X)
-    yy = xx if Y is X else np.einsum("ij,ij->i", Y, Y)
-    D = X @ Y.T
+    xx = _row_sq(X)
+    yy = xx if Y is X else _row_sq(Y)
+    D = _dot_t(X, Y)
     D *= -2.0
     D += xx[:, None]
     D += yy[None, :]
@@ -102,11 +133,11 @@ def _sq_dists(X, Y):
         if rows.size:
             keep = D[rows, cols] <= _NEAR_REL * (xx[rows] + yy[cols])
             rows, cols = rows[keep], cols[keep]
-            for start in range(0, rows.size, _NEAR_CHUNK):
-                r = rows[start:start + _NEAR_CHUNK]
-                c = cols[start:start + _NEAR_CHUNK]
-                diff = X[r] - Y[c]
-                D[r, c] = np.einsum("ij,ij->i", diff, diff)
+            chunk = _NEAR_CHUNK if not (sp.issparse(X) or sp.issparse(Y)) else 1024
+            for start in range(0, rows.size, chunk):
+                r = rows[start:start + chunk]
+                c = cols[start:start + chunk]
+                D[r, c] = _row_diff_sq(X, Y, r, c)
     if Y is X:
         np.fill_diagonal(D, 0.0)
     return D
@@ -115,14 +146,14 @@ def _sq_dists(X, Y):
 def linear_kernel(X, Y=None):
     r"""Linear kernel :math:`K_{ij} = \langle x_i, y_j\rangle` (seed 003 eq. (52))."""
     X, Y = _pair(X, Y)
-    return X @ Y.T
+    return _dot_t(X, Y)
 
 
 def polynomial_kernel(X, Y=None, gamma=1.0, coef0=0.0, degree=3):
     r"""Polynomial kernel :math:`K_{ij} = (\gamma\langle x_i, y_j\rangle + c_0)^d`
     (seed 003 eq. (53); seed 001's ``(x^T y + c)^r`` is ``gamma=1``)."""
     X, Y = _pair(X, Y)
-    K = X @ Y.T
+    K = _dot_t(X, Y)
     K *= gamma
     K += coef0
     return K**degree
@@ -144,7 +175,12 @@ def laplacian_kernel(X, Y=None, gamma=1.0):
     from scipy.spatial.distance import cdist
 
     X, Y = _pair(X, Y)
-    K = cdist(X, Y, metric="cityblock")
+    if sp.issparse(X) or sp.issparse(Y):
+        from sklearn.metrics.pairwise import manhattan_distances
+
+        K = manhattan_distances(X, Y)
+    else:
+        K = cdist(X, Y, metric="cityblock")
     K *= -gamma
     np.exp(K, out=K)
     return K
@@ -154,7 +190,7 @@ def sigmoid_kernel(X, Y=None, gamma=1.0, coef0=0.0):
     r"""Sigmoid kernel :math:`K_{ij} = \tanh(\gamma\langle x_i, y_j\rangle + c_0)` (seed 003
     eq. (55))."""
     X, Y = _pair(X, Y)
-    K = X @ Y.T
+    K = _dot_t(X, Y)
     K *= gamma
     K += coef0
     np.tanh(K, out=K)
@@ -165,13 +201,35 @@ def resolve_gamma(gamma, X):
     """Return the numeric kernel width for ``gamma`` in ``{float > 0, "scale", "auto"}``.
 
     ``"scale"`` is ``1 / (n_features · X.var())`` and ``"auto"`` is ``1 / n_features``
-    (scikit-learn's conventions). A constant ``X`` under ``"scale"`` gives ``1.0``.
+    (scikit-learn's conventions; for sparse ``X`` the variance counts the implicit zeros).
+    A constant ``X`` under ``"scale"`` gives ``1.0``.
+
+    Raises ``ValueError`` when ``"scale"`` gives no usable width: the variance overflows
+    (features beyond ~1e154) so that the width underflows to 0 and every kernel value
+    would be the same constant (scikit-learn then fails later, on non-finite dual
+    coefficients).
     """
-    X = np.asarray(X)
+    if not sp.issparse(X):
+        X = np.asarray(X)
     if isinstance(gamma, str):
         if gamma == "scale":
-            var = float(X.var()) if X.size else 0.0
-            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
+            if sp.issparse(X):
+                n_el = X.shape[0] * X.shape[1]
+                mean = float(X.sum()) / n_el if n_el else 0.0
+                var = float(X.multiply(X).sum()) / n_el - mean * mean if n_el else 0.0
+            else:
+                with np.errstate(over="ignore", invalid="ignore"):
+                    var = float(X.var()) if X.size else 0.0
+            if not var > 0:
+                return 1.0
+            g = 1.0 / (X.shape[1] * var)
+            if not (np.isfinite(var) and g > 0):
+                raise ValueError(
+                    f"gamma='scale' = 1 / (n_features * X.var()) underflows (X.var() = "
+                    f"{var:.3g}): the kernel would be constant; standardise X (e.g. "
+                    "bisvm.Scaler) or pass a numeric gamma"
+                )
+            return g
         if gamma == "auto":
             return 1.0 / X.shape[1]
         raise ValueError(f"gamma must be a positive float, 'scale' or 'auto'; got {gamma!r}")
@@ -333,6 +391,10 @@ def check_finite_gram(K, kernel, X):
     return K
 
 
+def _n_rows(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
 @dataclass(frozen=True)
 class Kernel:
     """A resolved kernel: name plus numeric parameters, or a callable.
@@ -355,13 +417,18 @@ class Kernel:
     def __call__(self, X, Y=None):
         name = self.name
         if self.function is not None:
-            Xa = np.asarray(X)
-            K = np.asarray(self.function(Xa, Xa if Y is None else np.asarray(Y)), dtype=float)
-            n_y = Xa.shape[0] if Y is None else np.asarray(Y).shape[0]
-            if K.shape != (Xa.shape[0], n_y):
+            from sklearn.utils.validation import _num_samples
+
+            Xa = X if sp.issparse(X) or isinstance(X, list) else np.asarray(X)
+            Ya = Xa if Y is None else (
+                Y if sp.issparse(Y) or isinstance(Y, list) else np.asarray(Y))
+            K = self.function(Xa, Ya)
+            K = np.asarray(K.toarray() if sp.issparse(K) else K, dtype=float)
+            n_y = _num_samples(Ya)
+            if K.shape != (_num_samples(Xa), n_y):
                 raise ValueError(
-                    f"kernel callable must return an array of shape {(Xa.shape[0], n_y)}, "
-                    f"got {K.shape}"
+                    f"kernel callable must return an array of shape "
+                    f"{(_num_samples(Xa), n_y)}, got {K.shape}"
                 )
             return K
         if name == "linear":
@@ -375,22 +442,21 @@ class Kernel:
         if name == "sigmoid":
             return sigmoid_kernel(X, Y, self.gamma, self.coef0)
         if name == "precomputed":
-            return np.asarray(X, dtype=np.float64)
+            return X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         raise ValueError(f"unknown kernel {name!r}")
 
     def diag(self, X):
         """The diagonal ``k(x_i, x_i)`` without forming the block."""
-        X = np.asarray(X, dtype=np.float64)
         name = self.name
         if self.function is not None:
-            return np.array(
-                [self.function(X[i : i + 1], X[i : i + 1])[0, 0] for i in range(len(X))]
-            )
+            return np.array([float(np.asarray(self(X[i : i + 1]))[0, 0])
+                             for i in range(_n_rows(X))])
+        X = _as_2d(X, "X")
         if name in ("rbf", "laplacian"):
             return np.ones(X.shape[0])
         if name == "precomputed":
-            return np.diag(X).copy()
-        sq = np.einsum("ij,ij->i", X, X)
+            return np.asarray(X.diagonal()).copy() if sp.issparse(X) else np.diag(X).copy()
+        sq = _row_sq(X)
         if name == "linear":
             return sq
         if name == "poly":

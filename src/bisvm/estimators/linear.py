@@ -23,7 +23,13 @@ l1       squared_hinge  False  smooth split :math:`w = u - v \ge 0`, scipy L-BFG
 l1       hinge          any    linear program, scipy ``linprog`` (HiGHS); sklearn refuses it
 =======  =============  =====  ==========================================================
 
-Multiclass is one-vs-rest. As in LIBLINEAR (and so in scikit-learn), the class weight of
+``multi_class="crammer_singer"`` trains one joint multiclass problem instead (Crammer &
+Singer's loss :math:`\max_m (w_m^\top x_i - w_{y_i}^\top x_i + 1 - \delta_{m y_i})`,
+L2 penalty on all :math:`w_m`, :mod:`bisvm.solvers.crammer_singer`); ``penalty``, ``loss``
+and ``dual`` are then ignored, as in scikit-learn. With two classes its two weight vectors
+are reported as their difference, as scikit-learn does.
+
+Multiclass is otherwise one-vs-rest. As in LIBLINEAR (and so in scikit-learn), the class weight of
 class ``k`` multiplies ``C`` for the samples of ``k`` in the ``k``-vs-rest problem only; the
 "rest" samples keep ``C`` times their sample weight. In the binary case both classes get
 their own class weight.
@@ -44,13 +50,15 @@ from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
+from ..solvers.crammer_singer import crammer_singer_objective, solve_crammer_singer
 from ..solvers.dual_cd import solve_dual_cd, svm_primal_objective
 from ..solvers.finite_newton import solve_finite_newton
 
-__all__ = ["LinearSVC", "l1_hinge_lp", "l1_squared_hinge", "primal_objective"]
+__all__ = ["LinearSVC", "augment_intercept", "l1_hinge_lp", "l1_squared_hinge",
+           "primal_objective"]
 
 
-def _augment(X, bias):
+def augment_intercept(X, bias):
     """``[X, bias]``: LIBLINEAR's intercept feature (only for the primal solvers)."""
     if bias <= 0:
         return X
@@ -118,6 +126,8 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     dual : "auto" or bool, default="auto"
         Solve the dual (coordinate descent) or the primal. "auto" picks the primal when
         ``n_samples >= n_features`` and the primal is available, as scikit-learn does.
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        One-vs-rest binary problems, or Crammer and Singer's joint multiclass SVM.
     tol : float, default=1e-4
         Stopping tolerance: projected-gradient spread (dual CD), gradient norm relative to
         its value at 0 (finite Newton), projected gradient of L-BFGS-B (L1, squared
@@ -134,6 +144,9 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         Cap on epochs (dual) or iterations (primal).
     shrinking : bool, default=True
         Shrinking of the dual coordinate descent.
+    verbose : int, default=0
+        1 prints a summary of each solve, 2 one line per epoch or iteration (dual
+        coordinate descent and Crammer-Singer).
 
     Attributes
     ----------
@@ -148,11 +161,14 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     """
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0,
-                 fit_intercept=True, intercept_scaling=1.0, class_weight=None,
-                 random_state=None, max_iter=1000, shrinking=True):
+                 multi_class="ovr", fit_intercept=True, intercept_scaling=1.0,
+                 class_weight=None, verbose=0, random_state=None, max_iter=1000,
+                 shrinking=True):
         self.penalty = penalty
         self.loss = loss
         self.dual = dual
+        self.multi_class = multi_class
+        self.verbose = verbose
         self.tol = tol
         self.C = C
         self.fit_intercept = fit_intercept
@@ -180,6 +196,11 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
                              f"{self.intercept_scaling!r}")
         if self.dual not in ("auto", True, False):
             raise ValueError(f"dual must be 'auto', True or False, got {self.dual!r}")
+        if self.multi_class not in ("ovr", "crammer_singer"):
+            raise ValueError(f"multi_class must be 'ovr' or 'crammer_singer', got "
+                             f"{self.multi_class!r}")
+        if self.multi_class == "crammer_singer":
+            return "crammer_singer"
         combo = (self.penalty, self.loss)
         if combo == ("l1", "hinge"):
             return "lp"
@@ -188,12 +209,16 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         dual = self.dual
         if dual == "auto":
             dual = not primal_ok or (dual_ok and X.shape[0] < X.shape[1])
+        # the wording starts as scikit-learn's, so that code matching it keeps working
+        unsupported = (f"Unsupported set of arguments: penalty='{self.penalty}', "
+                       f"loss='{self.loss}', dual={dual}: ")
         if dual and not dual_ok:
-            raise ValueError("penalty='l1' with loss='squared_hinge' has no dual solver; "
-                             "use dual=False")
+            raise ValueError(unsupported + "the L1 penalty has no dual solver; use "
+                             "dual=False")
         if not dual and not primal_ok:
-            raise ValueError("penalty='l2' with loss='hinge' is solved in the dual only "
-                             "(its primal is not differentiable); use dual=True")
+            raise ValueError(unsupported + "the hinge loss with the L2 penalty is solved in "
+                             "the dual only (its primal is not differentiable); use "
+                             "dual=True")
         return "dual_cd" if dual else ("finite_newton" if self.penalty == "l2" else "l1_sq")
 
     def fit(self, X, y, sample_weight=None):
@@ -229,7 +254,25 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
                                  "positive weight")
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
         rng = check_random_state(self.random_state)
-        Xa = _augment(X, bias) if method != "dual_cd" else None
+        if method == "crammer_singer":
+            W, n_iter, objs, converged = self._fit_crammer_singer(X, y_ind, cw, sw, bias, rng)
+        else:
+            W, n_iter, objs, converged = self._fit_ovr(X, y_ind, cw, sw, bias, rng, method)
+        if not converged:
+            warnings.warn(f"LinearSVC ({method}) stopped on max_iter={self.max_iter} before "
+                          f"tol={self.tol}; increase max_iter", ConvergenceWarning,
+                          stacklevel=2)
+        d = X.shape[1]
+        self.coef_ = np.ascontiguousarray(W[:, :d])
+        self.intercept_ = bias * W[:, d] if self.fit_intercept else np.zeros(W.shape[0])
+        self.n_iter_ = int(n_iter)
+        self.objective_ = np.array(objs)
+        return self
+
+    def _fit_ovr(self, X, y_ind, cw, sw, bias, rng, method):
+        """One binary problem (two classes) or one per class; returns ``(W, n_iter,
+        objectives, converged)`` with ``W`` carrying the intercept feature's weights."""
+        Xa = augment_intercept(X, bias) if method != "dual_cd" else None
         if self.classes_.size == 2:
             tasks = [(np.where(y_ind == 1, 1.0, -1.0), cw[y_ind])]
         else:
@@ -244,7 +287,7 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
                                   bias=bias, tol=self.tol, max_iter=self.max_iter,
                                   shrinking=self.shrinking,
                                   random_state=int(rng.randint(np.iinfo(np.int32).max)),
-                                  warn=False)
+                                  warn=False, verbose=self.verbose)
                 w, it, ok, obj = r.coef, r.n_iter, r.converged, r.objective
             elif method == "finite_newton":
                 r = solve_finite_newton(Xa, yk, cost=cost, R=1.0, tol=self.tol,
@@ -256,21 +299,26 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
             else:
                 w, obj = l1_hinge_lp(Xa, yk, cost)
                 it, ok = 1, True
-            coefs.append(w)
+            if self.verbose and method != "dual_cd":
+                print(f"LinearSVC ({method}): {it} iterations, objective {obj:.10g}")
+            coefs.append(w if bias > 0 else np.r_[w, 0.0])
             n_iters.append(it)
             objs.append(obj)
             converged &= ok
-        if not converged:
-            warnings.warn(f"LinearSVC ({method}) stopped on max_iter={self.max_iter} before "
-                          f"tol={self.tol}; increase max_iter", ConvergenceWarning,
-                          stacklevel=2)
-        W = np.vstack(coefs)
-        d = X.shape[1]
-        self.coef_ = np.ascontiguousarray(W[:, :d])
-        self.intercept_ = bias * W[:, d] if self.fit_intercept else np.zeros(W.shape[0])
-        self.n_iter_ = int(max(n_iters))
-        self.objective_ = np.array(objs)
-        return self
+        return np.vstack(coefs), max(n_iters), objs, converged
+
+    def _fit_crammer_singer(self, X, y_ind, cw, sw, bias, rng):
+        """The joint multiclass problem; with two classes the two weight vectors are
+        reported as their difference (scikit-learn's convention)."""
+        cost = self.C * cw[y_ind] * sw
+        r = solve_crammer_singer(X, y_ind, self.classes_.size, cost=cost, bias=bias,
+                                 tol=self.tol, max_iter=self.max_iter,
+                                 random_state=int(rng.randint(np.iinfo(np.int32).max)),
+                                 warn=False, verbose=self.verbose)
+        W = r.coef if bias > 0 else np.c_[r.coef, np.zeros(r.coef.shape[0])]
+        if self.classes_.size == 2:
+            W = (W[1] - W[0])[None, :]
+        return W, r.n_iter, [r.objective], r.converged
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -286,6 +334,12 @@ def primal_objective(est, X, y, sample_weight=None):
     cw = compute_class_weight(getattr(est, "class_weight", None), classes=classes, y=y)
     sw = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
     bias = float(est.intercept_scaling) if est.fit_intercept else 0.0
+    if getattr(est, "multi_class", "ovr") == "crammer_singer":
+        if classes.size == 2:
+            raise ValueError("the two-class Crammer-Singer model keeps only the difference "
+                             "of its weight vectors: its objective cannot be recovered")
+        W = est.coef_ if bias == 0 else np.c_[est.coef_, est.intercept_ / bias]
+        return np.array([crammer_singer_objective(X, y_ind, W, est.C * cw[y_ind] * sw, bias)])
     out = []
     for k in range(est.coef_.shape[0]):
         if classes.size == 2:
@@ -299,7 +353,7 @@ def primal_objective(est, X, y, sample_weight=None):
         if est.penalty == "l2":
             out.append(svm_primal_objective(X, yk, w, cost, est.loss, bias))
         else:
-            r = np.maximum(0.0, 1.0 - yk * (np.asarray(_augment(X, bias) @ w).ravel()))
+            r = np.maximum(0.0, 1.0 - yk * (np.asarray(augment_intercept(X, bias) @ w).ravel()))
             xi = r if est.loss == "hinge" else r * r
             out.append(float(np.abs(w).sum() + cost @ xi))
     return np.array(out)

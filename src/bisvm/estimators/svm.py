@@ -22,205 +22,25 @@ the same attribute layout and sign conventions as scikit-learn's LIBSVM wrappers
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from bisvm.kernels import check_precomputed, make_kernel, warn_if_indefinite
-from bisvm.solvers.smo import csvc_dual, epsilon_svr_dual, solve_smo
+from bisvm.estimators._calibration import couple, fit_platt, sigmoid_prob
+from bisvm.estimators._smo_base import BaseSMO, check_positive, positive_weight_rows, warm_alpha
+from bisvm.solvers.smo import csvc_dual, epsilon_svr_dual
 
 __all__ = ["SVC", "SVR"]
 
 
-def _check_positive(name, value, *, allow_inf=False):
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    v = float(value)
-    if np.isnan(v) or v <= 0 or (np.isinf(v) and not allow_inf):
-        extra = " (inf allowed)" if allow_inf else ""
-        raise ValueError(f"{name} must be > 0{extra}, got {value!r}")
-    return v
-
-
-class _BaseSMO(BaseEstimator):
-    """Shared parameter checks, kernel handling and prediction from support vectors."""
-
-    def _validate_common(self):
-        _check_positive("tol", self.tol)
-        _check_positive("cache_size", self.cache_size)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, Integral):
-            raise ValueError(
-                f"max_iter must be an integer (-1 for no limit), got {self.max_iter!r}"
-            )
-        if self.max_iter == 0 or self.max_iter < -1:
-            raise ValueError(f"max_iter must be positive or -1, got {self.max_iter!r}")
-        if self.selection not in ("second_order", "max_violating_pair"):
-            raise ValueError(
-                f"selection must be 'second_order' or 'max_violating_pair', got {self.selection!r}"
-            )
-
-    def _validate_X_train(self, X, y, **kw):
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", **kw)
-        self.shape_fit_ = X.shape
-        return X, y
-
-    def _setup_kernel(self, X):
-        if self.kernel == "precomputed":
-            check_precomputed(X)
-            # LIBSVM and scikit-learn accept an indefinite kernel and so do we (SMO still
-            # terminates), but the user is told that the dual is then not concave
-            warn_if_indefinite(
-                X, type(self).__name__,
-                "SMO still terminates (as LIBSVM's does), but the dual problem is not "
-                "concave and the solution is a stationary point, not the SVM optimum",
-            )
-        self._kernel = make_kernel(
-            self.kernel, gamma=self.gamma, coef0=self.coef0, degree=self.degree, X=X
-        )
-        self._gamma = self._kernel.gamma
-
-    def _sub_problem_data(self, X, idx):
-        if idx.size == X.shape[0]:  # idx is sorted and unique: every sample, no copy
-            return X
-        if self.kernel == "precomputed":
-            return X[np.ix_(idx, idx)]
-        return X[idx]
-
-    def _solve(self, problem, alpha0):
-        return solve_smo(
-            problem,
-            alpha0=alpha0,
-            tol=float(self.tol),
-            selection=self.selection,
-            shrinking=bool(self.shrinking),
-            cache_size=float(self.cache_size),
-            max_iter=int(self.max_iter),
-        )
-
-    def _kernel_to_sv(self, X):
-        """Block ``K(X, support_vectors_)``, validating ``X``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        if self.kernel == "precomputed":
-            check_precomputed(X, n_train=self.shape_fit_[0], symmetric=False)
-            return X[:, self.support_]
-        return self._kernel(X, self.support_vectors_)
-
-    def _coef_from_dual(self, dual):
-        if self.kernel != "linear":
-            raise AttributeError("coef_ is only available when using a linear kernel")
-        return dual @ self.support_vectors_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
-
-
-def _warm_alpha(previous, upper):
-    """Scale a previous dual solution into the new box (keeps ``y @ alpha = 0``)."""
-    if previous is None or previous.shape != upper.shape:
-        return None
-    a = previous
-    pos = a > 0
-    if not np.any(pos):
-        return None
-    ratio = np.min(upper[pos] / a[pos])
-    return a * min(1.0, float(ratio))
-
-
-def _fit_platt(dec, labels, weights=None):
-    r"""Platt's sigmoid :math:`P(y=1\mid f) = 1/(1 + e^{Af + B})` by Newton's method with
-    backtracking on the regularised targets (Lin, Lin & Weng, 2007). ``labels`` in {0, 1}.
-
-    ``weights`` (the per-sample costs of the machine, relative) weight the
-    log-likelihood, so that the calibration minimises the same weighted risk as the SVM
-    and keeps the effect of ``class_weight``."""
-    dec = np.asarray(dec, dtype=float)
-    w = np.ones(dec.size) if weights is None else np.asarray(weights, float)
-    w = w * (dec.size / w.sum())
-    n_pos = float(np.sum(w[labels == 1]))
-    n_neg = float(np.sum(w[labels != 1]))
-    t = np.where(labels == 1, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-    A, B = 0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))
-
-    def fval(A, B):
-        z = dec * A + B
-        # sum of w*(t*z + log(1 + exp(-z))), evaluated stably
-        v = np.where(z >= 0, t * z + np.log1p(np.exp(-z)), (t - 1) * z + np.log1p(np.exp(z)))
-        return float(w @ v)
-
-    f = fval(A, B)
-    sigma = 1e-12
-    for _ in range(100):
-        z = dec * A + B
-        ez = np.exp(-np.abs(z))
-        p = np.where(z >= 0, ez / (1.0 + ez), 1.0 / (1.0 + ez))  # 1/(1+exp(z))
-        d2 = w * p * (1.0 - p)
-        h11 = sigma + float(np.sum(dec * dec * d2))
-        h22 = sigma + float(np.sum(d2))
-        h21 = float(np.sum(dec * d2))
-        d1 = w * (t - p)
-        g1 = float(np.sum(dec * d1))
-        g2 = float(np.sum(d1))
-        if abs(g1) < 1e-5 and abs(g2) < 1e-5:
-            break
-        det = h11 * h22 - h21 * h21
-        dA = -(h22 * g1 - h21 * g2) / det
-        dB = -(-h21 * g1 + h11 * g2) / det
-        gd = g1 * dA + g2 * dB
-        step = 1.0
-        while step >= 1e-10:
-            nA, nB = A + step * dA, B + step * dB
-            nf = fval(nA, nB)
-            if nf < f + 1e-4 * step * gd:
-                A, B, f = nA, nB, nf
-                break
-            step *= 0.5
-        else:
-            break
-    return A, B
-
-
-def _sigmoid_prob(dec, A, B):
-    z = dec * A + B
-    return np.where(z >= 0, np.exp(-z) / (1.0 + np.exp(-z)), 1.0 / (1.0 + np.exp(z)))
-
-
-def _couple(r, max_iter=100):
-    """Pairwise coupling of Wu, Lin & Weng (2004), method 2 (as in LIBSVM).
-
-    ``r[i, j]`` estimates P(class i | i or j); returns the class probabilities."""
-    k = r.shape[0]
-    Q = np.zeros((k, k))
-    for i in range(k):
-        for j in range(k):
-            if i != j:
-                Q[i, i] += r[j, i] ** 2
-                Q[i, j] = -r[j, i] * r[i, j]
-    p = np.full(k, 1.0 / k)
-    eps = 0.005 / k
-    for _ in range(max(100, k)):
-        Qp = Q @ p
-        pQp = float(p @ Qp)
-        if np.max(np.abs(Qp - pQp)) < eps:
-            break
-        for t in range(k):
-            diff = (-Qp[t] + pQp) / Q[t, t]
-            p[t] += diff
-            pQp = (pQp + diff * (diff * Q[t, t] + 2 * Qp[t])) / (1 + diff) ** 2
-            Qp = (Qp + diff * Q[t]) / (1 + diff)
-            p /= 1 + diff
-    return p
-
-
-class SVC(ClassifierMixin, _BaseSMO):
+class SVC(ClassifierMixin, BaseSMO):
     r"""C-support vector classifier trained by SMO (LIBSVM's model, in numba).
 
     See the module docstring for the optimisation problem.
@@ -262,13 +82,18 @@ class SVC(ClassifierMixin, _BaseSMO):
     warm_start : bool, default=False
         Start SMO from the previous fit's dual solution (scaled into the new box), e.g.
         along a path of ``C`` values on the same data.
+    verbose : bool, default=False
+        Print one line per SMO solve (iterations, objective, ρ, support vectors, final
+        gap), as LIBSVM's ``optimization finished`` report.
 
     Attributes
     ----------
     classes_, support_, support_vectors_, n_support_, dual_coef_, intercept_, coef_,
     n_iter_, probA_, probB_, fit_status_, shape_fit_
-        As in :class:`sklearn.svm.SVC`; for ``multiclass="ovr"`` ``dual_coef_`` has one row
-        per class and ``intercept_`` one entry per class.
+        As in :class:`sklearn.svm.SVC` (``support_vectors_``, ``dual_coef_`` and
+        ``coef_`` are sparse after a fit on sparse ``X``; a model fitted on dense data
+        also predicts sparse ``X`` and vice versa); for ``multiclass="ovr"``
+        ``dual_coef_`` has one row per class and ``intercept_`` one entry per class.
     """
 
     # private fitted state that model files must carry (bisvm.persistence)
@@ -294,6 +119,7 @@ class SVC(ClassifierMixin, _BaseSMO):
         multiclass="ovo",
         selection="second_order",
         warm_start=False,
+        verbose=False,
     ):
         self.C = C
         self.kernel = kernel
@@ -313,13 +139,14 @@ class SVC(ClassifierMixin, _BaseSMO):
         self.multiclass = multiclass
         self.selection = selection
         self.warm_start = warm_start
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
         self._validate_common()
         if self.loss not in ("hinge", "squared_hinge"):
             raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
-        _check_positive("C", self.C, allow_inf=self.loss == "hinge")
+        check_positive("C", self.C, allow_inf=self.loss == "hinge")
         if self.multiclass not in ("ovo", "ovr"):
             raise ValueError(f"multiclass must be 'ovo' or 'ovr', got {self.multiclass!r}")
         if self.decision_function_shape not in ("ovo", "ovr"):
@@ -340,35 +167,42 @@ class SVC(ClassifierMixin, _BaseSMO):
         X : array of shape (n_samples, n_features), or (n_samples, n_samples) Gram matrix
         y : array of shape (n_samples,)
         sample_weight : array of shape (n_samples,), optional
-            Non-negative, finite; multiplies ``C`` per sample. Samples of weight zero are
-            dropped (they cannot be support vectors). NaN or negative weights raise.
+            Finite; multiplies ``C`` per sample. Samples of weight zero or below are
+            dropped, as LIBSVM drops them (they cannot be support vectors). NaN raises.
         """
         self._check_params()
         X, y = self._validate_X_train(X, y)
         check_classification_targets(y)
         classes, y_enc = np.unique(y, return_inverse=True)
+        name = type(self).__name__
         if classes.size < 2:
             raise ValueError(
-                f"SVC needs samples of at least 2 classes; got 1 class ({classes[0]!r})"
+                f"{name} needs samples of at least 2 classes; got 1 class ({classes[0]!r})"
             )
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        sw = self._sample_weight(sample_weight, X)
+        positive_weight_rows(sw)
         cw = compute_class_weight(self.class_weight, classes=classes, y=y)
         if np.any(cw <= 0) or not np.all(np.isfinite(cw)):
             raise ValueError("class_weight must give positive finite weights")
         weights = cw[y_enc] * sw
-        for c in range(classes.size):
-            if not np.any(weights[y_enc == c] > 0):
-                raise ValueError(
-                    f"sample_weight: class {classes[c]!r} has no sample of positive weight"
-                )
+        kept = [c for c in range(classes.size) if np.any(weights[y_enc == c] > 0)]
+        if len(kept) < 2:
+            raise ValueError(
+                "Invalid input - all samples with positive weights belong to the same class"
+                f" ({classes[kept[0]]!r})"
+            )
+        if len(kept) < classes.size:
+            lost = [classes[c] for c in range(classes.size) if c not in kept]
+            raise ValueError(f"sample_weight: class(es) {lost!r} have no sample of positive "
+                             "weight")
         self._setup_kernel(X)
-        warm = getattr(self, "_alphas", None) if self.warm_start else None
+        warm = getattr(self, "_alphas", None) if getattr(self, "warm_start", False) else None
         if warm is not None and getattr(self, "_train_shape", None) != X.shape:
             warm = None
         self.classes_ = classes
         self._train_shape = X.shape
         k = classes.size
-        if self.multiclass == "ovo" or k == 2:
+        if getattr(self, "multiclass", "ovo") == "ovo" or k == 2:
             pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
         else:
             pairs = [(a, None) for a in range(k)]
@@ -381,7 +215,8 @@ class SVC(ClassifierMixin, _BaseSMO):
             else:
                 idx = np.flatnonzero(((y_enc == a) | (y_enc == b)) & (weights > 0))
                 yb = np.where(y_enc[idx] == a, 1.0, -1.0)
-            machine, alpha = self._fit_binary(X, idx, yb, weights[idx], warm, m)
+            label = f" {classes[a]!r} vs {'rest' if b is None else repr(classes[b])}"
+            machine, alpha = self._fit_binary(X, idx, yb, weights[idx], warm, m, label)
             machines.append(machine)
             alphas.append(alpha)
         self._alphas = alphas
@@ -391,26 +226,34 @@ class SVC(ClassifierMixin, _BaseSMO):
         else:
             self.probA_ = np.empty(0)
             self.probB_ = np.empty(0)
+        self._release_solver_view()
         return self
 
     def _binary_problem(self, X, idx, yb, w):
         return csvc_dual(
             self._sub_problem_data(X, idx),
             yb,
-            self._kernel,
+            self._solve_kernel,
             float(self.C),
             weights=w,
             loss=self.loss,
         )
 
-    def _fit_binary(self, X, idx, yb, w, warm, m):
+    def _scale(self, res):
+        """``(scale, rho)`` of a binary machine: decision values are
+        ``scale * sum_t alpha_t y_t k(x_t, x) - rho``."""
+        return 1.0, res.rho
+
+    def _fit_binary(self, X, idx, yb, w, warm, m, label=""):
         problem = self._binary_problem(X, idx, yb, w)
         alpha0 = None
         if warm is not None and m < len(warm):
-            alpha0 = _warm_alpha(warm[m], problem.upper)
-        res = self._solve(problem, alpha0)
+            alpha0 = warm_alpha(warm[m], problem.upper)
+        res = self._solve(problem, alpha0, label)
+        scale, rho = self._scale(res)
         sv = res.alpha > 0
-        return (idx[sv], yb[sv] * res.alpha[sv], res.rho, res.n_iter, res.converged), res.alpha
+        machine = (idx[sv], scale * yb[sv] * res.alpha[sv], rho, res.n_iter, res.converged)
+        return machine, res.alpha
 
     def _assemble(self, machines, y_enc, pairs, X):
         """scikit-learn/LIBSVM attribute layout from the per-machine solutions."""
@@ -438,15 +281,12 @@ class SVC(ClassifierMixin, _BaseSMO):
             intercept = np.array([-m[2] for m in machines])
         if k == 2:  # scikit-learn's binary convention: positive values mean classes_[1]
             dual, intercept = -dual, -intercept
-        self.dual_coef_ = dual
         self.intercept_ = intercept
         self.n_iter_ = np.array([m[3] for m in machines], dtype=np.int32)
         self.fit_status_ = int(not all(m[4] for m in machines))
         self._pairs = pairs
-        if self.kernel == "precomputed":
-            self.support_vectors_ = np.empty((0, 0))
-        else:
-            self.support_vectors_ = X[support].copy()
+        self.support_vectors_ = self._support_vectors(X, support)
+        self._store_dual(dual)
 
     # probability calibration -------------------------------------------------
     def _fit_probability(self, X, y_enc, weights, pairs):
@@ -473,10 +313,11 @@ class SVC(ClassifierMixin, _BaseSMO):
                 for tr, te in folds.split(np.zeros(idx.size), yb):
                     sub = idx[tr]
                     problem = self._binary_problem(X, sub, yb[tr], weights[sub])
-                    res = self._solve(problem, None)
+                    res = self._solve(problem, None, " (calibration fold)")
+                    scale, rho = self._scale(res)
                     Kte = self._kernel_block_train(X, idx[te], sub)
-                    dec[te] = Kte @ (yb[tr] * res.alpha) - res.rho
-            A[m], B[m] = _fit_platt(dec, (yb > 0).astype(int), weights[idx])
+                    dec[te] = scale * (Kte @ (yb[tr] * res.alpha)) - rho
+            A[m], B[m] = fit_platt(dec, (yb > 0).astype(int), weights[idx])
         # A, B act on the LIBSVM-oriented machine value (positive = first class of the
         # pair), as in scikit-learn's probA_/probB_
         self.probA_ = A
@@ -491,7 +332,7 @@ class SVC(ClassifierMixin, _BaseSMO):
     def _pair_decisions(self, Ksv):
         """Raw per-machine decision values (LIBSVM orientation: positive = first class)."""
         k = self.classes_.size
-        dual, intercept = self.dual_coef_, self.intercept_
+        dual, intercept = self._dual_dense(), self.intercept_
         if k == 2:
             dual, intercept = -dual, -intercept
         starts = np.concatenate([[0], np.cumsum(self.n_support_)])
@@ -553,28 +394,37 @@ class SVC(ClassifierMixin, _BaseSMO):
             raise AttributeError("predict_proba is not available when probability=False")
         return True
 
+    def _check_fitted_proba(self):
+        check_is_fitted(self)
+        if np.size(self.probA_) == 0:
+            raise NotFittedError(
+                "predict_proba is not available when fitted with probability=False; "
+                "refit with probability=True"
+            )
+
     @available_if(_check_proba)
     def predict_proba(self, X):
         """Class probabilities: Platt sigmoids on each machine, then pairwise coupling
         (``"ovo"``) or normalisation (``"ovr"``)."""
+        self._check_fitted_proba()
         raw = self._pair_decisions(self._kernel_to_sv(X))
         k = self.classes_.size
         A, B = self.probA_, self.probB_
         if k == 2:
-            p0 = _sigmoid_prob(raw[:, 0], A[0], B[0])
+            p0 = sigmoid_prob(raw[:, 0], A[0], B[0])
             return np.column_stack([p0, 1.0 - p0])
         if self._pairs[0][1] is None:
-            P = _sigmoid_prob(raw, A[None, :], B[None, :])
+            P = sigmoid_prob(raw, A[None, :], B[None, :])
             P = np.clip(P, 1e-7, 1 - 1e-7)
             return P / P.sum(axis=1, keepdims=True)
-        R = np.clip(_sigmoid_prob(raw, A[None, :], B[None, :]), 1e-7, 1 - 1e-7)
+        R = np.clip(sigmoid_prob(raw, A[None, :], B[None, :]), 1e-7, 1 - 1e-7)
         out = np.empty((raw.shape[0], k))
         for n in range(raw.shape[0]):
             r = np.zeros((k, k))
             for m, (a, b) in enumerate(self._pairs):
                 r[a, b] = R[n, m]
                 r[b, a] = 1.0 - R[n, m]
-            out[n] = _couple(r)
+            out[n] = couple(r)
         return out
 
     @available_if(_check_proba)
@@ -589,21 +439,21 @@ class SVC(ClassifierMixin, _BaseSMO):
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
         k = self.classes_.size
+        dual = self._dual_dense()
         if k == 2 or self._pairs[0][1] is None:
-            return self.dual_coef_ @ self.support_vectors_
+            return self._coef_from_dual(dual)
+        # one row per pair: the pair's coefficients over its two classes' support vectors
         starts = np.concatenate([[0], np.cumsum(self.n_support_)])
-        rows = []
-        for a, b in self._pairs:
+        pair_dual = np.zeros((len(self._pairs), dual.shape[1]))
+        for m, (a, b) in enumerate(self._pairs):
             sa = slice(starts[a], starts[a + 1])
             sb = slice(starts[b], starts[b + 1])
-            rows.append(
-                self.dual_coef_[b - 1, sa] @ self.support_vectors_[sa]
-                + self.dual_coef_[a, sb] @ self.support_vectors_[sb]
-            )
-        return np.array(rows)
+            pair_dual[m, sa] = dual[b - 1, sa]
+            pair_dual[m, sb] = dual[a, sb]
+        return self._coef_from_dual(pair_dual)
 
 
-class SVR(RegressorMixin, _BaseSMO):
+class SVR(RegressorMixin, BaseSMO):
     r"""ε-support vector regression trained by SMO (LIBSVM's model, in numba).
 
     Minimises :math:`\tfrac12\lVert w\rVert^2 + \sum_i C s_i \max(0, |y_i - f(x_i)| -
@@ -613,17 +463,22 @@ class SVR(RegressorMixin, _BaseSMO):
 
     Parameters
     ----------
-    kernel, degree, gamma, coef0, tol, C, shrinking, cache_size, max_iter
+    kernel, degree, gamma, coef0, tol, shrinking, cache_size, max_iter
         As in :class:`SVC`.
+    C : float > 0 or inf, default=1.0
+        ``np.inf``: no bound on the dual coefficients (every residual within the tube).
     epsilon : float >= 0, default=0.1
         Half-width of the insensitive tube.
     selection : {"second_order", "max_violating_pair"}
     warm_start : bool, default=False
+    verbose : bool, default=False
 
     Attributes
     ----------
     support_, support_vectors_, dual_coef_, intercept_, n_support_, coef_, n_iter_,
     fit_status_, shape_fit_
+        As in :class:`sklearn.svm.SVR` (``n_iter_`` is an int; ``support_vectors_``,
+        ``dual_coef_`` and ``coef_`` are sparse after a sparse fit).
     """
 
     _persist_attrs = ("_kernel", "_gamma", "_alpha", "_train_idx")
@@ -642,6 +497,7 @@ class SVR(RegressorMixin, _BaseSMO):
         max_iter=-1,
         selection="second_order",
         warm_start=False,
+        verbose=False,
     ):
         self.kernel = kernel
         self.degree = degree
@@ -655,58 +511,59 @@ class SVR(RegressorMixin, _BaseSMO):
         self.max_iter = max_iter
         self.selection = selection
         self.warm_start = warm_start
+        self.verbose = verbose
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the regressor; ``sample_weight`` multiplies ``C`` per sample (zero: dropped;
-        negative or NaN: ``ValueError``)."""
+    def _check_params(self):
         self._validate_common()
-        _check_positive("C", self.C)
+        check_positive("C", self.C, allow_inf=True)
         if isinstance(self.epsilon, bool) or not isinstance(self.epsilon, Real):
             raise ValueError(f"epsilon must be a non-negative number, got {self.epsilon!r}")
         if not (np.isfinite(self.epsilon) and self.epsilon >= 0):
             raise ValueError(f"epsilon must be >= 0, got {self.epsilon!r}")
+
+    def _problem(self, X, y, w):
+        return epsilon_svr_dual(X, y, self._solve_kernel, float(self.C), float(self.epsilon),
+                                weights=w)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the regressor; ``sample_weight`` multiplies ``C`` per sample (zero or
+        negative: the sample is dropped, as in LIBSVM; NaN: ``ValueError``)."""
+        self._check_params()
         X, y = self._validate_X_train(X, y, y_numeric=True)
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        idx = np.flatnonzero(sw > 0)
-        if idx.size == 0:
-            raise ValueError("sample_weight: all samples have zero weight")
+        sw = self._sample_weight(sample_weight, X)
+        idx = positive_weight_rows(sw)
         self._setup_kernel(X)
-        problem = epsilon_svr_dual(
-            self._sub_problem_data(X, idx),
-            y[idx],
-            self._kernel,
-            float(self.C),
-            float(self.epsilon),
-            weights=sw[idx],
-        )
-        warm = getattr(self, "_alpha", None) if self.warm_start else None
+        problem = self._problem(self._sub_problem_data(X, idx), y[idx], sw[idx])
+        warm = getattr(self, "_alpha", None) if getattr(self, "warm_start", False) else None
         alpha0 = None
         if warm is not None and getattr(self, "_train_idx", None) is not None:
             if np.array_equal(self._train_idx, idx):
-                alpha0 = _warm_alpha(warm, problem.upper)
+                alpha0 = warm_alpha(warm, problem.upper)
         res = self._solve(problem, alpha0)
         self._alpha, self._train_idx = res.alpha, idx
         n = idx.size
-        beta = res.alpha[:n] - res.alpha[n:]
+        self._store(X, idx, res.alpha[:n] - res.alpha[n:], res)
+        self._release_solver_view()
+        return self
+
+    def _store(self, X, idx, beta, res):
+        """Fitted attributes of a one-machine model with coefficients ``beta``."""
         sv = beta != 0
         self.support_ = idx[sv].astype(np.int32)
-        self.dual_coef_ = beta[sv][None, :]
         self.intercept_ = np.array([-res.rho])
         self.n_support_ = np.array([self.support_.size], dtype=np.int32)
-        self.n_iter_ = np.array([res.n_iter], dtype=np.int32)
+        self.n_iter_ = int(res.n_iter)
         self.fit_status_ = int(not res.converged)
-        self.support_vectors_ = (
-            np.empty((0, 0)) if self.kernel == "precomputed" else X[self.support_].copy()
-        )
-        return self
+        self.support_vectors_ = self._support_vectors(X, self.support_)
+        self._store_dual(beta[sv][None, :])
 
     def predict(self, X):
         """:math:`f(x) = \\sum_i` ``dual_coef_`` :math:`_i k(x_i, x)` + ``intercept_``."""
         K = self._kernel_to_sv(X)
-        return K @ self.dual_coef_[0] + self.intercept_[0]
+        return K @ self._dual_dense()[0] + self.intercept_[0]
 
     @property
     def coef_(self):
         """Primal weights (linear kernel only)."""
         check_is_fitted(self)
-        return self._coef_from_dual(self.dual_coef_)
+        return self._coef_from_dual(self._dual_dense())

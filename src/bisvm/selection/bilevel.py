@@ -30,7 +30,8 @@ from scipy.special import expit, logit
 
 from ..penalties import L2, SumPenalty
 from ..solvers.lbfgs import minimize_lbfgs
-from .criteria import make_criterion
+from .criteria import balanced_weights, make_criterion
+from .early_stopping import HeldOutMonitor
 from .hypergradient import adjoint_hypergradient
 from .lower_level import (
     LOWER_SOLVERS,
@@ -224,19 +225,26 @@ class BilevelObjective:
         One fold = hold-out validation (the thesis); k folds = k-fold cross-validation.
     lower : LowerLevel
     hyper : HyperModel
-    loss : {"squared", "logistic"}
+    loss : {"squared", "logistic", "squared_hinge"}
         Validation criterion of :mod:`bisvm.selection.criteria`.
+    balanced : bool
+        Weigh the validation rows of each fold by the inverse of their class count
+        (:func:`~bisvm.selection.criteria.balanced_weights`): the criterion is the mean
+        over classes of the per-class means.
     """
 
     folds: tuple
     lower: LowerLevel
     hyper: HyperModel
     loss: str = "squared"
+    balanced: bool = False
     _criteria: tuple = field(init=False, repr=False)
     _cache: dict = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self):
-        crits = tuple(make_criterion(self.loss, f.X_val, f.y_val) for f in self.folds)
+        crits = tuple(make_criterion(self.loss, f.X_val, f.y_val,
+                                     balanced_weights(f.y_val) if self.balanced else None)
+                      for f in self.folds)
         object.__setattr__(self, "_criteria", crits)
 
     @property
@@ -418,29 +426,6 @@ class BilevelResult:
     seconds: float
 
 
-class _HeldOut:
-    """Early stopping of :func:`bisvm_lbfgs` on held-out folds: the monitor's criterion
-    at each accepted iterate, the best iterate so far and the iterations since."""
-
-    def __init__(self, monitor, warm, patience):
-        self.monitor, self.patience = monitor, patience
-        self.warm = None if warm is None else tuple(warm)
-        self.best, self._best_value, self.since = None, np.inf, 0
-
-    def update(self, ev, value, tol):
-        """Solve the monitor's folds at ``ev.beta``; returns (held-out value, stop,
-        lower-level iterations)."""
-        coefs, it = self.monitor.solve(ev.beta, self.warm, tol)
-        self.warm = coefs
-        m = float(np.mean([c.value_and_grad(w)[0] for c, w in zip(self.monitor.criteria, coefs)]))
-        if self.best is None or m < self._best_value - 1e-6 * max(abs(self._best_value),
-                                                                   1e-12):
-            self.best, self._best_value, self.since = (ev, value), m, 0
-        else:
-            self.since += 1
-        return m, self.since >= self.patience, it
-
-
 def _n_nonzero(coefs, threshold):
     return int(np.max([np.sum(np.abs(w) > threshold) for w in coefs]))
 
@@ -453,6 +438,7 @@ def _beta_max(objective):
 def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, memory=10,
                 max_log_step=3.0, inner_tol=1e-9, nonzero_threshold=0.01, beta_max=None,
                 predictor=True, warn=True, adaptive_tol=True, monitor=None, patience=5,
+                monitor_rule="min",
                 callback=None, warm0=None, monitor_warm0=None):
     r"""BiSVM L-BFGS (seed-000 Algorithm 8) in log-scale coordinates
     :math:`\beta = \beta_{\max}\,\sigma(\theta)` (:math:`\theta \approx \log\beta` for
@@ -516,6 +502,11 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
         reports for the weighted Lasso); this stops it there.
     patience : int
         Iterations without a monitor improvement before stopping.
+    monitor_rule : {"min", "1se"}
+        Which iterate the monitor returns: the one with the smallest held-out value, or
+        (``"1se"``) the best among those whose held-out gain over the *start* exceeds
+        one standard error of the paired per-row differences, else the start
+        (:class:`~bisvm.selection.early_stopping.HeldOutMonitor`).
     callback : callable, optional
         ``callback(entry)`` with each :class:`HistoryEntry` (progress reporting).
     warm0, monitor_warm0 : tuple of ndarray, optional
@@ -534,8 +525,8 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
     if np.any(b0 >= bmax):
         raise ValueError(f"beta0 must be below beta_max={bmax:.4g}")
     run = _OuterRun(objective, bmax, inner_tol, adaptive_tol, predictor, nonzero_threshold,
-                    warm0, None if monitor is None else _HeldOut(monitor, monitor_warm0,
-                                                                 patience), callback, t0)
+                    warm0, None if monitor is None else HeldOutMonitor(
+                        monitor, monitor_warm0, patience, monitor_rule), callback, t0)
     res = minimize_lbfgs(
         run.fun_grad, logit(b0 / bmax), tol=tol, max_iter=max_iter, memory=memory,
         ftol=ftol, first_max_change=1.0, max_step=max_log_step, callback=run.on_iteration,

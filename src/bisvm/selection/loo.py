@@ -68,9 +68,13 @@ __all__ = [
     "LeverageFactors",
     "leverage_factors",
     "cheap_criteria",
+    "criterion_terms",
+    "held_out_terms",
+    "select_index",
     "exact_loo",
     "kfold_path",
     "CriterionPath",
+    "SELECTION_RULES",
     "criterion_path",
     "alo_smooth",
     "exact_loo_smooth",
@@ -203,13 +207,28 @@ def _growth(loss, y, z, r):
     return r * np.exp(-y * z)
 
 
-def cheap_criteria(problem, result, names=CHEAP_CRITERIA, factors=None):
-    """Criteria (a)–(d) of the module docstring at one fit, O(N) given the leverages.
+def held_out_terms(loss, y, z_held_out, scoring="loss"):
+    r"""Per-object terms of a held-out criterion from held-out outputs: the loss
+    :math:`q(y_j, z_j^{(-j)})`, or (``scoring="error"``, classification) the
+    misclassification indicator :math:`[y_j z_j^{(-j)} \le 0]`."""
+    if scoring == "loss":
+        return selective_loss(loss, y, z_held_out)[0]
+    if scoring == "error":
+        if loss != "logistic":
+            raise ValueError("scoring='error' needs a classification (logistic) loss")
+        return (y * z_held_out <= 0).astype(float)
+    raise ValueError(f"scoring must be 'loss' or 'error', got {scoring!r}")
+
+
+def criterion_terms(problem, result, names=CHEAP_CRITERIA, factors=None, scoring="loss"):
+    """Per-object terms of criteria (a)–(d) at one fit: each criterion of
+    :func:`cheap_criteria` is the mean of its terms, and their spread gives its standard
+    error (the one-standard-error rule of :func:`select_index`).
 
     Returns
     -------
     dict
-        name -> float.
+        name -> ndarray of shape (N,).
     """
     f = leverage_factors(problem, result) if factors is None else factors
     y, loss = problem.y, problem.loss
@@ -221,17 +240,32 @@ def cheap_criteria(problem, result, names=CHEAP_CRITERIA, factors=None):
                 res2 = (y - f.z) ** 2
             else:  # (123): (y~ - z)^2, y~ - z = y (1 + e^{-yz})
                 res2 = (1.0 + np.exp(-y * f.z)) ** 2
-            out[name] = float(np.mean(res2 * f.h_thesis))
+            out[name] = res2 * f.h_thesis
         elif name == "diffloo_exact":
-            out[name] = float(np.mean(deriv))
+            out[name] = deriv
         elif name == "ij":
-            out[name] = float(np.mean(f.q + deriv))
+            out[name] = f.q + deriv
         elif name == "alo":
             z_loo = f.z + f.r * f.dq * f.L / (1.0 - f.h)
-            out[name] = float(np.mean(selective_loss(loss, y, z_loo)[0]))
+            out[name] = held_out_terms(loss, y, z_loo, scoring)
         else:
             raise ValueError(f"criterion must be one of {CHEAP_CRITERIA}, got {name!r}")
+        if scoring != "loss" and name != "alo":
+            raise ValueError(f"scoring={scoring!r} needs held-out outputs (criterion 'alo', "
+                             f"'loo' or 'kfold'), not {name!r}")
     return out
+
+
+def cheap_criteria(problem, result, names=CHEAP_CRITERIA, factors=None):
+    """Criteria (a)–(d) of the module docstring at one fit, O(N) given the leverages.
+
+    Returns
+    -------
+    dict
+        name -> float.
+    """
+    terms = criterion_terms(problem, result, names, factors)
+    return {name: float(np.mean(t)) for name, t in terms.items()}
 
 
 def alo_outputs(problem, result, factors=None):
@@ -276,22 +310,64 @@ def kfold_path(X, y, loss, ridge, mus, *, n_splits=5, fit_intercept=False, rando
                tol=1e-10, max_iter=500, progress=None):
     """k-fold cross-validated mean loss along a μ grid (criterion (f)); each fold's path
     is warm-started along the grid. ``progress`` is called with 1 after each fold."""
-    total = np.zeros(len(mus))
+    return np.mean(_kfold_terms(X, y, loss, ridge, mus, n_splits=n_splits,
+                                fit_intercept=fit_intercept, random_state=random_state,
+                                tol=tol, max_iter=max_iter, progress=progress), axis=1)
+
+
+def _kfold_terms(X, y, loss, ridge, mus, *, n_splits, fit_intercept, random_state, tol,
+                 max_iter, scoring="loss", progress=None):
+    """Held-out loss of every object along the grid, shape (n_mu, N)."""
+    terms = np.zeros((len(mus), y.size))
     for tr, te in _folds(y, loss, n_splits, random_state):
         _, res, _ = solve_selectivity_path(X[tr], y[tr], loss, ridge, selectivities=mus,
                                            fit_intercept=fit_intercept, tol=tol,
                                            max_iter=max_iter)
         for l, rr in enumerate(res):
             z = X[te] @ rr.coef + rr.extra["intercept"]
-            total[l] += np.sum(selective_loss(loss, y[te], z)[0])
+            terms[l, te] = held_out_terms(loss, y[te], z, scoring)
         if progress is not None:
             progress(1)
-    return total / y.size
+    return terms
+
+
+SELECTION_RULES = ("min", "1se")
+
+
+def select_index(values, standard_errors, rule="min"):
+    r"""Index of the chosen grid point along a path ordered from the sparsest model
+    (largest μ) to the densest.
+
+    ``"min"`` is the arg-min of the criterion. ``"1se"`` is glmnet's ``lambda.1se``
+    (Hastie, Tibshirani & Friedman, *Elements of Statistical Learning* §7.10): the
+    sparsest grid point whose criterion is within one standard error of the minimum,
+    :math:`\min\{l : C_l \le C_{l^*} + s_{l^*}\}`, :math:`l^* = \arg\min_l C_l`,
+    where :math:`s_l` is the standard error of :math:`C_l`. The minimum of a criterion
+    estimated from N objects is biased low by the selection itself and its neighbours
+    are statistically indistinguishable from it; among them the sparsest one is chosen.
+    NaN values (points where a criterion could not be computed) are never chosen.
+
+    Parameters
+    ----------
+    values, standard_errors : ndarray, shape (n_mu,)
+    rule : {"min", "1se"}
+    """
+    values = np.asarray(values, float)
+    if rule not in SELECTION_RULES:
+        raise ValueError(f"selection_rule must be one of {SELECTION_RULES}, got {rule!r}")
+    if not np.any(np.isfinite(values)):
+        raise ValueError("the criterion is NaN or infinite at every point of the path")
+    best = int(np.nanargmin(values))
+    if rule == "min":
+        return best
+    se = float(np.asarray(standard_errors, float)[best])
+    ok = np.flatnonzero(values <= values[best] + (se if np.isfinite(se) else 0.0))
+    return int(ok[0])
 
 
 @dataclass(frozen=True)
 class CriterionPath:
-    """A μ path with its criteria (frozen record).
+    r"""A μ path with its criteria (frozen record).
 
     Attributes
     ----------
@@ -306,6 +382,10 @@ class CriterionPath:
         Time of the fits of the path.
     criterion_seconds : dict
         name -> seconds spent on that criterion beyond the fits.
+    standard_errors : dict
+        name -> ndarray (n_mu,): the standard error of each value, the standard deviation
+        of its N per-object terms over :math:`\sqrt N` (leave-one-out and k-fold
+        criteria are means of one held-out loss per object).
     """
 
     selectivities: np.ndarray
@@ -315,17 +395,21 @@ class CriterionPath:
     mu_max: float
     fit_seconds: float
     criterion_seconds: dict = field(default_factory=dict)
+    standard_errors: dict = field(default_factory=dict)
 
 
 def criterion_path(X, y, loss, ridge, *, criteria=CHEAP_CRITERIA, n_mu=50, min_ratio=1e-8,
                    selectivities=None, fit_intercept=False, n_splits=5, random_state=0,
-                   tol=1e-10, max_iter=500, progress=None):
+                   tol=1e-10, max_iter=500, scoring="loss", progress=None):
     """Fit the μ path (Algorithm B) and evaluate the requested criteria at every μ.
 
     The cheap criteria share one leverage computation per μ, done while the fit is at
     hand (Algorithm C); ``"loo"`` refits ``N`` times per μ and ``"kfold"`` runs
-    ``n_splits`` extra paths. ``progress`` (e.g. a :class:`bisvm.progress.Progress`) is
-    called with 1 after each μ and after each extra fold path.
+    ``n_splits`` extra paths. ``scoring="error"`` (logistic loss only; criteria ``"alo"``,
+    ``"loo"``, ``"kfold"``) scores the held-out outputs by misclassification instead of
+    their loss (:func:`held_out_terms`). ``progress`` (e.g. a
+    :class:`bisvm.progress.Progress`) is called with 1 after each μ and after each extra
+    fold path.
 
     Returns
     -------
@@ -343,14 +427,15 @@ def criterion_path(X, y, loss, ridge, *, criteria=CHEAP_CRITERIA, n_mu=50, min_r
         if cheap:
             t = time.perf_counter()
             f = leverage_factors(prob, res)
-            d = cheap_criteria(prob, res, cheap, factors=f)
+            d = criterion_terms(prob, res, cheap, factors=f, scoring=scoring)
             dt = time.perf_counter() - t
             for c in cheap:
                 vals[c].append(d[c])
                 secs[c] += dt / len(cheap)
         if "loo" in criteria:
             t = time.perf_counter()
-            vals["loo"].append(exact_loo(prob, res, tol=tol, max_iter=max_iter)[0])
+            z_loo = exact_loo(prob, res, tol=tol, max_iter=max_iter)[1]
+            vals["loo"].append(held_out_terms(prob.loss, prob.y, z_loo, scoring))
             secs["loo"] += time.perf_counter() - t
         if progress is not None:
             progress(1)
@@ -366,13 +451,17 @@ def criterion_path(X, y, loss, ridge, *, criteria=CHEAP_CRITERIA, n_mu=50, min_r
     fit_seconds = total - sum(secs.values())
     if "kfold" in criteria:
         t = time.perf_counter()
-        vals["kfold"] = kfold_path(X, y, loss, ridge, mus, n_splits=n_splits,
-                                   fit_intercept=fit_intercept, random_state=random_state,
-                                   tol=tol, max_iter=max_iter, progress=progress)
+        vals["kfold"] = _kfold_terms(X, y, loss, ridge, mus, n_splits=n_splits,
+                                     fit_intercept=fit_intercept, random_state=random_state,
+                                     tol=tol, max_iter=max_iter, scoring=scoring,
+                                     progress=progress)
         secs["kfold"] = time.perf_counter() - t
-    values = {c: np.asarray(v, float) for c, v in vals.items()}
+    terms = {c: np.asarray(v, float).reshape(len(mus), -1) for c, v in vals.items()}
+    values = {c: t.mean(axis=1) for c, t in terms.items()}
+    ses = {c: t.std(axis=1, ddof=1) / np.sqrt(t.shape[1]) if t.shape[1] > 1
+           else np.zeros(len(mus)) for c, t in terms.items()}
     n_active = np.array([int(np.sum(r.coef != 0)) for r in results])
-    return CriterionPath(mus, results, values, n_active, mu_max, fit_seconds, secs)
+    return CriterionPath(mus, results, values, n_active, mu_max, fit_seconds, secs, ses)
 
 
 # --------------------------------------------------------------------------------------

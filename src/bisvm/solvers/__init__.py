@@ -4,7 +4,8 @@ explicit warm start and returns a frozen :class:`~bisvm.solvers.base.SolverResul
 from .base import ConvergenceRecord, SmoothProblem, SolverResult
 from .cg import conjugate_gradient, minimize_nonlinear_cg, solve_nonlinear_cg
 from .coordinate import solve_block_coordinate_descent
-from .dual_cd import solve_dual_cd
+from .crammer_singer import solve_crammer_singer
+from .dual_cd import solve_dual_cd, solve_dual_cd_svr
 from .finite_newton import greedy_kernel_finite_newton, solve_finite_newton
 from .gradient import minimize_gradient_descent, solve_gradient_descent
 from .lbfgs import minimize_lbfgs, solve_lbfgs
@@ -14,6 +15,7 @@ from .primal import solve_truncated_newton, solve_woodbury_newton
 from .primal.exact_l1 import WeightedL1SVMProblem, solve_exact_l1
 from .quasi_newton import minimize_bfgs, solve_bfgs
 from .rz_path import L1SqHingePath, l1_sqhinge_path
+from .svr_primal import solve_svr_finite_newton
 
 __all__ = [
     "ConvergenceRecord",
@@ -32,6 +34,9 @@ __all__ = [
     "minimize_bfgs",
     "solve_bfgs",
     "solve_dual_cd",
+    "solve_dual_cd_svr",
+    "solve_crammer_singer",
+    "solve_svr_finite_newton",
     "solve_finite_newton",
     "greedy_kernel_finite_newton",
     "L1SVMPath",

@@ -28,7 +28,9 @@ import numpy as np
 from .._numba import njit, prefetch
 
 __all__ = ["rng_state", "pack_state", "epoch_dense", "epoch_csr", "dual_objective",
-           "row_sq_norms_csr", "ALPHA"]
+           "svr_epoch_dense", "svr_epoch_csr", "svr_dual_objective", "row_sq_norms_csr",
+           "shuffle_prefix",
+           "ALPHA"]
 
 
 def rng_state(seed):
@@ -119,7 +121,7 @@ def _prefetch_csr(data, indices, indptr, index, s, active_size, S):
 
 
 @njit
-def _shuffle_prefix(index, active_size, state):
+def shuffle_prefix(index, active_size, state):
     # Fisher-Yates on index[:active_size] (LIBLINEAR's swap(index[i], index[i + rand()%...]));
     # the draw in [0, m) is Lemire's multiply-shift of the top 32 bits (bias < m / 2**32)
     for s in range(active_size - 1):
@@ -148,7 +150,7 @@ def _pg(alpha_i, G, upper_i, pgmax_old, pgmin_old):
 def epoch_dense(X, bias, S, w, index, active_size, pgmax_old, pgmin_old, shrinking, state):
     """One epoch on dense ``X``; returns ``(active_size, PGmax_new, PGmin_new)``."""
     d = X.shape[1]
-    _shuffle_prefix(index, active_size, state)
+    shuffle_prefix(index, active_size, state)
     pgmax_new = -np.inf
     pgmin_new = np.inf
     s = 0
@@ -182,7 +184,7 @@ def epoch_dense(X, bias, S, w, index, active_size, pgmax_old, pgmin_old, shrinki
 def epoch_csr(data, indices, indptr, d, bias, S, w, index, active_size, pgmax_old,
               pgmin_old, shrinking, state):
     """One epoch on CSR ``X``; returns ``(active_size, PGmax_new, PGmin_new)``."""
-    _shuffle_prefix(index, active_size, state)
+    shuffle_prefix(index, active_size, state)
     pgmax_new = -np.inf
     pgmin_new = np.inf
     s = 0
@@ -222,6 +224,130 @@ def dual_objective(w, S):
     t = 0.0
     for i in range(S.shape[0]):
         t += S[i, ALPHA] * (0.5 * S[i, DIAG] * S[i, ALPHA] - 1.0)
+    return 0.5 * s + t
+
+
+@njit
+def _svr_step(beta, G, H, eps, upper, gmax_old):
+    r"""One coordinate of the SVR dual (Ho & Lin 2012, Algorithm 4 with shrinking).
+
+    The one-variable problem :math:`\min_d\ G d + \tfrac12 H d^2 + \epsilon|\beta + d|`,
+    :math:`-U \le \beta + d \le U`, is solved exactly: with :math:`G^\pm = G \pm
+    \epsilon` the one-sided derivatives of the objective at ``β = 0``, the minimiser lies
+    on the positive piece when :math:`G^+ < H\beta`, on the negative one when
+    :math:`G^- > H\beta`, and at 0 otherwise. Returns ``(β_new, violation, shrink)``, the
+    violation being the distance of 0 from the subdifferential (0 at the optimum)."""
+    Gp = G + eps
+    Gn = G - eps
+    viol = 0.0
+    if beta == 0.0:
+        if Gp < 0.0:
+            viol = -Gp
+        elif Gn > 0.0:
+            viol = Gn
+        elif Gp > gmax_old and Gn < -gmax_old:
+            return beta, 0.0, True
+    elif beta >= upper:
+        if Gp > 0.0:
+            viol = Gp
+        elif Gp < -gmax_old:
+            return beta, 0.0, True
+    elif beta <= -upper:
+        if Gn < 0.0:
+            viol = -Gn
+        elif Gn > gmax_old:
+            return beta, 0.0, True
+    elif beta > 0.0:
+        viol = abs(Gp)
+    else:
+        viol = abs(Gn)
+    if Gp < H * beta:
+        step = -Gp / H
+    elif Gn > H * beta:
+        step = -Gn / H
+    else:
+        step = -beta
+    if abs(step) < 1e-12:
+        return beta, viol, False
+    return min(max(beta + step, -upper), upper), viol, False
+
+
+@njit(fastmath=True)
+def svr_epoch_dense(X, bias, eps, S, w, index, active_size, gmax_old, shrinking, state):
+    """One SVR epoch on dense ``X`` (``S[:, Y]`` holds the targets, ``S[:, ALPHA]`` β);
+    returns ``(active_size, Gmax_new, Gnorm1_new)``: the largest and the summed
+    violations."""
+    d = X.shape[1]
+    shuffle_prefix(index, active_size, state)
+    gmax_new = 0.0
+    gnorm1 = 0.0
+    s = 0
+    while s < active_size:
+        _prefetch_dense(X, index, s, active_size, S)
+        i = index[s]
+        old = S[i, ALPHA]
+        G = _dot_dense(X, i, w, d, bias) - S[i, Y] + S[i, DIAG] * old
+        b, viol, shrink = _svr_step(old, G, S[i, QD], eps, S[i, UPPER], gmax_old)
+        if shrink and shrinking:
+            active_size -= 1
+            index[s] = index[active_size]
+            index[active_size] = i
+            continue
+        gmax_new = max(gmax_new, viol)
+        gnorm1 += viol
+        if b != old:
+            S[i, ALPHA] = b
+            step = b - old
+            for j in range(d):
+                w[j] += step * X[i, j]
+            if bias > 0.0:
+                w[d] += step * bias
+        s += 1
+    return active_size, gmax_new, gnorm1
+
+
+@njit(fastmath=True)
+def svr_epoch_csr(data, indices, indptr, d, bias, eps, S, w, index, active_size, gmax_old,
+                  shrinking, state):
+    """One SVR epoch on CSR ``X``; as :func:`svr_epoch_dense`."""
+    shuffle_prefix(index, active_size, state)
+    gmax_new = 0.0
+    gnorm1 = 0.0
+    s = 0
+    while s < active_size:
+        _prefetch_csr(data, indices, indptr, index, s, active_size, S)
+        i = index[s]
+        old = S[i, ALPHA]
+        G = _dot_csr(data, indices, indptr, i, w, d, bias) - S[i, Y] + S[i, DIAG] * old
+        b, viol, shrink = _svr_step(old, G, S[i, QD], eps, S[i, UPPER], gmax_old)
+        if shrink and shrinking:
+            active_size -= 1
+            index[s] = index[active_size]
+            index[active_size] = i
+            continue
+        gmax_new = max(gmax_new, viol)
+        gnorm1 += viol
+        if b != old:
+            S[i, ALPHA] = b
+            step = b - old
+            for p in range(indptr[i], indptr[i + 1]):
+                w[indices[p]] += step * data[p]
+            if bias > 0.0:
+                w[d] += step * bias
+        s += 1
+    return active_size, gmax_new, gnorm1
+
+
+@njit(fastmath=True)
+def svr_dual_objective(w, S, eps):
+    """½‖w‖² + Σ (½ λ_i β_i² − y_i β_i + ε|β_i|) (the SVR dual, to be minimised)."""
+    s = 0.0
+    for j in range(w.shape[0]):
+        s += w[j] * w[j]
+    t = 0.0
+    for i in range(S.shape[0]):
+        b = S[i, ALPHA]
+        t += b * (0.5 * S[i, DIAG] * b - S[i, Y]) + eps * abs(b)
     return 0.5 * s + t
 
 

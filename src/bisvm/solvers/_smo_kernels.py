@@ -1,9 +1,10 @@
 r"""Compiled hot loops of the SMO solver (see :mod:`bisvm.solvers.smo` for the problem).
 
 Everything that runs once per SMO iteration lives here, in module-level numba functions
-that work in place on explicit arrays: kernel-column evaluation, the LRU column cache,
-working-set selection, the analytic two-variable step, the gradient update over the active
-set, shrinking and gradient reconstruction. :func:`smo_solve` runs the whole loop in one
+that work in place on explicit arrays: working-set selection (LIBSVM's ``Solver`` and
+``Solver_NU`` rules), the analytic two-variable step, the gradient update over the active
+set, shrinking and the bias. Kernel columns, their cache and the gradient reconstruction
+come from :mod:`bisvm.solvers._smo_columns`. :func:`smo_solve` runs the whole loop in one
 call, so Python is entered once per solve, not once per iteration.
 
 Variables ``t = 0..l-1`` of the dual are attached to samples ``sidx[t]`` with signs
@@ -12,177 +13,34 @@ Variables ``t = 0..l-1`` of the dual are attached to samples ``sidx[t]`` with si
 .. math:: Q_{tu} = y_t y_u k(x_{s_t}, x_{s_u}) + \delta_{tu}\,\mathrm{shift}_t,
 
 so the cache holds *unsigned* kernel columns per sample and ε-SVR's two variables per
-sample share one column.
+sample share one column. Shrunk variables' gradients are rebuilt from scratch by one
+kernel-vector product over the support vectors, which replaces LIBSVM's :math:`\bar G`
+bookkeeping and its full-length column per bound change.
 
-Cache layout. A column holds :math:`k(x_s, x_{a_q})` for the *active samples*
-:math:`a_0 < a_1 < \dots < a_{W-1}` only (the samples of the unshrunk variables), packed
-in one flat pool of ``cache_size`` bytes: slot ``k`` is ``pool[k W:(k+1) W]``. When
-shrinking removes samples, every cached column is compacted in place and the freed room
-becomes new slots, so the cache holds more columns as the active set shrinks (LIBSVM
-obtains the same effect by swapping indices). When the active set grows back (before the
-final optimality check) the cache is emptied. Shrunk variables' gradients are rebuilt
-from scratch, :math:`G_t = p_t + y_t\sum_{s} c_s k(x_{s_t}, x_s) + \mathrm{shift}_t
-\alpha_t` with :math:`c_s = \sum_{u:s_u = s}\alpha_u y_u`, by blocked matrix products
-(BLAS) over the support vectors, which replaces LIBSVM's :math:`\bar G` bookkeeping and its
-full-length column per bound change.
+The ν formulations (``nu=True``) carry a second equality constraint
+:math:`e^\top\alpha = \text{const}` besides :math:`y^\top\alpha = \text{const}`; a pair
+moves along :math:`(y_i, -y_j)` without breaking either only when :math:`y_i = y_j`, so
+the working set is chosen within one sign class (Chang & Lin 2001, "Training
+ν-support vector classifiers", §4; LIBSVM's ``Solver_NU``), shrinking uses the per-sign
+violations, and the stopping gap is the larger of the two per-sign gaps.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from bisvm._numba import njit
+from bisvm.solvers._smo_columns import (
+    get_column,
+    gradient_from_scratch,
+    is_cached,
+    new_cache,
+    reset_cache,
+    restrict_cache,
+)
 
 LOWER, UPPER, FREE = 0, 1, 2
 TAU = 1e-12
-BLOCK = 256
-
-# kernel codes, as in bisvm.kernels.KERNEL_CODES
-LINEAR, POLY, RBF, SIGMOID, LAPLACIAN, PRECOMPUTED = 0, 1, 2, 3, 4, 5
-
-
-@njit(inline="always")
-def _ipow(base, degree):
-    """``base ** degree`` for a non-negative integer ``degree`` by repeated squaring
-    (``pow`` with a float exponent costs several times more per kernel entry)."""
-    result = 1.0
-    e = int(degree)
-    while e > 0:
-        if e & 1:
-            result *= base
-        base *= base
-        e >>= 1
-    return result
-
-
-@njit(inline="always")
-def _from_dot(kcode, dot, sq_a, sq_b, same, gamma, coef0, degree):
-    """Kernel value from an inner product (all kernels but Laplacian / precomputed)."""
-    if kcode == RBF:
-        dist = sq_a + sq_b - 2.0 * dot
-        if dist < 0.0 or same:
-            dist = 0.0
-        return math.exp(-gamma * dist)
-    if kcode == LINEAR:
-        return dot
-    if kcode == POLY:
-        return _ipow(gamma * dot + coef0, degree)
-    return math.tanh(gamma * dot + coef0)
-
-
-@njit(fastmath=True)
-def fill_column(out, s, targets, n_targets, X, sqn, kcode, gamma, coef0, degree):
-    """``out[q] = k(x_s, x_{targets[q]})`` for ``q < n_targets`` (compact order).
-
-    NumPy equivalent: ``out[:m] = kernel(X[s:s+1], X[targets[:m]])[0]``. For
-    ``PRECOMPUTED`` ``X`` is the symmetric Gram matrix and the column is read from row s.
-    """
-    d = X.shape[1]
-    xs = X[s]
-    if kcode == PRECOMPUTED:
-        for q in range(n_targets):
-            out[q] = X[s, targets[q]]
-        return
-    if kcode == LAPLACIAN:
-        for q in range(n_targets):
-            xj = X[targets[q]]
-            acc = 0.0
-            for f in range(d):
-                acc += abs(xs[f] - xj[f])
-            out[q] = math.exp(-gamma * acc)
-        return
-    sq_s = sqn[s]
-    for q in range(n_targets):
-        j = targets[q]
-        xj = X[j]
-        dot = 0.0
-        for f in range(d):
-            dot += xs[f] * xj[f]
-        out[q] = _from_dot(kcode, dot, sq_s, sqn[j], j == s, gamma, coef0, degree)
-
-
-@njit
-def kernel_matvec(rows, n_rows, cols, coef, X, sqn, kcode, gamma, coef0, degree, out):
-    """``out[r] = sum_c coef[c] k(x_{rows[r]}, x_{cols[c]})`` by blocks of BLAS products.
-
-    NumPy equivalent: ``out[:n_rows] = kernel(X[rows[:n_rows]], X[cols]) @ coef``.
-    """
-    m = cols.shape[0]
-    for r in range(n_rows):
-        out[r] = 0.0
-    if m == 0 or n_rows == 0:
-        return
-    if kcode == PRECOMPUTED:
-        for r in range(n_rows):
-            row = X[rows[r]]
-            acc = 0.0
-            for c in range(m):
-                acc += coef[c] * row[cols[c]]
-            out[r] = acc
-        return
-    d = X.shape[1]
-    if kcode == LAPLACIAN:
-        for r in range(n_rows):
-            xr = X[rows[r]]
-            acc = 0.0
-            for c in range(m):
-                xc = X[cols[c]]
-                dist = 0.0
-                for f in range(d):
-                    dist += abs(xr[f] - xc[f])
-                acc += coef[c] * math.exp(-gamma * dist)
-            out[r] = acc
-        return
-    XC = np.empty((m, d))
-    for c in range(m):
-        XC[c] = X[cols[c]]
-    XCt = np.ascontiguousarray(XC.T)
-    XR = np.empty((BLOCK, d))
-    for r0 in range(0, n_rows, BLOCK):
-        nb = min(BLOCK, n_rows - r0)
-        for r in range(nb):
-            XR[r] = X[rows[r0 + r]]
-        D = np.dot(XR[:nb], XCt)
-        for r in range(nb):
-            sr = rows[r0 + r]
-            acc = 0.0
-            for c in range(m):
-                sc = cols[c]
-                acc += coef[c] * _from_dot(kcode, D[r, c], sqn[sr], sqn[sc], sr == sc, gamma,
-                                           coef0, degree)
-            out[r0 + r] = acc
-
-
-@njit
-def get_column(s, pool, W, n_slots, slot_of, owner, stamp, ctr, act_s, X, sqn, kcode, gamma,
-               coef0, degree):
-    """Slot of the (active-sample) kernel column of sample ``s``, computed on a miss with
-    least-recently-used eviction. ``ctr = [clock, unused, n_computed_columns]``."""
-    ctr[0] += 1
-    slot = slot_of[s]
-    if slot >= 0:
-        stamp[slot] = ctr[0]
-        return slot
-    best = 0
-    best_stamp = stamp[0]
-    for k in range(n_slots):
-        if owner[k] < 0:
-            best = k
-            break
-        if stamp[k] < best_stamp:
-            best_stamp = stamp[k]
-            best = k
-    if owner[best] >= 0:
-        slot_of[owner[best]] = -1
-    owner[best] = s
-    slot_of[s] = best
-    fill_column(pool[best * W:(best + 1) * W], s, act_s, W, X, sqn, kcode, gamma, coef0,
-                degree)
-    ctr[2] += 1
-    stamp[best] = ctr[0]
-    return best
 
 
 @njit
@@ -205,79 +63,44 @@ def _flags(st, yt):
 
 
 @njit
-def _clear_cache(slot_of, owner):
-    for k in range(owner.shape[0]):
-        if owner[k] >= 0:
-            slot_of[owner[k]] = -1
-            owner[k] = -1
-
-
-@njit
-def _gradient_from_scratch(which, X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift,
-                           alpha, G):
-    r"""``G_t = p_t + y_t \sum_s c_s k(x_{s_t}, x_s) + shift_t alpha_t`` for ``which[t]``."""
-    n = X.shape[0]
-    l = y.shape[0]
-    c = np.zeros(n)
-    for u in range(l):
-        if alpha[u] > 0.0:
-            c[sidx[u]] += alpha[u] * y[u]
-    m = 0
-    for s in range(n):
-        if c[s] != 0.0:
-            m += 1
-    cols = np.empty(m, dtype=np.int64)
-    coef = np.empty(m)
-    m = 0
-    for s in range(n):
-        if c[s] != 0.0:
-            cols[m] = s
-            coef[m] = c[s]
-            m += 1
-    need = np.zeros(n, dtype=np.bool_)
-    for t in range(l):
-        if which[t]:
-            need[sidx[t]] = True
-    rows = np.empty(n, dtype=np.int64)
-    n_rows = 0
-    for s in range(n):
-        if need[s]:
-            rows[n_rows] = s
-            n_rows += 1
-    v = np.empty(n_rows)
-    kernel_matvec(rows, n_rows, cols, coef, X, sqn, kcode, gamma, coef0, degree, v)
-    row_of = np.full(n, -1, dtype=np.int64)
-    for r in range(n_rows):
-        row_of[rows[r]] = r
-    for t in range(l):
-        if which[t]:
-            G[t] = p[t] + y[t] * v[row_of[sidx[t]]] + shift[t] * alpha[t]
-
-
-@njit
-def _set_active_samples(active, n_active, sidx, s_mark, act_s, pos_of):
-    """``act_s`` = sorted samples with an active variable, ``pos_of`` their positions."""
-    n = s_mark.shape[0]
-    for s in range(n):
-        s_mark[s] = False
-        pos_of[s] = -1
+def _pick_j(k_i, base_i, gmax, sign, cmp, n_active, pool, second_order):
+    """Best ``j`` in :math:`I_{low}` for the given ``i`` (``sign`` 0: any sign, else only
+    variables with ``y_t = sign``); returns ``(kj, best, gmax2)`` with ``gmax2`` the
+    largest :math:`y_tG_t` over those :math:`I_{low}` variables."""
+    ya, Ga, qa, fa, pa, va = cmp
+    gmax2 = -np.inf
+    kj = -1
+    best = np.inf
+    qd_i = qa[k_i] if k_i >= 0 else 0.0
     for k in range(n_active):
-        s_mark[sidx[active[k]]] = True
-    m = 0
-    for s in range(n):
-        if s_mark[s]:
-            act_s[m] = s
-            pos_of[s] = m
-            m += 1
-    return m
+        if not (fa[k] & 2) or (sign != 0 and ya[k] != sign):
+            continue
+        yg = ya[k] * Ga[k]
+        if yg >= gmax2:
+            gmax2 = yg
+            if not second_order:
+                kj = k
+                best = -(gmax + yg)
+        if second_order and k_i >= 0:
+            gd = gmax + yg
+            if gd > 0.0:
+                a = qd_i + qa[k] - 2.0 * pool[base_i + pa[k]]
+                if a <= 0.0:
+                    a = TAU
+                obj = -(gd * gd) / a
+                if obj <= best:
+                    best = obj
+                    kj = k
+    if k_i < 0:
+        kj = -1
+    return kj, best, gmax2
 
 
 @njit
-def _select(second_order, ya, Ga, qa, fa, pa, n_active, va, sidx, pool, W, n_slots, slot_of,
-            owner, stamp, ctr, act_s, X, sqn, kcode, gamma, coef0, degree, tol, pre_k,
-            pre_gmax):
+def _select(second_order, cmp, n_active, sidx, cache, kd, tol, pre_k, pre_gmax):
     r"""Working-set selection on the compact active arrays; returns
-    ``(ki, kj, gap, slot_i)`` (compact positions) with ``kj = -1`` at optimality.
+    ``(ki, kj, gap, base_i)`` (compact positions, pool offset of i's column) with
+    ``kj = -1`` at optimality.
 
     ``i`` maximises :math:`-y_tG_t` over :math:`I_{up}`; ``j`` either minimises it over
     :math:`I_{low}` (maximal violating pair, seed 002 §4.4.2) or minimises the second-order
@@ -285,6 +108,7 @@ def _select(second_order, ya, Ga, qa, fa, pa, n_active, va, sidx, pool, W, n_slo
     :math:`m(\alpha) - M(\alpha)` over the active set. ``pre_k >= -1`` passes an ``i``
     already found during the gradient update; ``pre_k = -2`` searches for it here.
     """
+    ya, Ga, qa, fa, pa, va = cmp
     gmax = pre_gmax
     ki = pre_k
     if pre_k == -2:
@@ -296,44 +120,97 @@ def _select(second_order, ya, Ga, qa, fa, pa, n_active, va, sidx, pool, W, n_slo
                 if v >= gmax:
                     gmax = v
                     ki = k
-    slot_i = -1
+    base_i = -1
     if second_order and ki >= 0:
-        slot_i = get_column(sidx[va[ki]], pool, W, n_slots, slot_of, owner, stamp, ctr, act_s,
-                            X, sqn, kcode, gamma, coef0, degree)
-    gmax2 = -np.inf
-    kj = -1
-    best = np.inf
-    if ki >= 0:
-        qd_i = qa[ki]
-        base = max(slot_i, 0) * W
-        for k in range(n_active):
-            if not (fa[k] & 2):
-                continue
-            yg = ya[k] * Ga[k]
-            if yg >= gmax2:
-                gmax2 = yg
-                if not second_order:
-                    kj = k
-            if second_order:
-                gd = gmax + yg
-                if gd > 0.0:
-                    a = qd_i + qa[k] - 2.0 * pool[base + pa[k]]
-                    if a <= 0.0:
-                        a = TAU
-                    obj = -(gd * gd) / a
-                    if obj <= best:
-                        best = obj
-                        kj = k
+        base_i = get_column(sidx[va[ki]], cache, kd)
+    kj, _, gmax2 = _pick_j(ki, max(base_i, 0), gmax, 0.0, cmp, n_active, cache[0],
+                           second_order)
     gap = gmax + gmax2
     if ki < 0 or kj < 0 or gap < tol:
-        return ki, -1, gap, slot_i
-    return ki, kj, gap, slot_i
+        return ki, -1, gap, base_i
+    return ki, kj, gap, base_i
 
 
 @njit
-def _compact(active, n_active, y, G, QD, flags, apos, ya, Ga, qa, fa, pa, va):
+def _select_nu(second_order, cmp, n_active, sidx, cache, kd, tol, pre):
+    """LIBSVM's ``Solver_NU`` selection: for each sign class ``i`` maximises
+    :math:`-y_tG_t` over its :math:`I_{up}` and ``j`` is chosen in the same class as in
+    :func:`_select` (one pass over both classes); the pair of the class with the better
+    ``j`` is returned and ``gap`` is the larger per-class gap. ``pre = (kp, gp, kn, gn)``
+    passes the two ``i`` found during the gradient update (``kp = -2``: search here)."""
+    ya, Ga, qa, fa, pa, va = cmp
+    kp, gp, kn, gn = pre
+    if kp == -2:
+        gp = -np.inf
+        gn = -np.inf
+        kp = -1
+        kn = -1
+        for k in range(n_active):
+            if fa[k] & 1:
+                v = -ya[k] * Ga[k]
+                if ya[k] > 0:
+                    if v >= gp:
+                        gp = v
+                        kp = k
+                elif v >= gn:
+                    gn = v
+                    kn = k
+    bp = -1
+    bn = -1
+    if second_order:
+        if kp >= 0:
+            bp = get_column(sidx[va[kp]], cache, kd)
+        if kn >= 0:
+            bn = get_column(sidx[va[kn]], cache, kd)
+            if kp >= 0 and not is_cached(sidx[va[kp]], bp, cache):
+                bp = get_column(sidx[va[kp]], cache, kd)  # evicted (tiny cache only)
+    pool = cache[0]
+    qp = qa[kp] if kp >= 0 else 0.0
+    qn = qa[kn] if kn >= 0 else 0.0
+    gp2 = -np.inf
+    gn2 = -np.inf
+    kj = -1
+    best = np.inf
+    for k in range(n_active):
+        if not (fa[k] & 2):
+            continue
+        yg = ya[k] * Ga[k]
+        if ya[k] > 0:
+            if yg >= gp2:
+                gp2 = yg
+            g_i, k_i, q_i, b_i = gp, kp, qp, bp
+        else:
+            if yg >= gn2:
+                gn2 = yg
+            g_i, k_i, q_i, b_i = gn, kn, qn, bn
+        if k_i < 0:
+            continue
+        gd = g_i + yg
+        if second_order:
+            if gd > 0.0:
+                a = q_i + qa[k] - 2.0 * pool[b_i + pa[k]]
+                if a <= 0.0:
+                    a = TAU
+                obj = -(gd * gd) / a
+                if obj <= best:
+                    best = obj
+                    kj = k
+        elif -gd <= best:
+            best = -gd
+            kj = k
+    gap = max(gp + gp2, gn + gn2)
+    if gap < tol or kj < 0:
+        return -1, -1, gap, -1
+    if ya[kj] > 0:
+        return kp, kj, gap, bp
+    return kn, kj, gap, bn
+
+
+@njit
+def _compact(active, n_active, y, G, QD, flags, apos, cmp):
     """Copy the active variables' data into contiguous arrays (LIBSVM keeps them in place
     by swapping; copies are simpler and cost O(l) per shrink)."""
+    ya, Ga, qa, fa, pa, va = cmp
     for k in range(n_active):
         t = active[k]
         va[k] = t
@@ -345,38 +222,261 @@ def _compact(active, n_active, y, G, QD, flags, apos, ya, Ga, qa, fa, pa, va):
 
 
 @njit
-def _scatter(n_active, va, Ga, G):
+def _scatter(n_active, cmp, G):
+    Ga = cmp[1]
+    va = cmp[5]
     for k in range(n_active):
         G[va[k]] = Ga[k]
 
 
 @njit
-def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, alpha, G,
-              pool, tol, second_order, shrinking, max_iter, out_stats):
-    r"""Solve :math:`\min_\alpha \tfrac12\alpha^\top Q\alpha + p^\top\alpha` s.t.
-    :math:`y^\top\alpha = \text{const}`, :math:`0 \le \alpha_t \le C_t` by SMO.
+def _max_violations(cmp, n_active, nu):
+    """Per sign ``(up+, low+, up-, low-)`` with ``up`` the largest :math:`-y_tG_t` over
+    :math:`I_{up}` and ``low`` the largest :math:`y_tG_t` over :math:`I_{low}`; without
+    ``nu`` both signs get the overall maxima."""
+    ya, Ga, qa, fa, pa, va = cmp
+    m = np.full(4, -np.inf)
+    for k in range(n_active):
+        yg = ya[k] * Ga[k]
+        o = 0 if ya[k] > 0 else 2
+        if fa[k] & 1 and -yg >= m[o]:
+            m[o] = -yg
+        if fa[k] & 2 and yg >= m[o + 1]:
+            m[o + 1] = yg
+    if not nu:
+        up = max(m[0], m[2])
+        low = max(m[1], m[3])
+        m[0] = up
+        m[2] = up
+        m[1] = low
+        m[3] = low
+    return m
 
-    ``alpha`` holds a feasible start and is overwritten by the solution; ``G`` receives
-    the gradient :math:`Q\alpha + p`; ``pool`` is the column cache (its size is the cache
-    budget). ``out_stats`` receives ``[n_iter, converged, gap, rho, n_columns_computed,
-    mean_active_size]``. While iterating, the active variables' signs, gradients,
-    diagonal, flags and column positions live in contiguous copies (``ya, Ga, qa, fa,
-    pa``; ``va`` maps back), written back to ``G`` whenever the active set changes.
-    """
-    n = X.shape[0]
+
+@njit
+def _shrink(kd, sidx, y, p, shift, alpha, G, status, flags, apos, QD, active, n_active,
+            is_active, cmp, cache, tol, nu, unshrunk):
+    """Drop bounded variables that cannot enter a violating pair (LIBSVM's rule, per sign
+    class for ν); once the gap is within ``10 tol`` every variable comes back once first.
+    Returns ``(n_active, unshrunk)``."""
     l = y.shape[0]
-    P = pool.shape[0]
-    slot_of = np.full(n, -1, dtype=np.int64)
-    owner = np.full(n, -1, dtype=np.int64)
-    stamp = np.zeros(n, dtype=np.int64)
-    ctr = np.zeros(3, dtype=np.int64)
-    act_s = np.arange(n)
-    pos_of = np.arange(n)
-    old_pos = np.empty(n, dtype=np.int64)
-    s_mark = np.zeros(n, dtype=np.bool_)
-    W = n
-    n_slots = min(n, P // max(W, 1))
+    m = _max_violations(cmp, n_active, nu)
+    _scatter(n_active, cmp, G)
+    stale = False
+    if not unshrunk and max(m[0] + m[1], m[2] + m[3]) <= tol * 10.0:
+        unshrunk = True
+        if n_active < l:
+            # every variable back, the cache still in the old layout: the shrink below
+            # usually keeps a subset of the old active samples, so the cached columns can
+            # be compacted instead of recomputed
+            inactive = np.logical_not(is_active)
+            gradient_from_scratch(inactive, kd, sidx, y, p, shift, alpha, G)
+            for t in range(l):
+                active[t] = t
+                is_active[t] = True
+            n_active = l
+            stale = True
+    kept = 0
+    for k in range(n_active):
+        t = active[k]
+        shrink = False
+        if status[t] != FREE:
+            yg = y[t] * G[t]
+            o = 0 if y[t] > 0 else 2
+            if flags[t] & 1:  # only in I_up: useless if -yG < M
+                shrink = -yg < -m[o + 1]
+            else:  # only in I_low: useless if -yG > m
+                shrink = -yg > m[o]
+        if shrink:
+            is_active[t] = False
+        else:
+            active[kept] = t
+            kept += 1
+    if kept < n_active or stale:
+        n_active = kept
+        restrict_cache(cache, active, n_active, sidx)
+        pos_of = cache[6]
+        for k in range(n_active):
+            t = active[k]
+            apos[t] = pos_of[sidx[t]]
+    _compact(active, n_active, y, G, QD, flags, apos, cmp)
+    return n_active, unshrunk
 
+
+@njit
+def _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache):
+    """Rebuild the shrunk variables' gradients, make every variable active again and
+    empty the cache. Returns the number of active variables."""
+    l = y.shape[0]
+    inactive = np.logical_not(is_active)
+    gradient_from_scratch(inactive, kd, sidx, y, p, shift, alpha, G)
+    for t in range(l):
+        active[t] = t
+        is_active[t] = True
+        apos[t] = sidx[t]
+    reset_cache(cache)
+    return l
+
+
+@njit(inline="always")
+def _two_variable_update(ai, aj, gi, gj, same_sign, a, ci, cj):
+    """New ``(alpha_i, alpha_j)`` minimising the dual along the pair's feasible line and
+    clipped to the box ``[0, c_i] x [0, c_j]`` (Fan, Chen & Lin 2005, §6).
+
+    Along the line one quantity is conserved: :math:`\alpha_i + \alpha_j` when
+    :math:`y_i = y_j`, :math:`\alpha_i - \alpha_j` otherwise. The unconstrained
+    minimiser moves by :math:`\\delta = (\\mp G_i - G_j)/a` (raw gradients); a coordinate
+    that leaves the box is set to its bound and the other recovered from the conserved
+    quantity, so that a variable clipped to a bound sits exactly on it and the other
+    carries all the rounding (LIBSVM's arithmetic, which decides whether a variable is
+    free when the solution is degenerate, and with it the bias)."""
+    if not same_sign:
+        delta = (-gi - gj) / a
+        diff = ai - aj
+        ai += delta
+        aj += delta
+        if diff > 0.0:
+            if aj < 0.0:
+                aj = 0.0
+                ai = diff
+        elif ai < 0.0:
+            ai = 0.0
+            aj = -diff
+        if diff > ci - cj:
+            if ai > ci:
+                ai = ci
+                aj = ci - diff
+        elif aj > cj:
+            aj = cj
+            ai = cj + diff
+    else:
+        delta = (gi - gj) / a
+        total = ai + aj
+        ai -= delta
+        aj += delta
+        if total > ci:
+            if ai > ci:
+                ai = ci
+                aj = total - ci
+        elif aj < 0.0:
+            aj = 0.0
+            ai = total
+        if total > cj:
+            if aj > cj:
+                aj = cj
+                ai = total - cj
+        elif ai < 0.0:
+            ai = 0.0
+            aj = total
+    return ai, aj
+
+
+@njit
+def _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags, pool):
+    """Analytic two-variable step (:func:`_two_variable_update`) and the gradient update
+    :math:`G \\mathrel{+}= Q_{:i}\\Delta\\alpha_i + Q_{:j}\\Delta\\alpha_j` over the active
+    set, fused with the search for the next ``i``. Returns ``(k_next, gmax_next)``."""
+    ya, Ga, qa, fa, pa, va = cmp
+    i = va[ki]
+    j = va[kj]
+    a = qa[ki] + qa[kj] - 2.0 * pool[base_i + pa[kj]]
+    if a <= 0.0:
+        a = TAU
+    yi = ya[ki]
+    yj = ya[kj]
+    old_ai = alpha[i]
+    old_aj = alpha[j]
+    new_ai, new_aj = _two_variable_update(old_ai, old_aj, Ga[ki], Ga[kj], yi == yj, a, C[i],
+                                          C[j])
+    alpha[i] = new_ai
+    alpha[j] = new_aj
+    dai = (new_ai - old_ai) * yi
+    daj = (new_aj - old_aj) * yj
+    status[i] = _status(new_ai, C[i])
+    flags[i] = _flags(status[i], yi)
+    fa[ki] = flags[i]
+    status[j] = _status(new_aj, C[j])
+    flags[j] = _flags(status[j], yj)
+    fa[kj] = flags[j]
+    Ga[ki] += shift[i] * (new_ai - old_ai)
+    Ga[kj] += shift[j] * (new_aj - old_aj)
+    gp = -np.inf
+    gn = -np.inf
+    kp = -1
+    kn = -1
+    for k in range(n_active):
+        q = pa[k]
+        yk = ya[k]
+        g = Ga[k] + yk * (dai * pool[base_i + q] + daj * pool[base_j + q])
+        Ga[k] = g
+        if fa[k] & 1:
+            v = -yk * g
+            if yk > 0:
+                if v >= gp:
+                    gp = v
+                    kp = k
+            elif v >= gn:
+                gn = v
+                kn = k
+    return kp, gp, kn, gn
+
+
+@njit
+def _bias(y, G, status, sign, use_y):
+    """Mean of :math:`v_t` over the free variables of a sign class (``sign`` 0: all), or
+    the midpoint of the feasible interval when none is free (LIBSVM), with
+    :math:`v_t = y_tG_t` (``use_y``) or :math:`G_t` (``Solver_NU``, one class at a time)."""
+    ub = np.inf
+    lb = -np.inf
+    n_free = 0
+    sum_free = 0.0
+    for t in range(y.shape[0]):
+        if sign != 0 and y[t] != sign:
+            continue
+        v = y[t] * G[t] if use_y else G[t]
+        # in y_tG_t terms a bound variable of sign -1 limits the other side
+        flip = use_y and y[t] < 0
+        if status[t] == UPPER:
+            if flip:
+                ub = min(ub, v)
+            else:
+                lb = max(lb, v)
+        elif status[t] == LOWER:
+            if flip:
+                lb = max(lb, v)
+            else:
+                ub = min(ub, v)
+        else:
+            n_free += 1
+            sum_free += v
+    if n_free > 0:
+        return sum_free / n_free
+    r = 0.5 * (ub + lb)
+    if not np.isfinite(r):
+        r = ub if np.isfinite(ub) else (lb if np.isfinite(lb) else 0.0)
+    return r
+
+
+@njit
+def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order, shrinking, nu,
+              max_iter, out_stats):
+    r"""Solve :math:`\min_\alpha \tfrac12\alpha^\top Q\alpha + p^\top\alpha` s.t.
+    :math:`y^\top\alpha = \text{const}` (and :math:`e^\top\alpha = \text{const}` when
+    ``nu``), :math:`0 \le \alpha_t \le C_t` by SMO.
+
+    ``kd`` is the kernel-data tuple of :mod:`bisvm.solvers._smo_columns` and ``kdiag``
+    the kernel diagonal :math:`k(x_s, x_s)`; ``alpha`` holds
+    a feasible start and is overwritten by the solution; ``G`` receives the gradient
+    :math:`Q\alpha + p`; ``pool`` is the column cache (its size is the cache budget).
+    ``out_stats`` receives ``[n_iter, converged, gap, rho, n_columns_computed,
+    mean_active_size, r]`` (``r`` is ``Solver_NU``'s second multiplier, 0 otherwise).
+    While iterating, the active variables' signs, gradients, diagonal, flags and column
+    positions live in contiguous copies ``cmp = (ya, Ga, qa, fa, pa, va)`` (``va`` maps
+    back), written back to ``G`` whenever the active set changes.
+    """
+    n = kd[0].shape[0]
+    l = y.shape[0]
+    cache = new_cache(pool, n)
     QD = np.empty(l)
     status = np.empty(l, dtype=np.int8)
     flags = np.empty(l, dtype=np.int8)
@@ -389,23 +489,12 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, 
     active = np.arange(l)
     n_active = l
     is_active = np.ones(l, dtype=np.bool_)
-    ya = np.empty(l)
-    Ga = np.empty(l)
-    qa = np.empty(l)
-    fa = np.empty(l, dtype=np.int8)
-    pa = np.empty(l, dtype=np.int64)
-    va = np.empty(l, dtype=np.int64)
-
-    # ---- initial gradient G = p + Q alpha
-    any_pos = False
-    for t in range(l):
-        G[t] = p[t]
-        if alpha[t] > 0.0:
-            any_pos = True
-    if any_pos:
-        _gradient_from_scratch(is_active, X, sqn, kcode, gamma, coef0, degree, sidx, y, p,
-                               shift, alpha, G)
-    _compact(active, n_active, y, G, QD, flags, apos, ya, Ga, qa, fa, pa, va)
+    cmp = (np.empty(l), np.empty(l), np.empty(l), np.empty(l, dtype=np.int8),
+           np.empty(l, dtype=np.int64), np.empty(l, dtype=np.int64))
+    G[:] = p
+    if np.any(alpha > 0.0):
+        gradient_from_scratch(is_active, kd, sidx, y, p, shift, alpha, G)
+    _compact(active, n_active, y, G, QD, flags, apos, cmp)
 
     n_iter = 0
     counter = min(l, 1000) + 1
@@ -413,251 +502,68 @@ def smo_solve(X, sqn, kdiag, kcode, gamma, coef0, degree, sidx, y, p, C, shift, 
     converged = False
     gap = np.inf
     sum_active = 0.0
-    next_k = -2  # compact position of the next i when found during the gradient update
-    next_gmax = 0.0
+    # the next i per sign class when found during the gradient update (kp = -2: not found)
+    pre = (-2, 0.0, -1, 0.0)
     while max_iter < 0 or n_iter < max_iter:
         counter -= 1
         if counter == 0:
             counter = min(l, 1000)
-            next_k = -2
+            pre = (-2, 0.0, -1, 0.0)
             if shrinking:
-                # ---- shrinking: drop bounded variables that cannot enter a violating pair
-                gmax1 = -np.inf
-                gmax2 = -np.inf
-                for k in range(n_active):
-                    yg = ya[k] * Ga[k]
-                    if fa[k] & 1 and -yg >= gmax1:
-                        gmax1 = -yg
-                    if fa[k] & 2 and yg >= gmax2:
-                        gmax2 = yg
-                _scatter(n_active, va, Ga, G)
-                stale = False
-                if not unshrunk and gmax1 + gmax2 <= tol * 10.0:
-                    unshrunk = True
-                    if n_active < l:
-                        # every variable back, the cache still in the old layout: the
-                        # shrink below usually keeps a subset of the old active samples,
-                        # so the cached columns can be compacted instead of recomputed
-                        _rebuild_shrunk(X, sqn, kcode, gamma, coef0, degree, sidx, y, p,
-                                        shift, alpha, G, is_active)
-                        for t in range(l):
-                            active[t] = t
-                            is_active[t] = True
-                        n_active = l
-                        stale = True
-                m = 0
-                for k in range(n_active):
-                    t = active[k]
-                    shrink = False
-                    if status[t] != FREE:
-                        yg = y[t] * G[t]
-                        if flags[t] & 1:  # only in I_up: useless if -yG < M
-                            shrink = -yg < -gmax2
-                        else:  # only in I_low: useless if -yG > m
-                            shrink = -yg > gmax1
-                    if shrink:
-                        is_active[t] = False
-                    else:
-                        active[m] = t
-                        m += 1
-                if m < n_active or stale:
-                    n_active = m
-                    for s in range(n):
-                        old_pos[s] = pos_of[s]
-                    W_new = _set_active_samples(active, n_active, sidx, s_mark, act_s, pos_of)
-                    subset = True
-                    for q in range(W_new):
-                        if old_pos[act_s[q]] < 0:
-                            subset = False
-                            break
-                    if not subset:
-                        _clear_cache(slot_of, owner)
-                    elif W_new < W:
-                        # compact every cached column in place (forward copy is safe:
-                        # new offsets never pass the old ones)
-                        for k in range(n_slots):
-                            if owner[k] < 0:
-                                continue
-                            ob = k * W
-                            nb = k * W_new
-                            for q in range(W_new):
-                                pool[nb + q] = pool[ob + old_pos[act_s[q]]]
-                    W = W_new
-                    n_slots = min(n, P // max(W, 1))
-                    for k in range(n_active):
-                        t = active[k]
-                        apos[t] = pos_of[sidx[t]]
-                _compact(active, n_active, y, G, QD, flags, apos, ya, Ga, qa, fa, pa, va)
-
-        # ---- working-set selection
-        ki, kj, gap, slot_i = _select(second_order, ya, Ga, qa, fa, pa, n_active, va, sidx,
-                                      pool, W, n_slots, slot_of, owner, stamp, ctr, act_s, X,
-                                      sqn, kcode, gamma, coef0, degree, tol, next_k,
-                                      next_gmax)
-        if kj < 0:
-            if n_active < l:
-                _scatter(n_active, va, Ga, G)
-                n_active, W = _grow(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift,
-                                    alpha, G, active, is_active, act_s, pos_of, apos, slot_of,
-                                    owner)
-                n_slots = min(n, P // max(W, 1))
-                _compact(active, n_active, y, G, QD, flags, apos, ya, Ga, qa, fa, pa, va)
-                ki, kj, gap, slot_i = _select(second_order, ya, Ga, qa, fa, pa, n_active, va,
-                                              sidx, pool, W, n_slots, slot_of, owner, stamp,
-                                              ctr, act_s, X, sqn, kcode, gamma, coef0, degree,
-                                              tol, -2, 0.0)
-                if kj < 0:
-                    converged = True
-                    break
-                counter = 1  # shrink again at the next iteration
+                n_active, unshrunk = _shrink(kd, sidx, y, p, shift, alpha, G, status, flags,
+                                             apos, QD, active, n_active, is_active, cmp,
+                                             cache, tol, nu, unshrunk)
+        for attempt in range(2):
+            if nu:
+                ki, kj, gap, base_i = _select_nu(second_order, cmp, n_active, sidx, cache, kd,
+                                                 tol, pre)
             else:
-                converged = True
+                kp, gp, kn, gn = pre
+                # the overall last maximiser: the later of the two classes' on a tie
+                if gp > gn or (gp == gn and kp > kn) or kp == -2:
+                    next_k, next_gmax = kp, gp
+                else:
+                    next_k, next_gmax = kn, gn
+                ki, kj, gap, base_i = _select(second_order, cmp, n_active, sidx, cache, kd,
+                                              tol, next_k, next_gmax)
+            if kj >= 0 or n_active == l or attempt == 1:
                 break
+            # optimal on the active set: bring every variable back and check again
+            _scatter(n_active, cmp, G)
+            n_active = _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache)
+            _compact(active, n_active, y, G, QD, flags, apos, cmp)
+            pre = (-2, 0.0, -1, 0.0)
+            counter = 1  # shrink again at the next iteration
+        if kj < 0:
+            converged = True
+            break
 
         n_iter += 1
         sum_active += n_active
-        i = va[ki]
-        j = va[kj]
-        si = sidx[i]
-        sj = sidx[j]
-        if slot_i < 0 or owner[slot_i] != si:
-            slot_i = get_column(si, pool, W, n_slots, slot_of, owner, stamp, ctr, act_s, X,
-                                sqn, kcode, gamma, coef0, degree)
-        slot_j = get_column(sj, pool, W, n_slots, slot_of, owner, stamp, ctr, act_s, X, sqn,
-                            kcode, gamma, coef0, degree)
-        if owner[slot_i] != si:  # evicted by j's fetch (only with a one-slot cache)
-            slot_i = get_column(si, pool, W, n_slots, slot_of, owner, stamp, ctr, act_s, X,
-                                sqn, kcode, gamma, coef0, degree)
-        bi_ = slot_i * W
-        bj_ = slot_j * W
+        si = sidx[cmp[5][ki]]
+        sj = sidx[cmp[5][kj]]
+        if base_i < 0 or not is_cached(si, base_i, cache):
+            base_i = get_column(si, cache, kd)
+        base_j = get_column(sj, cache, kd)
+        if not is_cached(si, base_i, cache):  # evicted by j's fetch (one-slot cache only)
+            base_i = get_column(si, cache, kd)
+        pre = _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags,
+                    pool)
 
-        # ---- analytic two-variable step: alpha_i += y_i d, alpha_j -= y_j d, d >= 0
-        a = qa[ki] + qa[kj] - 2.0 * pool[bi_ + pa[kj]]
-        if a <= 0.0:
-            a = TAU
-        yi = ya[ki]
-        yj = ya[kj]
-        d = (-yi * Ga[ki] + yj * Ga[kj]) / a
-        bi = C[i] - alpha[i] if yi > 0 else alpha[i]
-        bj = alpha[j] if yj > 0 else C[j] - alpha[j]
-        old_ai = alpha[i]
-        old_aj = alpha[j]
-        if d >= bi or d >= bj:
-            if bi <= bj:
-                d = bi
-                new_ai = C[i] if yi > 0 else 0.0
-                new_aj = old_aj - yj * d
-                if bi == bj:
-                    new_aj = 0.0 if yj > 0 else C[j]
-            else:
-                d = bj
-                new_aj = 0.0 if yj > 0 else C[j]
-                new_ai = old_ai + yi * d
-        else:
-            new_ai = old_ai + yi * d
-            new_aj = old_aj - yj * d
-        if new_ai < 0.0:
-            new_ai = 0.0
-        if new_aj < 0.0:
-            new_aj = 0.0
-        alpha[i] = new_ai
-        alpha[j] = new_aj
-        dai = (new_ai - old_ai) * yi
-        daj = (new_aj - old_aj) * yj
-        status[i] = _status(new_ai, C[i])
-        flags[i] = _flags(status[i], yi)
-        fa[ki] = flags[i]
-        status[j] = _status(new_aj, C[j])
-        flags[j] = _flags(status[j], yj)
-        fa[kj] = flags[j]
-
-        # ---- gradient update over the active set, G += Q_{:i} da_i + Q_{:j} da_j, fused
-        # with the search for the next i = argmax_{I_up} -y_t G_t
-        Ga[ki] += shift[i] * (new_ai - old_ai)
-        Ga[kj] += shift[j] * (new_aj - old_aj)
-        gmax_n = -np.inf
-        k_n = -1
-        for k in range(n_active):
-            q = pa[k]
-            yk = ya[k]
-            g = Ga[k] + yk * (dai * pool[bi_ + q] + daj * pool[bj_ + q])
-            Ga[k] = g
-            if fa[k] & 1:
-                v = -yk * g
-                if v >= gmax_n:
-                    gmax_n = v
-                    k_n = k
-        next_k = k_n
-        next_gmax = gmax_n
-
-    _scatter(n_active, va, Ga, G)
+    _scatter(n_active, cmp, G)
     if n_active < l:
-        n_active, W = _grow(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift, alpha, G,
-                            active, is_active, act_s, pos_of, apos, slot_of, owner)
-
-    # ---- bias: average of y_t G_t over free variables, LIBSVM's midpoint otherwise
-    ub = np.inf
-    lb = -np.inf
-    n_free = 0
-    sum_free = 0.0
-    for t in range(l):
-        yg = y[t] * G[t]
-        if status[t] == UPPER:
-            if y[t] < 0:
-                ub = min(ub, yg)
-            else:
-                lb = max(lb, yg)
-        elif status[t] == LOWER:
-            if y[t] > 0:
-                ub = min(ub, yg)
-            else:
-                lb = max(lb, yg)
-        else:
-            n_free += 1
-            sum_free += yg
-    if n_free > 0:
-        rho = sum_free / n_free
+        n_active = _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache)
+    if nu:
+        r1 = _bias(y, G, status, 1.0, False)
+        r2 = _bias(y, G, status, -1.0, False)
+        rho = 0.5 * (r1 - r2)
+        out_stats[6] = 0.5 * (r1 + r2)
     else:
-        rho = 0.5 * (ub + lb)
-        if not np.isfinite(rho):
-            rho = ub if np.isfinite(ub) else (lb if np.isfinite(lb) else 0.0)
-
+        rho = _bias(y, G, status, 0.0, True)
+        out_stats[6] = 0.0
     out_stats[0] = n_iter
     out_stats[1] = 1.0 if converged else 0.0
     out_stats[2] = gap
     out_stats[3] = rho
-    out_stats[4] = ctr[2]
+    out_stats[4] = cache[4][2]
     out_stats[5] = sum_active / max(n_iter, 1)
-
-
-@njit
-def _rebuild_shrunk(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift, alpha, G,
-                    is_active):
-    """Recompute the gradient of every shrunk variable from scratch."""
-    l = y.shape[0]
-    inactive = np.empty(l, dtype=np.bool_)
-    for t in range(l):
-        inactive[t] = not is_active[t]
-    _gradient_from_scratch(inactive, X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift,
-                           alpha, G)
-
-
-@njit
-def _grow(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift, alpha, G, active,
-          is_active, act_s, pos_of, apos, slot_of, owner):
-    """Rebuild the shrunk variables' gradients, make every variable active again and
-    empty the cache (its columns cover only the old active samples). Returns
-    ``(n_active, W)``."""
-    l = y.shape[0]
-    n = X.shape[0]
-    _rebuild_shrunk(X, sqn, kcode, gamma, coef0, degree, sidx, y, p, shift, alpha, G,
-                    is_active)
-    for t in range(l):
-        active[t] = t
-        is_active[t] = True
-        apos[t] = sidx[t]
-    for s in range(n):
-        act_s[s] = s
-        pos_of[s] = s
-    _clear_cache(slot_of, owner)
-    return l, n

@@ -16,7 +16,12 @@ with :math:`Q_{tu} = y_t y_u\,k(x_{s_t}, x_{s_u}) + \delta_{tu}\,\mathrm{shift}_
 * hard margin: :math:`C_t = \infty`;
 * ε-SVR: :math:`2n` variables on :math:`n` samples, :math:`y = (e, -e)`,
   :math:`p = (\varepsilon e - z, \varepsilon e + z)`, coefficients
-  :math:`\beta_s = \alpha_s - \alpha_{s+n}`.
+  :math:`\beta_s = \alpha_s - \alpha_{s+n}`;
+* ν-SVC, ν-SVR and the one-class SVM (:mod:`bisvm.solvers.nu_smo`), which add the
+  constraint :math:`e^\top\alpha =` const and a feasible start.
+
+``X`` may be a dense array or a scipy sparse matrix (kept in CSR form, never densified:
+kernel values are computed on the sparse rows, :mod:`bisvm.solvers._smo_columns`).
 
 Algorithm (run entirely in :mod:`bisvm.solvers._smo_kernels`): start from a feasible α
 (zero by default) with :math:`G = Q\alpha + p`; at each iteration choose
@@ -30,6 +35,9 @@ Kernel columns are computed on demand over the active samples only and kept, com
 the active set shrinks, in an LRU cache of ``cache_size`` MB (float64 when all full
 columns fit, float32 otherwise).
 
+With ``problem.nu`` the pair is chosen within one sign class (LIBSVM's ``Solver_NU``, see
+:mod:`bisvm.solvers._smo_kernels`) and the bias comes from the two per-class averages.
+
 The bias is :math:`\rho = ` mean of :math:`y_tG_t` over free variables, or the midpoint of
 the feasible interval when none is free (LIBSVM), and the decision function of C-SVC is
 :math:`f(x) = \sum_t \alpha_t y_t k(x, x_{s_t}) - \rho`.
@@ -40,8 +48,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
-from bisvm.kernels import Kernel
+from bisvm.kernels import KERNEL_CODES, Kernel
 from bisvm.solvers._smo_kernels import smo_solve
 from bisvm.solvers.base import warn_cap
 
@@ -52,6 +61,7 @@ __all__ = [
     "csvc_dual",
     "epsilon_svr_dual",
     "dense_hessian",
+    "kernel_data",
 ]
 
 
@@ -75,15 +85,23 @@ class DualProblem:
         Upper bounds :math:`C_t` (``inf`` allowed).
     shift : ndarray, shape (l,)
         Added to the diagonal of :math:`Q` (``1/C`` for the L2-SVM).
+    nu : bool
+        The ν formulations: a second equality constraint :math:`e^\top\alpha =`
+        const, kept by choosing each working pair within one sign class (``Solver_NU``).
+    alpha_start : ndarray, shape (l,), optional
+        Feasible start fixing the right-hand sides of the equality constraints (the ν
+        formulations and one-class SVM need one); zero when ``None``.
     """
 
-    X: np.ndarray
+    X: object
     kernel: Kernel
     sample_index: np.ndarray
     y: np.ndarray
     p: np.ndarray
     upper: np.ndarray
     shift: np.ndarray
+    nu: bool = False
+    alpha_start: np.ndarray | None = None
 
     @property
     def n_variables(self):
@@ -111,6 +129,10 @@ class SMOResult:
         Kernel columns computed (cache misses).
     mean_active_size : float
         Mean number of active (unshrunk) variables per iteration.
+    r : float
+        For ν problems, the multiplier of :math:`e^\top\alpha =` const
+        (LIBSVM's ``si->r``: ν-SVC divides α and ρ by it, ν-SVR's tube half-width is
+        :math:`-r`); 0 otherwise.
     """
 
     alpha: np.ndarray
@@ -122,6 +144,7 @@ class SMOResult:
     converged: bool
     n_kernel_columns: int
     mean_active_size: float
+    r: float = 0.0
 
 
 def csvc_dual(X, y, kernel, C=1.0, *, weights=None, loss="hinge"):
@@ -205,28 +228,74 @@ def _single_thread_blas():
     return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
 
 
-def _prepare_kernel_data(problem, cache_size):
-    """Arrays for the compiled loop and the flat column pool of ``cache_size`` MB
-    (float64 when every full column fits, float32, LIBSVM's ``Qfloat``, otherwise)."""
-    ker = problem.kernel
-    code = ker.code
-    if code == 5:
-        G = ker(problem.X) if ker.function is not None else problem.X
-        X = np.ascontiguousarray(G, dtype=np.float64)
-        sqn = np.zeros(X.shape[0])
-        kdiag = np.ascontiguousarray(np.diag(X))
+def kernel_data(X, kernel):
+    """The kernel-data tuple of :mod:`bisvm.solvers._smo_columns` and the kernel diagonal.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), scipy sparse matrix, or (n, n) Gram matrix
+        Sparse input (any scipy format) is converted to canonical CSR (sorted, no
+        duplicate entries) without densifying; a precomputed or callable kernel is
+        evaluated to its dense Gram matrix.
+    kernel : Kernel
+
+    Returns
+    -------
+    kd : tuple
+        ``(X, sqn, data, indices, indptr, work, kcode, gamma, coef0, degree, sx)``
+        (see :mod:`bisvm.solvers._smo_columns`).
+    kdiag : ndarray of shape (n,)
+    """
+    code = kernel.code
+    empty_f = np.zeros(0)
+    empty_i = np.zeros(0, dtype=np.int64)
+    if code == KERNEL_CODES["precomputed"]:
+        G = kernel(X) if kernel.function is not None else X
+        if sp.issparse(G):
+            G = G.toarray()
+        Xd = np.ascontiguousarray(G, dtype=np.float64)
+        sqn = np.zeros(Xd.shape[0])
+        kdiag = np.ascontiguousarray(np.diag(Xd))
+        data, indices, indptr, work = empty_f, empty_i, empty_i, empty_f
+    elif sp.issparse(X):
+        Xs = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        Xs.sum_duplicates()
+        n, d = Xs.shape
+        data = np.ascontiguousarray(Xs.data, dtype=np.float64)
+        indices = Xs.indices.astype(np.int64)
+        indptr = Xs.indptr.astype(np.int64)
+        sqn = np.add.reduceat(np.r_[data * data, 0.0], indptr[:-1]) if n else np.zeros(0)
+        sqn[np.diff(indptr) == 0] = 0.0  # reduceat returns the next entry for empty rows
+        kdiag = np.ascontiguousarray(kernel.diag(Xs), dtype=np.float64)
+        Xd = np.empty((n, 0))
+        work = np.zeros(d)
+        Xt = Xs.tocsc()
+        base = np.exp(-float(kernel.gamma) * sqn) if kernel.name == "rbf" else np.ones(n)
+        sx = (np.ascontiguousarray(Xt.data, dtype=np.float64), Xt.indices.astype(np.int64),
+              Xt.indptr.astype(np.int64), base, np.zeros(n), np.zeros(n, dtype=np.bool_),
+              np.zeros(n, dtype=np.int64))
     else:
-        X = np.ascontiguousarray(problem.X, dtype=np.float64)
-        sqn = np.einsum("ij,ij->i", X, X)
-        kdiag = ker.diag(X)
-    n = X.shape[0]
+        Xd = np.ascontiguousarray(X, dtype=np.float64)
+        sqn = np.einsum("ij,ij->i", Xd, Xd)
+        kdiag = np.ascontiguousarray(kernel.diag(Xd), dtype=np.float64)
+        data, indices, indptr, work = empty_f, empty_i, empty_i, empty_f
+    if not sp.issparse(X) or code == KERNEL_CODES["precomputed"]:
+        sx = (empty_f, empty_i, empty_i, empty_f, empty_f, np.zeros(0, dtype=np.bool_),
+              empty_i)
+    kd = (Xd, sqn, data, indices, indptr, work, int(code), float(kernel.gamma),
+          float(kernel.coef0), float(kernel.degree), sx)
+    return kd, kdiag
+
+
+def _column_pool(n, cache_size):
+    """The flat column pool of ``cache_size`` MB (float64 when every full column fits,
+    float32, LIBSVM's ``Qfloat``, otherwise)."""
     budget = float(cache_size) * 2**20
     dtype = np.float64 if n * n * 8 <= budget else np.float32
     # no more than the n columns of n entries the cache can ever hold
     size = int(max(2 * n, min(n * n, budget // np.dtype(dtype).itemsize)))
     # np.empty maps pages lazily: memory is only committed as columns are filled
-    pool = np.empty(size, dtype=dtype)
-    return X, sqn, kdiag, code, pool
+    return np.empty(size, dtype=dtype)
 
 
 def solve_smo(
@@ -245,8 +314,9 @@ def solve_smo(
     ----------
     problem : DualProblem
     alpha0 : ndarray, shape (l,), optional
-        Feasible warm start (``0 <= alpha0 <= upper``; its ``y @ alpha0`` fixes Δ).
-        Zero by default (Δ = 0).
+        Feasible warm start (``0 <= alpha0 <= upper``; its ``y @ alpha0`` fixes Δ, and
+        for ν problems its sum fixes :math:`e^\top\alpha`). ``problem.alpha_start``, or
+        zero (Δ = 0), by default.
     tol : float > 0
         Stop when :math:`m(\\alpha) - M(\\alpha) \\le` ``tol``.
     selection : {"second_order", "max_violating_pair"}
@@ -270,6 +340,8 @@ def solve_smo(
         raise ValueError(f"cache_size must be > 0, got {cache_size!r}")
     l = problem.n_variables
     upper = np.ascontiguousarray(problem.upper, dtype=np.float64)
+    if alpha0 is None and problem.alpha_start is not None:
+        alpha0 = problem.alpha_start
     if alpha0 is None:
         alpha = np.zeros(l)
     else:
@@ -278,19 +350,14 @@ def solve_smo(
             raise ValueError(f"alpha0 must have shape ({l},), got {alpha.shape}")
         if np.any(alpha < 0) or np.any(alpha > upper):
             raise ValueError("alpha0 must satisfy 0 <= alpha0 <= upper")
-    X, sqn, kdiag, code, pool = _prepare_kernel_data(problem, cache_size)
+    kd, kdiag = kernel_data(problem.X, problem.kernel)
+    pool = _column_pool(kdiag.shape[0], cache_size)
     G = np.empty(l)
-    stats = np.zeros(6)
-    ker = problem.kernel
+    stats = np.zeros(7)
     with _single_thread_blas():
         smo_solve(
-            X,
-            sqn,
-            np.ascontiguousarray(kdiag, dtype=np.float64),
-            code,
-            float(ker.gamma),
-            float(ker.coef0),
-            float(ker.degree),
+            kd,
+            kdiag,
             np.ascontiguousarray(problem.sample_index, dtype=np.int64),
             np.ascontiguousarray(problem.y, dtype=np.float64),
             np.ascontiguousarray(problem.p, dtype=np.float64),
@@ -302,10 +369,11 @@ def solve_smo(
             float(tol),
             selection == "second_order",
             bool(shrinking),
+            bool(problem.nu),
             int(max_iter),
             stats,
         )
-    n_iter, converged, gap, rho, ncols, mean_active = stats
+    n_iter, converged, gap, rho, ncols, mean_active, r = stats
     if not converged:
         warn_cap("SMO", int(max_iter), float(gap), float(tol))
     objective = 0.5 * float(alpha @ (G + problem.p))
@@ -319,4 +387,5 @@ def solve_smo(
         converged=bool(converged),
         n_kernel_columns=int(ncols),
         mean_active_size=float(mean_active),
+        r=float(r),
     )

@@ -1,0 +1,193 @@
+r"""``LinearSVR``: linear support vector regression with scikit-learn's parameters,
+trained by this package's solvers (LIBLINEAR's formulations).
+
+Objective (per-sample cost :math:`C_i = C\cdot` sample weight), with the intercept, when
+fitted, as LIBLINEAR's constant feature of value ``intercept_scaling`` — penalised like
+the other coefficients, exactly as in scikit-learn's ``LinearSVR``:
+
+.. math::
+    \min_w\ \tfrac12\|w\|_2^2 + \sum_i C_i\,\xi_i(w),\qquad
+    \xi_i = \max(0, |y_i - w^\top x_i| - \epsilon)\ \text{or its square}.
+
+=============================  =====  ==================================================
+loss                           dual   solver
+=============================  =====  ==================================================
+epsilon_insensitive            True   dual coordinate descent
+                                      (:func:`bisvm.solvers.dual_cd.solve_dual_cd_svr`)
+squared_epsilon_insensitive    True   dual coordinate descent
+squared_epsilon_insensitive    False  finite Newton, exact line search
+                                      (:mod:`bisvm.solvers.svr_primal`)
+=============================  =====  ==================================================
+
+The ε-insensitive loss is not differentiable, so its primal has no Newton solver here, as
+in LIBLINEAR (``dual=False`` is refused with it).
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model._base import LinearModel
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from ..solvers.dual_cd import solve_dual_cd_svr, svr_primal_objective
+from ..solvers.svr_primal import solve_svr_finite_newton
+from .linear import augment_intercept
+
+__all__ = ["LinearSVR"]
+
+_LOSSES = ("epsilon_insensitive", "squared_epsilon_insensitive")
+
+
+class LinearSVR(RegressorMixin, LinearModel):
+    r"""Linear support vector regression (LIBLINEAR's formulations, this package's solvers).
+
+    Minimises :math:`\tfrac12\|w\|^2 + C\sum_i s_i \xi_i(w)` with the ε-insensitive loss
+    :math:`\xi_i = \max(0, |y_i - w^\top x_i| - \epsilon)` or its square (Ho & Lin 2012,
+    "Large-scale linear support vector regression"); see the module docstring for the
+    intercept convention and the solvers.
+
+    Parameters
+    ----------
+    epsilon : float, default=0.0
+        Half-width :math:`\epsilon \ge 0` of the insensitive tube (in the units of ``y``).
+    tol : float, default=1e-4
+        Stopping tolerance: summed violation of the dual optimality conditions relative to
+        the first epoch (dual), gradient norm relative to its value at 0 (primal).
+    C : float, default=1.0
+        Cost of the losses, :math:`C > 0`.
+    loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}, default="epsilon_insensitive"
+    fit_intercept : bool, default=True
+    intercept_scaling : float, default=1.0
+        Value of the constant intercept feature (LIBLINEAR's ``-B``).
+    dual : "auto" or bool, default="auto"
+        "auto" picks the primal when ``n_samples >= n_features`` and the loss is squared,
+        as scikit-learn does.
+    verbose : int, default=0
+        1 prints a summary of the solve, 2 one line per epoch or Newton iteration.
+    random_state : int, RandomState or None, default=None
+        Seed of the dual solver's per-epoch permutations.
+    max_iter : int, default=1000
+        Cap on epochs (dual) or Newton iterations (primal).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : ndarray of shape (1,)
+    n_iter_ : int
+    objective_ : float
+        Primal objective at the solution.
+    dual_coef_ : ndarray of shape (n_samples,) or None
+        The dual variables :math:`\beta` (``w = Σ β_i x_i``) when the dual was solved.
+    n_features_in_ : int
+    """
+
+    def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive",
+                 fit_intercept=True, intercept_scaling=1.0, dual="auto", verbose=0,
+                 random_state=None, max_iter=1000):
+        self.epsilon = epsilon
+        self.tol = tol
+        self.C = C
+        self.loss = loss
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.dual = dual
+        self.verbose = verbose
+        self.random_state = random_state
+        self.max_iter = max_iter
+
+    def _check_params(self, X):
+        if self.loss not in _LOSSES:
+            raise ValueError(f"loss must be one of {_LOSSES}, got {self.loss!r}")
+        for name, val in (("C", self.C), ("tol", self.tol)):
+            if isinstance(val, bool) or not isinstance(val, Real) or not (
+                    np.isfinite(val) and val > 0):
+                raise ValueError(f"{name} must be a positive float, got {val!r}")
+        eps = self.epsilon
+        if isinstance(eps, bool) or not isinstance(eps, Real) or not (
+                np.isfinite(eps) and eps >= 0):
+            raise ValueError(f"epsilon must be a non-negative float, got {eps!r}")
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, Integral) or (
+                self.max_iter < 1):
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        if self.fit_intercept and not (isinstance(self.intercept_scaling, Real) and
+                                       self.intercept_scaling > 0):
+            raise ValueError(f"intercept_scaling must be > 0 when fit_intercept=True, got "
+                             f"{self.intercept_scaling!r}")
+        if self.dual not in ("auto", True, False):
+            raise ValueError(f"dual must be 'auto', True or False, got {self.dual!r}")
+        squared = self.loss == "squared_epsilon_insensitive"
+        dual = self.dual
+        if dual == "auto":
+            dual = not squared or X.shape[0] < X.shape[1]
+        if not dual and not squared:
+            raise ValueError(
+                f"Unsupported set of arguments: penalty='l2', loss='{self.loss}', "
+                "dual=False: the epsilon-insensitive loss is not differentiable and is "
+                "solved in the dual only; use dual=True")
+        return bool(dual)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the regression.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Multiplies ``C`` per sample; samples of weight 0 are left out.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
+                             y_numeric=True, accept_large_sparse=False)
+        dual = self._check_params(X)
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        cost = float(self.C) * sw
+        bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            if dual:
+                seed = int(check_random_state(self.random_state).randint(
+                    np.iinfo(np.int32).max))
+                r = solve_dual_cd_svr(
+                    X, y, C=1.0, epsilon=float(self.epsilon), loss=self.loss,
+                    sample_weight=cost, bias=bias, tol=self.tol, max_iter=self.max_iter,
+                    random_state=seed, warn=False, verbose=self.verbose)
+                self.dual_coef_ = r.extra["dual_coef"]
+            else:
+                r = solve_svr_finite_newton(
+                    augment_intercept(X, bias), y, cost=cost, epsilon=float(self.epsilon),
+                    tol=self.tol, max_iter=self.max_iter, warn=False, verbose=self.verbose)
+                self.dual_coef_ = None
+        if not r.converged:
+            warnings.warn(f"LinearSVR ({'dual' if dual else 'primal'}) stopped on "
+                          f"max_iter={self.max_iter} before tol={self.tol}; increase "
+                          "max_iter", ConvergenceWarning, stacklevel=2)
+        d = X.shape[1]
+        w = r.coef
+        self.coef_ = np.ascontiguousarray(w[:d])
+        self.intercept_ = np.array([bias * w[d]]) if self.fit_intercept else np.zeros(1)
+        self.n_iter_ = int(r.n_iter)
+        self.objective_ = float(r.objective)
+        return self
+
+    def primal_objective(self, X, y, sample_weight=None):
+        """Primal objective of the fitted model on ``(X, y)`` (see the module docstring)."""
+        bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        w = np.r_[self.coef_, self.intercept_[0] / bias] if bias > 0 else self.coef_
+        sw = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight)
+        return svr_primal_objective(X, np.asarray(y, dtype=float), w, float(self.C) * sw,
+                                    self.loss, float(self.epsilon), bias)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
