@@ -128,3 +128,45 @@ def test_fit_and_report_show_progress_on_a_terminal(tmp_path, argv, needle):
     if argv[0] == "fit":
         code, out, term = run_on_pty(*argv, "--quiet")
         assert code == 0 and term.strip() == ""
+
+
+# ------------------------------------------------------------ bisvm.progress in process
+
+
+def test_progress_lines_one_per_step_or_per_5_percent(capsys):
+    from bisvm.progress import Progress
+
+    with Progress("few", 4, mode="lines", unit="fit") as bar:
+        for _ in range(4):
+            bar(1)
+    err = capsys.readouterr().err.splitlines()
+    assert [s.split(",")[0] for s in err] == [f"few: {k}/4 fit" for k in range(1, 5)]
+    with Progress("many", 1000, mode="lines") as bar:
+        for _ in range(1000):
+            bar(1)
+    err = capsys.readouterr().err.splitlines()
+    assert 20 <= len(err) <= 21 and err[-1].startswith("many: 1000/1000 it")
+    with Progress("none", 10, mode=None) as bar:
+        bar(10)
+    assert capsys.readouterr().err == ""
+    with pytest.raises(ValueError, match="mode"):
+        Progress("bad", 1, mode="loud")
+
+
+def test_bilevel_verbose_prints_one_line_per_outer_iteration(capsys):
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import scale
+
+    from bisvm import BilevelSVC
+
+    X, y = load_breast_cancer(return_X_y=True)
+    est = BilevelSVC(model="scalar", criterion="holdout", verbose=1, random_state=0)
+    est.fit(scale(X), y)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == len(est.history_)
+    for line, h in zip(lines, est.history_):
+        assert line.startswith(f"BiSVM scalar iteration {h.iteration}: criterion "
+                               f"{h.value:.5f}")
+        assert f"{h.n_nonzero} nonzero" in line
+    BilevelSVC(model="scalar", criterion="holdout", random_state=0).fit(scale(X), y)
+    assert capsys.readouterr().err == ""

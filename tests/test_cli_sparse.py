@@ -417,8 +417,8 @@ def test_fit_and_predict_with_sparse_svmlight(svm_file, tmp_path, capsys):
     ref = loaded.estimator.decision_function(loaded.scaler.transform(rows))
     np.testing.assert_allclose(pred["predictions"]["decision"], ref, rtol=1e-10, atol=1e-12)
     # a model that takes no sparse input refuses --sparse always in one line
-    code, out, err = run_cli(capsys, "fit", "--model", "svc", "--data", svm_file,
-                             "--sparse", "always")
+    code, out, err = run_cli(capsys, "fit", "--model", "kernel-logistic", "--data",
+                             svm_file, "--sparse", "always")
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "does not take sparse input" in err
     # bisvm tune indexes X densely: no --sparse option, svmlight files are read densely

@@ -42,8 +42,8 @@ def _cmd_datasets(args):
 
 def build_parser():
     """The argument parser of the ``bisvm`` program."""
-    from . import __version__
     from ._cli import fit, predict, report, select, tune
+    from ._version import __version__
 
     p = _Parser(prog="bisvm", description="Support vector machines that tune themselves.",
                 epilog="Run 'bisvm COMMAND --help' for a command's options and examples.")

@@ -502,7 +502,7 @@ def save_model(estimator, path, *, feature_names=None, scaler=None, schema=None,
     ValueError
         ``feature_names`` or the scaler disagree with the estimator's number of features.
     """
-    from bisvm import __version__
+    from bisvm._version import __version__
     from bisvm.data import Scaler, check_schema
 
     if not hasattr(estimator, "get_params"):

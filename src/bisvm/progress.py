@@ -105,13 +105,6 @@ class Progress:
         print(f"{self.desc}: {count} {self.unit}{extra}, "
               f"{time.perf_counter() - self._t0:.1f} s", file=sys.stderr, flush=True)
 
-    def note(self, text):
-        """A line of its own (under a bar: above it), e.g. a stage that starts."""
-        if self.mode == "bar":
-            self._bar.write(text, file=sys.stderr)
-        elif self.mode == "lines":
-            print(text, file=sys.stderr, flush=True)
-
     def close(self):
         """End the run: a bar shows its final count, then is erased."""
         if self._bar is not None:

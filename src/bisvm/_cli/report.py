@@ -6,7 +6,7 @@ import argparse
 import os
 import time
 
-from . import common
+from . import common, select
 
 DESCRIPTION = """\
 Write one self-contained HTML report (figures embedded as PNG, no external files, opens
@@ -42,8 +42,7 @@ def add_parser(sub):
                    "one per group (default %(default)s)")
     m.add_argument("--groups", metavar="SPEC", help="feature groups for --bilevel-model group")
     m.add_argument("--criterion", default="margin",
-                   choices=["holdout", "kfold", "logistic", "holdout_logistic", "margin",
-                            "holdout_margin"],
+                   choices=sorted(select.CRITERION_NAMES),
                    help="upper-level criterion (default %(default)s)")
     m.add_argument("--cv", type=common.positive_int("--cv", 2), default=5,
                    help="folds of k-fold criteria")
@@ -114,7 +113,6 @@ def _selection(args):
 
     from .. import plots
     from ..report import bilevel_report
-    from . import select
 
     if not 0 < args.test_size < 1:
         raise ValueError(f"--test-size must be in (0, 1), got {args.test_size}")

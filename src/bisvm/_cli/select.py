@@ -34,6 +34,10 @@ CRITERION_NAMES = {
     "holdout_logistic": "mean logistic loss of validation margins on the validation split",
     "margin": "halved mean squared hinge of validation margins, mean over folds",
     "holdout_margin": "halved mean squared hinge of validation margins on the split",
+    "scaled_margin": "halved mean squared hinge of best-rescaled validation margins, mean "
+                     "over folds",
+    "holdout_scaled_margin": "halved mean squared hinge of best-rescaled validation margins "
+                             "on the split",
 }
 
 _SOLVER_NAMES = {

@@ -354,64 +354,12 @@ def _text_column(path, name, s, lines, *, allow_categorical, max_categories):
 def _frame_to_dataset(
     frame, path, lines, *, target, drop_missing, categorical, max_categories, drop_columns, schema
 ):
-    names = [str(c) for c in frame.columns]
     if len(frame) == 0:
         raise DataError(f"{path}: no data rows", path=path)
     if schema is not None:
         schema = check_schema(schema)
-        if target is None:
-            target = schema["target"] if schema["target"] in names else False
-    # target column
-    if target is None:
-        target = names[-1]
-    if target is not False:
-        target = str(target)
-        if target not in names:
-            raise DataError(
-                f"{path}: no target column {target!r}; columns are {short_list(names)}",
-                path=path,
-                column=target,
-            )
-    drop = {str(c) for c in drop_columns}
-    unknown = sorted(drop - set(names))
-    if unknown:
-        raise DataError(
-            f"{path}: cannot drop column {unknown[0]!r}: no such column; columns are "
-            f"{short_list(names)}",
-            path=path,
-            column=unknown[0],
-        )
-    if schema is not None:
-        missing_cols = [c for c in schema["columns"] if c not in names]
-        if missing_cols:
-            raise DataError(
-                f"{path}: column {missing_cols[0]!r} used by the model is missing; columns are "
-                f"{short_list(names)}",
-                path=path,
-                column=missing_cols[0],
-            )
-        feature_cols = list(schema["columns"])
-        forced = set(schema["categories"])
-    else:
-        feature_cols = [c for c in names if c != target and c not in drop]
-        if isinstance(categorical, str):
-            if categorical not in ("auto", "none"):
-                raise ValueError(
-                    f"categorical must be 'auto', 'none' or a list of columns, got {categorical!r}"
-                )
-            forced = set()
-        else:
-            forced = {str(c) for c in categorical}
-            bad = sorted(forced - set(feature_cols))
-            if bad:
-                raise DataError(
-                    f"{path}: categorical column {bad[0]!r} is not a feature column; features are "
-                    f"{short_list(feature_cols)}",
-                    path=path,
-                    column=bad[0],
-                )
-    if not feature_cols:
-        raise DataError(f"{path}: no feature columns besides the target {target!r}", path=path)
+    target, feature_cols, forced = _columns(frame, path, target=target, categorical=categorical,
+                                            drop_columns=drop_columns, schema=schema)
     if not isinstance(max_categories, int | np.integer) or max_categories < 1:
         raise ValueError(f"max_categories must be a positive integer, got {max_categories!r}")
 
@@ -472,6 +420,111 @@ def _frame_to_dataset(
             f"(first: {_where(first, lines)})"
         )
 
+    X, feature_names, encoded, categories = _encode(path, lines, feature_cols, kinds, keep,
+                                                    schema, notes)
+    _check_duplicates(path, feature_names)
+
+    target_names = None
+    if target is not False:
+        ys = frame[target] if keep is None else frame[target][keep]
+        y = _target_array(ys)
+        uniq = np.unique(y)
+        # a file read with a trained model's schema is scored, not learned from: any
+        # number of classes will do
+        if uniq.size < 2 and schema is None:
+            raise DataError(
+                f"{path}: target column {target!r} has a single value {str(uniq[0])[:40]!r} "
+                "(one class): nothing to learn",
+                path=path,
+                column=target,
+            )
+        if looks_like_classes(y, uniq):
+            target_names = uniq.tolist()
+    desc = f"{os.path.basename(path)}: {X.shape[0]} rows, {X.shape[1]} features"
+    if target is not False:
+        desc += f", target {target!r}"
+    return Dataset(
+        X=X,
+        y=y,
+        feature_names=feature_names,
+        target_names=target_names,
+        groups=None,
+        description=desc,
+        target=target if target is not False else None,
+        columns=feature_cols,
+        encoded=encoded,
+        categories=categories,
+        dropped_rows=n_dropped,
+        notes=tuple(notes),
+        source=path,
+    )
+
+
+def _columns(frame, path, *, target, categorical, drop_columns, schema):
+    """The target column (or False), the feature columns and the columns forced to be
+    categorical, checked against the frame (and the model's checked ``schema``)."""
+    names = [str(c) for c in frame.columns]
+    if schema is not None:
+        if target is None:
+            target = schema["target"] if schema["target"] in names else False
+    # target column
+    if target is None:
+        target = names[-1]
+    if target is not False:
+        target = str(target)
+        if target not in names:
+            raise DataError(
+                f"{path}: no target column {target!r}; columns are {short_list(names)}",
+                path=path,
+                column=target,
+            )
+    drop = {str(c) for c in drop_columns}
+    unknown = sorted(drop - set(names))
+    if unknown:
+        raise DataError(
+            f"{path}: cannot drop column {unknown[0]!r}: no such column; columns are "
+            f"{short_list(names)}",
+            path=path,
+            column=unknown[0],
+        )
+    if schema is not None:
+        missing_cols = [c for c in schema["columns"] if c not in names]
+        if missing_cols:
+            raise DataError(
+                f"{path}: column {missing_cols[0]!r} used by the model is missing; columns are "
+                f"{short_list(names)}",
+                path=path,
+                column=missing_cols[0],
+            )
+        feature_cols = list(schema["columns"])
+        forced = set(schema["categories"])
+    else:
+        feature_cols = [c for c in names if c != target and c not in drop]
+        if isinstance(categorical, str):
+            if categorical not in ("auto", "none"):
+                raise ValueError(
+                    f"categorical must be 'auto', 'none' or a list of columns, got {categorical!r}"
+                )
+            forced = set()
+        else:
+            forced = {str(c) for c in categorical}
+            bad = sorted(forced - set(feature_cols))
+            if bad:
+                raise DataError(
+                    f"{path}: categorical column {bad[0]!r} is not a feature column; features are "
+                    f"{short_list(feature_cols)}",
+                    path=path,
+                    column=bad[0],
+                )
+    if not feature_cols:
+        raise DataError(f"{path}: no feature columns besides the target {target!r}", path=path)
+    return target, feature_cols, forced
+
+
+def _encode(path, lines, feature_cols, kinds, keep, schema, notes):
+    """X (numeric columns as they are, categorical ones one-hot; rows ``keep``), its
+    feature names, and the encoded columns and categories; with a ``schema`` the
+    categories of training, an unseen one an error naming the row."""
     blocks, feature_names, encoded, categories = [], [], {}, {}
     for c in feature_cols:
         kind, v = kinds[c]
@@ -512,42 +565,7 @@ def _frame_to_dataset(
             f"({len(feature_names)} vs {len(schema['feature_names'])})",
             path=path,
         )
-    _check_duplicates(path, feature_names)
-
-    target_names = None
-    if target is not False:
-        ys = frame[target] if keep is None else frame[target][keep]
-        y = _target_array(ys)
-        uniq = np.unique(y)
-        # a file read with a trained model's schema is scored, not learned from: any
-        # number of classes will do
-        if uniq.size < 2 and schema is None:
-            raise DataError(
-                f"{path}: target column {target!r} has a single value {str(uniq[0])[:40]!r} "
-                "(one class): nothing to learn",
-                path=path,
-                column=target,
-            )
-        if looks_like_classes(y, uniq):
-            target_names = uniq.tolist()
-    desc = f"{os.path.basename(path)}: {X.shape[0]} rows, {X.shape[1]} features"
-    if target is not False:
-        desc += f", target {target!r}"
-    return Dataset(
-        X=X,
-        y=y,
-        feature_names=feature_names,
-        target_names=target_names,
-        groups=None,
-        description=desc,
-        target=target if target is not False else None,
-        columns=feature_cols,
-        encoded=encoded,
-        categories=categories,
-        dropped_rows=n_dropped,
-        notes=tuple(notes),
-        source=path,
-    )
+    return X, feature_names, encoded, categories
 
 
 def _first_bad_cell(frame, kinds, target, row):
