@@ -41,7 +41,7 @@ def add_parser(sub):
                    default="vector", help="selection run: one weight, one per feature or "
                    "one per group (default %(default)s)")
     m.add_argument("--groups", metavar="SPEC", help="feature groups for --bilevel-model group")
-    m.add_argument("--criterion", default="margin",
+    m.add_argument("--criterion", default="scaled_margin",
                    choices=sorted(select.CRITERION_NAMES),
                    help="upper-level criterion (default %(default)s)")
     m.add_argument("--cv", type=common.positive_int("--cv", 2), default=5,

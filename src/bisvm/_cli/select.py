@@ -77,9 +77,9 @@ def add_parser(sub):
     m.add_argument("--groups", metavar="SPEC",
                    help="feature groups: index ranges 'mean=0-9,se=10-19,worst=20-29' or "
                    "name prefixes 'mean,error,worst'")
-    m.add_argument("--criterion", default="margin", choices=sorted(CRITERION_NAMES),
-                   help="upper-level criterion (default %(default)s; 'holdout' is the "
-                   "thesis's J)")
+    m.add_argument("--criterion", default="scaled_margin", choices=sorted(CRITERION_NAMES),
+                   help="upper-level criterion (default %(default)s, as BilevelSVC; "
+                   "'holdout' is the thesis's J)")
     m.add_argument("--cv", type=common.positive_int("--cv", 2), default=5,
                    help="folds of k-fold criteria (default %(default)s)")
     m.add_argument("--validation-fraction", type=common.fraction("--validation-fraction"),
