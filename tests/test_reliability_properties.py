@@ -41,6 +41,7 @@ from bisvm import (
     KernelLogisticRegression,
     KernelRidge,
     LinearSVC,
+    LinearSVR,
     Scaler,
     SelectiveLogisticRegression,
     SelectiveLogisticRegressionCV,
@@ -105,7 +106,19 @@ def linear_svc_params(draw):
         ("l2", "squared_hinge", "auto"), ("l1", "squared_hinge", False), ("l1", "hinge", "auto"),
     ]))
     return dict(penalty=penalty, loss=loss, dual=dual, C=draw(_log_uniform(1e-2, 1e2)),
-                fit_intercept=draw(st.booleans()), random_state=0, max_iter=5000)
+                fit_intercept=draw(st.booleans()), random_state=0, max_iter=5000,
+                multi_class=draw(st.sampled_from(["ovr", "ovr", "crammer_singer"])))
+
+
+@st.composite
+def linear_svr_params(draw):
+    loss, dual = draw(st.sampled_from([
+        ("epsilon_insensitive", True), ("squared_epsilon_insensitive", True),
+        ("squared_epsilon_insensitive", False), ("squared_epsilon_insensitive", "auto"),
+    ]))
+    return dict(loss=loss, dual=dual, C=draw(_log_uniform(1e-2, 1e2)),
+                epsilon=draw(st.floats(0.0, 1.0)), fit_intercept=draw(st.booleans()),
+                random_state=0, max_iter=5000)
 
 
 @st.composite
@@ -162,6 +175,7 @@ ESTIMATORS = {
     "ElasticNetSVC": (ElasticNetSVC, elastic_net_params(), True, False),
     "BilevelSVC": (BilevelSVC, bilevel_params(), True, True),
     "SVR": (SVR, svr_params(), False, False),
+    "LinearSVR": (LinearSVR, linear_svr_params(), False, False),
     "KernelRidge": (KernelRidge, kernel_ridge_params(), False, False),
     "SelectiveRegression": (SelectiveRegression, selective_params(), False, False),
     "SelectiveLogisticRegression": (SelectiveLogisticRegression, selective_params(), True,
@@ -336,7 +350,7 @@ def _tight(name, params):
     p = dict(params)
     if name in ("SVC", "SVR"):
         p.update(tol=1e-7)
-    elif name == "LinearSVC":
+    elif name in ("LinearSVC", "LinearSVR"):
         p.update(tol=1e-9, max_iter=100_000)
     elif name == "ElasticNetSVC":
         # Newton reaches 1e-10 in a few steps; L-BFGS would spend its whole cap there
@@ -347,7 +361,7 @@ def _tight(name, params):
 
 
 INVARIANCE_ATOL = {
-    "SVC": 1e-4, "SVR": 1e-4, "LinearSVC": 1e-4, "ElasticNetSVC": 1e-6,
+    "SVC": 1e-4, "SVR": 1e-4, "LinearSVC": 1e-4, "LinearSVR": 1e-4, "ElasticNetSVC": 1e-6,
     "KernelLogisticRegression": 1e-6, "KernelRidge": 1e-8, "BilevelSVC": 1e-6,
     "SelectiveRegression": 1e-7, "SelectiveLogisticRegression": 1e-7,
     "SelectiveRegressionCV": 1e-7, "SelectiveLogisticRegressionCV": 1e-7,
@@ -468,6 +482,7 @@ DUPLICATION = {
     "SVC": lambda p: {**p, "C": p["C"] / 2},
     "SVR": lambda p: {**p, "C": p["C"] / 2},
     "LinearSVC": lambda p: {**p, "C": p["C"] / 2},
+    "LinearSVR": lambda p: {**p, "C": p["C"] / 2},
     "KernelLogisticRegression": lambda p: {**p, "C": p["C"] / 2},
     "KernelRidge": lambda p: {**p, "ridge": p["ridge"] * 2},
     "ElasticNetSVC": lambda p: p,

@@ -215,14 +215,15 @@ class SuitePlugin:
                 self.outcomes[key] = {"outcome": "trimmed", "message": ""}
                 continue
             keep.append(item)
-            reason = _listed(key, PENDING)
-            if reason is not None:
-                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
-                continue
+            # a missing class first: its test would exercise scikit-learn's own class
             names = self._needs_missing(item)
             if names:
                 item.add_marker(pytest.mark.skip(
                     reason="needs " + ", ".join(f"bisvm.{n}" for n in names)))
+                continue
+            reason = _listed(key, PENDING)
+            if reason is not None:
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep

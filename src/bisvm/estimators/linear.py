@@ -27,7 +27,8 @@ l1       hinge          any    linear program, scipy ``linprog`` (HiGHS); sklear
 Singer's loss :math:`\max_m (w_m^\top x_i - w_{y_i}^\top x_i + 1 - \delta_{m y_i})`,
 L2 penalty on all :math:`w_m`, :mod:`bisvm.solvers.crammer_singer`); ``penalty``, ``loss``
 and ``dual`` are then ignored, as in scikit-learn. With two classes its two weight vectors
-are reported as their difference, as scikit-learn does.
+are reported as their difference, as scikit-learn does. ``max_iter`` caps its epochs too,
+whereas scikit-learn's LIBLINEAR ignores ``max_iter`` there and always allows 100000.
 
 Multiclass is otherwise one-vs-rest. As in LIBLINEAR (and so in scikit-learn), the class weight of
 class ``k`` multiplies ``C`` for the samples of ``k`` in the ``k``-vs-rest problem only; the
