@@ -21,7 +21,7 @@ of support vectors in common, the largest difference of decision values on 2,000
 
 Usage::
 
-    python benchmarks/bench_svc_sparse_nu.py            # full sizes, 3 repeats
+    python benchmarks/bench_svc_sparse_nu.py            # full sizes, 3 repeats (sparse: 1)
     python benchmarks/bench_svc_sparse_nu.py --quick    # 5,000 rows, 1 repeat
 
 Writes ``benchmarks/results/bench_svc_sparse_nu.md`` (``..._quick.md`` with ``--quick``).
@@ -191,6 +191,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--sparse-repeats", type=int, default=1,
+                        help="fits of the sparse workloads (LIBSVM takes minutes there)")
     parser.add_argument("--only", nargs="*", default=None, help="workload names")
     args = parser.parse_args()
     repeats = args.repeats or (1 if args.quick else 3)
@@ -199,8 +201,9 @@ def main():
     for name, X, y, ours, ref in workloads(args.quick):
         if args.only and name not in args.only:
             continue
-        results.append(compare(name, X, y, ours, ref, repeats))
-    write_markdown(results, args.quick, repeats)
+        r = args.sparse_repeats if sp.issparse(X) else repeats
+        results.append(compare(name, X, y, ours, ref, r))
+    write_markdown(results, args.quick, f"{repeats} (sparse workloads: {args.sparse_repeats})")
 
 
 if __name__ == "__main__":

@@ -431,7 +431,9 @@ def test_sparse_with_explicit_zeros_equals_dense(params):
         np.testing.assert_allclose(got, ref, atol=1e-6 * max(1, np.abs(ref).max()))
 
 
-@pytest.mark.parametrize("name", sorted(set(ALL) - {"LinearSVC", "BilevelSVC", "ElasticNetSVC"}))
+# SVC and SVR take sparse input since issue 14 (tests/test_svm_sparse.py)
+@pytest.mark.parametrize("name", sorted(set(ALL) - {"LinearSVC", "BilevelSVC", "ElasticNetSVC",
+                                                    "SVC", "SVR"}))
 def test_dense_only_estimators_refuse_sparse_with_a_message(name):
     X, y = _data(name)
     with pytest.raises(TypeError, match="[Ss]parse"):
@@ -575,7 +577,9 @@ def test_zero_weight_equals_dropping_the_sample(name):
     np.testing.assert_allclose(a, b, atol=1e-5 * max(1, np.abs(b).max()))
 
 
-@pytest.mark.parametrize("name", WEIGHTED)
+# SVC and SVR drop the samples of negative weight, as LIBSVM does (issue 14;
+# tests/test_svm_sparse.py::test_negative_weights_drop_samples)
+@pytest.mark.parametrize("name", [n for n in WEIGHTED if n not in ("SVC", "SVR")])
 def test_negative_sample_weight_is_refused(name):
     """Bug 9 (fixed): every weighted estimator refuses a negative weight at its boundary,
     naming sample_weight (KernelLogisticRegression fitted a concave loss term; LinearSVC's

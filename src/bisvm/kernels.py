@@ -204,10 +204,10 @@ def resolve_gamma(gamma, X):
     (scikit-learn's conventions; for sparse ``X`` the variance counts the implicit zeros).
     A constant ``X`` under ``"scale"`` gives ``1.0``.
 
-    Raises ``ValueError`` when ``"scale"`` gives no usable width: the variance overflows
-    (features beyond ~1e154) so that the width underflows to 0 and every kernel value
-    would be the same constant (scikit-learn then fails later, on non-finite dual
-    coefficients).
+    With features so large that the variance overflows the width underflows to 0 (a
+    constant kernel); the SMO estimators refuse that (scikit-learn then fails later, on
+    non-finite dual coefficients), the kernel-matrix estimators report the overflowing
+    kernel matrix.
     """
     if not sp.issparse(X):
         X = np.asarray(X)
@@ -220,16 +220,7 @@ def resolve_gamma(gamma, X):
             else:
                 with np.errstate(over="ignore", invalid="ignore"):
                     var = float(X.var()) if X.size else 0.0
-            if not var > 0:
-                return 1.0
-            g = 1.0 / (X.shape[1] * var)
-            if not (np.isfinite(var) and g > 0):
-                raise ValueError(
-                    f"gamma='scale' = 1 / (n_features * X.var()) underflows (X.var() = "
-                    f"{var:.3g}): the kernel would be constant; standardise X (e.g. "
-                    "bisvm.Scaler) or pass a numeric gamma"
-                )
-            return g
+            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
         if gamma == "auto":
             return 1.0 / X.shape[1]
         raise ValueError(f"gamma must be a positive float, 'scale' or 'auto'; got {gamma!r}")

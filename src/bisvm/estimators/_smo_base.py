@@ -144,6 +144,12 @@ class BaseSMO(BaseEstimator):
             self.kernel, gamma=self.gamma, coef0=self.coef0, degree=self.degree, X=X
         )
         self._gamma = self._kernel.gamma
+        if not (np.isfinite(self._gamma) and self._gamma > 0):
+            raise ValueError(
+                f"gamma={self.gamma!r} underflows to {self._gamma!r} on this X (its "
+                "variance overflows: features too large); the kernel would be constant. "
+                "Standardise X (e.g. bisvm.Scaler) or pass a numeric gamma"
+            )
         # what the solver sees (see LINEAR_GRAM_MAX_BYTES); dropped at the end of fit
         self._gram = None
         self._solve_kernel = self._kernel

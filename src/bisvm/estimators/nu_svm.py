@@ -106,7 +106,7 @@ class NuSVC(SVC):
                            weights=w)
 
     def _scale(self, res):
-        return nu_svc_scaling(res)
+        return nu_svc_scaling(res, float(self.tol))
 
 
 class NuSVR(SVR):

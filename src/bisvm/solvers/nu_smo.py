@@ -40,6 +40,8 @@ into variables filled to their bounds.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from bisvm.solvers.smo import DualProblem
@@ -91,16 +93,28 @@ def nu_svc_dual(X, y, kernel, nu=0.5, *, weights=None):
                        alpha_start=alpha)
 
 
-def nu_svc_scaling(result):
+def nu_svc_scaling(result, floor):
     r"""``(scale, rho)`` that turn a ν-SVC solution into the decision function
     :math:`f(x) = \sum_i` ``scale`` :math:`\alpha_iy_ik(x_i, x) -` ``rho``: LIBSVM divides α
-    and ρ by :math:`r` (and the objective by :math:`r^2`)."""
+    and ρ by :math:`r` (and the objective by :math:`r^2`).
+
+    :math:`r \ge 0` at the optimum, but it is known only to the solver's accuracy: on
+    nearly degenerate data (a nearly constant kernel, or classes that overlap exactly)
+    the computed :math:`r` can be 0 or slightly negative, where LIBSVM silently flips or
+    blows up the decision values. Then ``r = floor`` (pass the solver's ``tol``) is used
+    with a ``UserWarning``: the labels, the sign of :math:`\sum_i\alpha_iy_ik - \rho`,
+    do not depend on it, only the scale of the decision values does.
+    """
     r = result.r
     if not (np.isfinite(r) and r > 0):
-        raise ValueError(
-            f"nu-SVC: the multiplier r = {r!r} of e'alpha is not positive; the data are "
-            "degenerate for this nu (e.g. identical samples in both classes)"
+        warnings.warn(
+            f"nu-SVC: the multiplier r = {r!r} of e'alpha is not positive at this "
+            f"accuracy (the samples are degenerate for this nu: e.g. a nearly constant "
+            f"kernel); decision values are scaled with r = {floor!r} instead",
+            UserWarning,
+            stacklevel=3,
         )
+        r = float(floor)
     return 1.0 / r, result.rho / r
 
 
