@@ -528,7 +528,7 @@ def test_duplicated_samples_with_half_cost(name, data):
 
 
 @pytest.mark.parametrize("name", ["SVC", "SVR", "LinearSVC", "KernelLogisticRegression",
-                                  "KernelRidge"])
+                                  "KernelRidge", "ElasticNetSVC"])
 @settings(max_examples=_examples(0.5))
 @given(data=st.data())
 def test_integer_sample_weight_equals_repeated_rows(name, data):

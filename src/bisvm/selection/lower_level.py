@@ -166,12 +166,20 @@ class LowerLevel:
         """Whether this is the exact weighted-L1 lower level (``l1_smoothing == 0``)."""
         return self.l1_smoothing == 0
 
-    def problem(self, X, y, penalty_groups, weights, l2_penalty=None):
-        """The :class:`SmoothProblem` E(·; β) on augmented data ``X`` (bias column last);
+    def problem(self, X, y, penalty_groups, weights, l2_penalty=None, sample_weight=None):
+        r"""The :class:`SmoothProblem` E(·; β) on augmented data ``X`` (bias column last);
         ``l2_penalty`` overrides α when it is learned too. With ``l1_smoothing == 0``,
         the exact weighted (group) L1 problem
-        :class:`~bisvm.solvers.primal.exact_l1.WeightedL1SVMProblem`."""
+        :class:`~bisvm.solvers.primal.exact_l1.WeightedL1SVMProblem`.
+
+        ``sample_weight`` (non-negative, validated by the caller) enters the loss as
+        :math:`\frac{1}{\sum_i s_i}\sum_i s_i\ell_i` (glmnet's normalisation), so an
+        integer weight k is the same problem as k copies of the row, and weights of ones
+        are the plain mean."""
         d = X.shape[1]
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=float)
+            sample_weight = sample_weight * (sample_weight.size / sample_weight.sum())
         mask = np.ones(d, dtype=bool)
         if not self.penalize_intercept:
             mask[-1] = False
@@ -179,7 +187,7 @@ class LowerLevel:
             return WeightedL1SVMProblem(
                 X, y, self.hinge_smoothing,
                 self.l2_penalty if l2_penalty is None else float(l2_penalty), mask,
-                np.asarray(weights, dtype=float), penalty_groups)
+                np.asarray(weights, dtype=float), penalty_groups, sample_weight)
         pen = SumPenalty(
             (
                 L2(self.l2_penalty if l2_penalty is None else float(l2_penalty), mask),
@@ -187,7 +195,7 @@ class LowerLevel:
             )
         )
         return SmoothProblem(X, y, SmoothedHinge(self.hinge_smoothing), pen,
-                             cg_data=self._cg_data(X))
+                             sample_weight=sample_weight, cg_data=self._cg_data(X))
 
     def _cg_data(self, X):
         # only the CG solver uses it; float32 products pay once a product costs more
