@@ -11,12 +11,25 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC
 
+# A weight-k row is not k copies for a validated fit: the copies of a repeated row fall
+# in different folds (one trains while another validates), weights do not; the lower
+# level and the criterion are each weight/copy-equivalent (test_bilevel_sample_weight.py).
+_FOLDS_DIFFER = ("the folds of repeated rows are not the folds of weighted rows; each "
+                 "level is weight/copy-equivalent (tests/test_bilevel_sample_weight.py)")
+
+
+def _expected_failures(est):
+    if isinstance(est, BilevelSVC):
+        return {f"check_sample_weight_equivalence_on_{k}_data": _FOLDS_DIFFER
+                for k in ("dense", "sparse")}
+    return {}
+
 
 @parametrize_with_checks([
     BilevelSVC(model="vector", max_iter=15),
     BilevelSVC(model="scalar", criterion="holdout", max_iter=15),
     ElasticNetSVC(penalty_weight=0.05),
-])
+], expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

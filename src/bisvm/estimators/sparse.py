@@ -47,6 +47,7 @@ from ..selection.bilevel import (
 from ..selection.importance import importance_scores
 from ..selection.lower_level import add_bias_column
 from ..selection.one_se import one_se_scalar, validation_splits
+from ._sample_weight import checked_sample_weight, weighted_folds
 
 __all__ = ["ElasticNetSVC", "BilevelSVC"]
 
@@ -119,25 +120,6 @@ class _SmoothedSVMBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         return [list(g) for g in groups]
 
 
-def _checked_sample_weight(sample_weight, y, classes):
-    """Validated row weights (None stays None): finite, non-negative, one per row, and
-    some positive weight in every class."""
-    if sample_weight is None:
-        return None
-    sw = np.asarray(sample_weight, dtype=float)
-    if sw.ndim != 1 or sw.shape[0] != y.shape[0]:
-        raise ValueError(f"sample_weight must have shape ({y.shape[0]},), got {sw.shape}")
-    if not np.all(np.isfinite(sw)):
-        raise ValueError("sample_weight must be finite (no NaN or infinity)")
-    if np.any(sw < 0):
-        raise ValueError("sample_weight must be non-negative")
-    for c in classes:
-        if not np.any(sw[y == c] > 0):
-            raise ValueError(f"sample_weight is zero on every row of class {c!r}: "
-                             "give it a non-zero weight or drop the class")
-    return sw
-
-
 class ElasticNetSVC(_SmoothedSVMBase):
     r"""Smoothed elastic-net (L2L1) SVM with fixed L1 weights (seed-000 (4.21)/(4.28)/(4.37)).
 
@@ -208,7 +190,7 @@ class ElasticNetSVC(_SmoothedSVMBase):
         lower = self._check_common()
         lower = LowerLevel(**{**lower.__dict__, "max_iter": int(self.max_iter)})
         X, y = self._validate_xy(X, y)
-        sw = _checked_sample_weight(sample_weight, y, self.classes_)
+        sw = checked_sample_weight(sample_weight, y, self.classes_)
         d = X.shape[1]
         groups = self._feature_groups_ok(d)
         hyper = make_hyper_model("group" if groups is not None else "vector", d,
@@ -472,8 +454,18 @@ class BilevelSVC(_SmoothedSVMBase):
         return validation_splits(y, split, validation_fraction=self.validation_fraction,
                                  cv=self.cv, random_state=self.random_state)
 
-    def fit(self, X, y):
-        """Learn the L1 weights and the SVM; returns self."""
+    def fit(self, X, y, sample_weight=None):
+        """Learn the L1 weights and the SVM; returns self.
+
+        ``sample_weight`` (non-negative, one per row) weighs each row's term in the
+        lower-level loss of every fold and of the refit (normalised to sum to the row
+        count, as :class:`ElasticNetSVC` does), and in the validation criterion's mean
+        (the class totals of the weights replace the counts in the balanced criterion).
+        The folds are drawn from the rows as they are, not from weight-repeated rows: an
+        integer weight k is a row with k times the say in every loss it enters, not k
+        copies that a split could send to different folds (so a weight is not the same
+        as repeating the row, unlike in a single fit). Zero-weight rows have no effect
+        beyond their place in the stratified splits."""
         t0 = time.perf_counter()
         lower = self._check_common()
         if self.criterion not in self._CRITERIA:
@@ -500,8 +492,9 @@ class BilevelSVC(_SmoothedSVMBase):
             ):
                 raise ValueError(f"{name} must be a positive finite number, got {v!r}")
         X, y = self._validate_xy(X, y)
+        sw = checked_sample_weight(sample_weight, y, self.classes_)
         if self.l2_penalty == "auto":
-            lower = replace(lower, l2_penalty=0.01 * mean_second_moment(X))
+            lower = replace(lower, l2_penalty=0.01 * mean_second_moment(X, sw))
         d = X.shape[1]
         feature_names = (
             [str(c) for c in self.feature_names_in_] if hasattr(self, "feature_names_in_")
@@ -517,7 +510,7 @@ class BilevelSVC(_SmoothedSVMBase):
         lower = replace(lower, solver=lower.solver if lower.exact else self.solver_)
         per_class = []
         for yb, _ in self._binary_targets(y):
-            per_class.append(self._fit_binary(Xa, yb, lower, hyper, split, loss))
+            per_class.append(self._fit_binary(Xa, yb, lower, hyper, split, loss, sw))
         self._store([r["coef"] for r in per_class])
         binary = len(per_class) == 1
         pick = (lambda k: per_class[0][k]) if binary else (
@@ -548,7 +541,7 @@ class BilevelSVC(_SmoothedSVMBase):
             return None
         return OuterIterations(f"BiSVM {stage}", mode="auto")
 
-    def _fit_binary(self, Xa, yb, lower, hyper, split, loss):
+    def _fit_binary(self, Xa, yb, lower, hyper, split, loss, sw=None):
         splits = self._splits(Xa, yb, split)  # validates cv / validation_fraction first
         early = self.early_stopping
         if early == "auto":
@@ -566,21 +559,23 @@ class BilevelSVC(_SmoothedSVMBase):
                 1, test_size=1.0 / self.cv, random_state=self.random_state).split(Xa, yb))
             rows = np.sort(rest)
         Xr, yr = Xa[rows], yb[rows]
+        swr = None if sw is None else sw[rows]
         if early:
             splits = self._splits(Xr, yr, split)
-        folds = tuple(Fold(Xr[tr], yr[tr], Xr[va], yr[va]) for tr, va in splits)
+        folds = weighted_folds(Xr, yr, swr, splits)
         bal = self.balanced_criterion
         if bal == "auto":
             bal = counts.min() / counts.sum() < UNBALANCED_SHARE
         obj = BilevelObjective(folds, lower, hyper, loss=loss, balanced=bool(bal))
         if early:
-            monitor = BilevelObjective((Fold(Xr, yr, Xa[held], yb[held]),), lower, hyper,
-                                       loss=loss, balanced=bool(bal))
+            monitor = BilevelObjective(
+                (Fold(Xr, yr, Xa[held], yb[held], swr, None if sw is None else sw[held]),),
+                lower, hyper, loss=loss, balanced=bool(bal))
         solves = iters = outer0 = 0
         learn_l2 = hyper.learn_l2
         n_l1 = hyper.n_hyper - int(learn_l2)
         if self.init_penalty == "auto":
-            bz = zero_model_penalty(Xr[:, :-1], yr, lower.hinge_smoothing)
+            bz = zero_model_penalty(Xr[:, :-1], yr, lower.hinge_smoothing, swr)
             # no usable gradient scale (all-zero or subnormal features): the thesis value
             l1_0 = min(0.01, 0.1 * bz) if 0.1 * bz > 1e-12 else 0.01
         else:
@@ -627,7 +622,7 @@ class BilevelSVC(_SmoothedSVMBase):
             solves += extra
         if self.refit:
             P = lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(res.beta),
-                              hyper.l2(res.beta))
+                              hyper.l2(res.beta), sample_weight=sw)
             r = lower.solve(P, w0=np.mean(res.coefs, axis=0))
             coef = r.coef
             solves += 1
@@ -656,12 +651,13 @@ class BilevelSVC(_SmoothedSVMBase):
         return replace(res, beta=np.array([b]), coefs=coefs, value=value), \
             (steps + 2) * len(objective.folds)
 
-    def scalar_grid(self, X, y, grid=THESIS_GRID, progress=None):
+    def scalar_grid(self, X, y, grid=THESIS_GRID, progress=None, sample_weight=None):
         """The thesis's baseline: grid search over a scalar β on the *same* validation
         split or folds that :meth:`fit` uses (same ``random_state``), warm-started along
         the grid (seed-000 §4.3). Binary targets only.
 
-        ``progress`` is called with 1 after each grid point.
+        ``progress`` is called with 1 after each grid point; ``sample_weight`` weighs
+        the rows as in :meth:`fit`.
 
         Returns
         -------
@@ -673,16 +669,15 @@ class BilevelSVC(_SmoothedSVMBase):
             raise ValueError(f"criterion must be one of {sorted(self._CRITERIA)}")
         X, y = validate_data(self, X, y, dtype=np.float64, reset=False,
                              accept_sparse=("csr", "csc"))
-        if self.l2_penalty == "auto":
-            lower = replace(lower, l2_penalty=0.01 * mean_second_moment(X))
-        yb = np.where(y == self.classes_[-1], 1.0, -1.0)
         if self.classes_.size != 2:
             raise ValueError("scalar_grid needs a binary target")
+        sw = checked_sample_weight(sample_weight, y, self.classes_)
+        if self.l2_penalty == "auto":
+            lower = replace(lower, l2_penalty=0.01 * mean_second_moment(X, sw))
+        yb = np.where(y == self.classes_[-1], 1.0, -1.0)
         split, loss = self._CRITERIA[self.criterion]
         Xa = add_bias_column(X)
-        folds = tuple(
-            Fold(Xa[tr], yb[tr], Xa[va], yb[va]) for tr, va in self._splits(Xa, yb, split)
-        )
+        folds = weighted_folds(Xa, yb, sw, self._splits(Xa, yb, split))
         scal = make_hyper_model("scalar", X.shape[1], penalize_intercept=self.penalize_intercept)
         return grid_search(BilevelObjective(folds, lower, scal, loss=loss), grid,
                            progress=progress)

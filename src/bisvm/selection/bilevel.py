@@ -36,6 +36,7 @@ from .hypergradient import adjoint_hypergradient
 from .lower_level import (
     LOWER_SOLVERS,
     LowerLevel,
+    beta_upper_bound,
     mean_second_moment,
     resolve_solver,
     zero_model_penalty,
@@ -191,12 +192,15 @@ def _make_hyper_model(kind, n_features, groups, penalize_intercept, feature_name
 
 @dataclass(frozen=True)
 class Fold:
-    """One training/validation pair, both with the bias column of ones appended."""
+    """One training/validation pair (bias column of ones appended) with optional row
+    weights of each side: of the lower-level loss and of the criterion's mean."""
 
     X_train: np.ndarray
     y_train: np.ndarray
     X_val: np.ndarray
     y_val: np.ndarray
+    w_train: np.ndarray | None = None
+    w_val: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -230,7 +234,7 @@ class BilevelObjective:
     balanced : bool
         Weigh the validation rows of each fold by the inverse of their class count
         (:func:`~bisvm.selection.criteria.balanced_weights`): the criterion is the mean
-        over classes of the per-class means.
+        over classes of the per-class means (of the weighted means, with weights).
     """
 
     folds: tuple
@@ -243,7 +247,8 @@ class BilevelObjective:
 
     def __post_init__(self):
         crits = tuple(make_criterion(self.loss, f.X_val, f.y_val,
-                                     balanced_weights(f.y_val) if self.balanced else None)
+                                     balanced_weights(f.y_val, f.w_val) if self.balanced
+                                     else f.w_val)
                       for f in self.folds)
         object.__setattr__(self, "_criteria", crits)
 
@@ -260,7 +265,8 @@ class BilevelObjective:
             base = self._cache.get("exact")
             if base is None:
                 base = self._cache["exact"] = [
-                    self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts)
+                    self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts,
+                                       sample_weight=f.w_train)
                     for f in self.folds]
             return [P.with_weights(wts) for P in base]
         if not self.lower.exact:
@@ -268,11 +274,13 @@ class BilevelObjective:
             base = self._cache.get("smooth")
             if base is None:
                 base = self._cache["smooth"] = [
-                    self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts, l2)
+                    self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts, l2,
+                                       sample_weight=f.w_train)
                     for f in self.folds]
             return [self._reweighted(P, wts, l2) for P in base]
         return [
-            self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts, l2)
+            self.lower.problem(f.X_train, f.y_train, self.hyper.penalty_groups, wts, l2,
+                               sample_weight=f.w_train)
             for f in self.folds
         ]
 
@@ -430,11 +438,6 @@ def _n_nonzero(coefs, threshold):
     return int(np.max([np.sum(np.abs(w) > threshold) for w in coefs]))
 
 
-def _beta_max(objective):
-    g = max(float(np.max(np.mean(np.abs(f.X_train), axis=0))) for f in objective.folds)
-    return 10.0 * g
-
-
 def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, memory=10,
                 max_log_step=3.0, inner_tol=1e-9, nonzero_threshold=0.01, beta_max=None,
                 predictor=True, warn=True, adaptive_tol=True, monitor=None, patience=5,
@@ -521,7 +524,7 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
     b0 = np.broadcast_to(np.asarray(beta0, dtype=float), (objective.hyper.n_hyper,)).copy()
     if np.any(b0 <= 0) or not np.all(np.isfinite(b0)):
         raise ValueError("beta0 must be positive and finite (the outer problem is in log beta)")
-    bmax = _beta_max(objective) if beta_max is None else float(beta_max)
+    bmax = beta_upper_bound(objective.folds) if beta_max is None else float(beta_max)
     if np.any(b0 >= bmax):
         raise ValueError(f"beta0 must be below beta_max={bmax:.4g}")
     run = _OuterRun(objective, bmax, inner_tol, adaptive_tol, predictor, nonzero_threshold,

@@ -111,12 +111,18 @@ def _weights(sample_weight, m):
     return s / s.sum()
 
 
-def balanced_weights(eta):
-    r"""Class-balanced row weights :math:`s_i = 1/m_{c(i)}` (summing to the number of
-    classes present): each class's rows together weigh as much as any other's."""
+def balanced_weights(eta, sample_weight=None):
+    r"""Class-balanced row weights :math:`s_i = \omega_i/\Omega_{c(i)}`, with
+    :math:`\Omega_c` the total weight of class c (its count :math:`m_c` when
+    ``sample_weight`` is None): each class's rows together weigh as much as any
+    other's. A class of zero total weight keeps weight zero."""
     eta = np.asarray(eta)
-    _, inv, counts = np.unique(eta, return_inverse=True, return_counts=True)
-    return 1.0 / counts[inv]
+    _, inv = np.unique(eta, return_inverse=True)
+    om = np.ones(eta.shape[0]) if sample_weight is None else np.asarray(
+        sample_weight, dtype=float)
+    totals = np.bincount(inv, weights=om)
+    safe = np.where(totals > 0, totals, 1.0)
+    return om / safe[inv]
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ __all__ = [
     "resolve_solver",
     "zero_model_penalty",
     "mean_second_moment",
+    "beta_upper_bound",
     "add_bias_column",
 ]
 
@@ -71,7 +72,7 @@ def resolve_solver(solver, X):
     return _AUTO[choose_newton_method(X)] if solver == "auto" else solver
 
 
-def zero_model_penalty(X, y, hinge_smoothing):
+def zero_model_penalty(X, y, hinge_smoothing, sample_weight=None):
     r"""The L1 weight at and above which the lasso part zeroes every feature:
     :math:`\beta_{\rm zero} = \max_j |\partial_j L(0)| =
     \sigma(1/\mu)\max_j|\frac1n\sum_i y_i x_{ij}|` for the softplus hinge at
@@ -86,14 +87,43 @@ def zero_model_penalty(X, y, hinge_smoothing):
         ±1 labels.
     hinge_smoothing : float
         μ.
+    sample_weight : ndarray, shape (n,), optional
+        Row weights of the loss: the mean becomes the weighted mean.
     """
-    g = np.asarray(X.T @ np.asarray(y, dtype=float)).ravel() / X.shape[0]
+    yw = np.asarray(y, dtype=float)
+    if sample_weight is None:
+        g = np.asarray(X.T @ yw).ravel() / X.shape[0]
+    else:
+        sw = np.asarray(sample_weight, dtype=float)
+        g = np.asarray(X.T @ (sw * yw)).ravel() / sw.sum()
     return float(expit(1.0 / hinge_smoothing) * np.max(np.abs(g))) if g.size else 0.0
 
 
-def mean_second_moment(X):
+def beta_upper_bound(folds):
+    r"""The bound :math:`\beta_{\max} = 10\max_{\rm folds}\max_j \overline{|x_j|}` of
+    the outer search (mean over each fold's training rows, weighted by their row weights
+    when the fold has them): far above it every coefficient is smoothed away, so BiSVM
+    searches :math:`\beta = \beta_{\max}\,\sigma(\theta)` over unconstrained θ.
+
+    Parameters
+    ----------
+    folds : sequence of Fold
+        With ``X_train`` (dense or sparse) and ``w_train`` (None: unweighted).
+    """
+    def col_mean_abs(f):
+        A = abs(f.X_train)
+        if f.w_train is None:
+            return float(np.max(A.mean(axis=0)))
+        w = np.asarray(f.w_train, dtype=float)
+        return float(np.max(np.asarray(A.T @ w).ravel())) / w.sum()
+    return 10.0 * max(col_mean_abs(f) for f in folds)
+
+
+def mean_second_moment(X, sample_weight=None):
     r"""The mean column second moment :math:`\frac{1}{nd}\sum_{ij}x_{ij}^2` of a dense or
-    sparse X (1 for standardised features), in O(nnz); 1 for an empty or all-zero X."""
+    sparse X (1 for standardised features), in O(nnz); 1 for an empty or all-zero X.
+    With row weights :math:`s_i`, the weighted mean
+    :math:`\frac{1}{d\sum_i s_i}\sum_{ij}s_i x_{ij}^2` (a zero-weight row is absent)."""
     n, d = X.shape
     if n == 0 or d == 0:
         return 1.0
@@ -102,10 +132,14 @@ def mean_second_moment(X):
         if not Xc.has_canonical_format:
             Xc = Xc.copy()
             Xc.sum_duplicates()
-        total = float(np.dot(Xc.data, Xc.data))
+        row_sq = np.asarray(Xc.multiply(Xc).sum(axis=1)).ravel()
     else:
-        total = float(np.einsum("ij,ij->", X, X))
-    m = total / (n * d)
+        row_sq = np.einsum("ij,ij->i", X, X)
+    if sample_weight is None:
+        m = float(row_sq.sum()) / (n * d)
+    else:
+        sw = np.asarray(sample_weight, dtype=float)
+        m = float(sw @ row_sq) / (sw.sum() * d)
     return m if m > 0 and np.isfinite(m) else 1.0
 
 

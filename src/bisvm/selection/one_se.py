@@ -22,6 +22,8 @@ import numbers
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 
+from .lower_level import beta_upper_bound
+
 __all__ = ["pooled_terms", "one_se_scalar", "validation_splits"]
 
 
@@ -73,8 +75,7 @@ def one_se_scalar(objective, beta, *, warm=None, factor=1.25, max_steps=40, inne
     J0 = float(om @ t)
     se = float(np.sqrt(np.sum(om**2 * (t - J0) ** 2)))
     # the bisvm_lbfgs bound: beyond it every coefficient is smoothed away
-    bmax = 10.0 * max(float(np.max(np.mean(np.abs(f.X_train), axis=0)))
-                      for f in objective.folds)
+    bmax = beta_upper_bound(objective.folds)
     best, best_coefs, b, steps = float(beta), coefs, float(beta), 0
     for _ in range(max_steps):
         b *= factor
