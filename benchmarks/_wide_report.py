@@ -159,6 +159,9 @@ def write_report(out, meta, runs):
     for p, info in meta["problems"].items():
         nnz = [v.get("nnz") for k, v in meta["data"].items() if k.startswith(p + "/")]
         extra = f", nnz {nnz[0]:,} (seed 0)" if nnz and nnz[0] else ""
+        if info.get("bayes_accuracy") is not None:
+            extra += (f"; Bayes accuracy {100 * info['bayes_accuracy']:.1f} % (exact, "
+                      "`_wide_data.bayes_accuracy`: no classifier can do better on average)")
         L.append(f"* `{p}`: {info['label']}, {info['k']} informative columns, "
                  f"{info['n_test']:,} test rows{extra}.")
     L += ["", SETTINGS, "## Results", "",

@@ -54,7 +54,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _wide_data import PROBLEMS, QUICK  # noqa: E402
+from _wide_data import PROBLEMS, QUICK, bayes_accuracy  # noqa: E402
 from _wide_report import write_report  # noqa: E402
 from _wide_worker import TOOLS  # noqa: E402
 
@@ -229,7 +229,8 @@ def run_meta(args, argv, env, specs, data_info, piece_seconds, t_all):
             "bisvm_commit": git_commit(), "thread_env": THREAD_ENV,
             "timeout_s": args.timeout, "seeds": args.seeds, "quick": args.quick,
             "problems": {p: {"label": specs[p].label(), "n_test": specs[p].n_test,
-                             "k": specs[p].k} for p in args.problems},
+                             "k": specs[p].k, "bayes_accuracy": bayes_accuracy(specs[p])}
+                         for p in args.problems},
             "tools": {t: TOOLS[t] for t in args.tools}, "data": data_info,
             "seconds_per_problem": piece_seconds,
             "total_seconds": time.perf_counter() - t_all}
