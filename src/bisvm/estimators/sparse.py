@@ -40,7 +40,7 @@ from ..selection.bilevel import (
     mean_second_moment,
     resolve_solver,
 )
-from ..selection.importance import importance_scores
+from ..selection.importance import coefficient_shares, importance_scores
 from ..selection.lower_level import add_bias_column
 from ..selection.one_se import SCALAR_RULES, validation_splits
 from ..selection.staged import StagedSettings, fit_staged, weighted_folds
@@ -553,14 +553,7 @@ class BilevelSVC(_SmoothedSVMBase):
                          progress=self._progress if self.verbose else None)
         coef = fit.coef
         imp = importance_scores(coef, fit.beta, hyper, threshold=self.support_threshold)
-        d = Xa.shape[1] - 1
-        pg = hyper.penalty_groups
-        norms = np.sqrt(np.bincount(pg[pg >= 0], weights=coef[pg >= 0] ** 2,
-                                    minlength=len(hyper.hyper_of_group)))
-        kept = np.where(pg[:d] >= 0, norms[np.maximum(pg[:d], 0)] > self.support_threshold,
-                        np.abs(coef[:d]) > self.support_threshold)
-        a = np.abs(coef[:d]) * kept
-        fi = a / a.sum() if a.sum() > 0 else np.zeros(d)
+        fi = coefficient_shares(coef, hyper, threshold=self.support_threshold)
         return dict(coef=coef, beta=fit.beta, value=fit.value, importance=imp,
                     feature_importance=fi, n_iter=fit.n_iter, history=fit.history,
                     balanced=fit.balanced, refined=fit.refined, solves=fit.lower_solves,
