@@ -26,7 +26,6 @@ from dataclasses import replace
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -35,24 +34,20 @@ from ..selection.bilevel import (
     LOWER_SOLVERS,
     THESIS_GRID,
     BilevelObjective,
-    Fold,
     LowerLevel,
-    bisvm_lbfgs,
     grid_search,
     make_hyper_model,
     mean_second_moment,
     resolve_solver,
-    zero_model_penalty,
 )
-from ..selection.importance import importance_scores
+from ..selection.importance import coefficient_shares, importance_scores
 from ..selection.lower_level import add_bias_column
-from ..selection.one_se import one_se_scalar, validation_splits
-from ._sample_weight import checked_sample_weight, weighted_folds
+from ..selection.one_se import SCALAR_RULES, validation_splits
+from ..selection.staged import StagedSettings, fit_staged, weighted_folds
+from ..selection.threads import gram_threads, limit_blas
+from ._sample_weight import checked_sample_weight
 
 __all__ = ["ElasticNetSVC", "BilevelSVC"]
-
-#: Minority share of a binary target below which ``balanced_criterion="auto"`` balances.
-UNBALANCED_SHARE = 0.35
 
 
 class _SmoothedSVMBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
@@ -352,7 +347,8 @@ class BilevelSVC(_SmoothedSVMBase):
         Weigh the validation rows by the inverse of their class count, so that the
         criterion is the mean over the two classes of their mean terms
         (:func:`~bisvm.selection.criteria.balanced_weights`); ``"auto"`` when the
-        minority share is below :data:`UNBALANCED_SHARE`. Off by default: on the panel
+        minority share is below
+        :data:`~bisvm.selection.staged.UNBALANCED_SHARE`. Off by default: on the panel
         it raised the balanced accuracy of the unbalanced tables little with the
         scale-free criterion and cost accuracy (the bfi table: 69.7 % → 65.3 % for the
         vector model, balanced accuracy 59.2 % → 63.6 %).
@@ -414,7 +410,7 @@ class BilevelSVC(_SmoothedSVMBase):
                  solver="auto", max_iter=100, tol=1e-4, support_threshold=0.01,
                  learn_l2_penalty=False, refit=True, early_stopping="auto",
                  scalar_rule="min", refinement_rule="1se", balanced_criterion=False,
-                 verbose=0, random_state=None):
+                 blas_threads="auto", verbose=0, random_state=None):
         self.model = model
         self.groups = groups
         self.l2_penalty = l2_penalty
@@ -436,6 +432,7 @@ class BilevelSVC(_SmoothedSVMBase):
         self.scalar_rule = scalar_rule
         self.refinement_rule = refinement_rule
         self.balanced_criterion = balanced_criterion
+        self.blas_threads = blas_threads
         self.verbose = verbose
         self.random_state = random_state
 
@@ -472,10 +469,9 @@ class BilevelSVC(_SmoothedSVMBase):
             raise ValueError(
                 f"criterion must be one of {sorted(self._CRITERIA)}, got {self.criterion!r}"
             )
-        for name in ("scalar_rule", "refinement_rule"):
-            if getattr(self, name) not in ("min", "1se"):
-                raise ValueError(f"{name} must be 'min' or '1se', got "
-                                 f"{getattr(self, name)!r}")
+        for name, rules in (("scalar_rule", SCALAR_RULES), ("refinement_rule", ("min", "1se"))):
+            if getattr(self, name) not in rules:
+                raise ValueError(f"{name} must be one of {rules}, got {getattr(self, name)!r}")
         for name in ("early_stopping", "balanced_criterion"):
             v = getattr(self, name)
             if not (isinstance(v, bool) or (isinstance(v, str) and v == "auto")):
@@ -492,6 +488,7 @@ class BilevelSVC(_SmoothedSVMBase):
             ):
                 raise ValueError(f"{name} must be a positive finite number, got {v!r}")
         X, y = self._validate_xy(X, y)
+        self.blas_threads_ = gram_threads(*X.shape, threads=self.blas_threads)
         sw = checked_sample_weight(sample_weight, y, self.classes_)
         if self.l2_penalty == "auto":
             lower = replace(lower, l2_penalty=0.01 * mean_second_moment(X, sw))
@@ -508,9 +505,9 @@ class BilevelSVC(_SmoothedSVMBase):
         Xa = add_bias_column(X)
         self.solver_ = "exact_l1" if lower.exact else resolve_solver(self.solver, Xa)
         lower = replace(lower, solver=lower.solver if lower.exact else self.solver_)
-        per_class = []
-        for yb, _ in self._binary_targets(y):
-            per_class.append(self._fit_binary(Xa, yb, lower, hyper, split, loss, sw))
+        with limit_blas(self.blas_threads_):
+            per_class = [self._fit_binary(Xa, yb, lower, hyper, split, loss, sw)
+                         for yb, _ in self._binary_targets(y)]
         self._store([r["coef"] for r in per_class])
         binary = len(per_class) == 1
         pick = (lambda k: per_class[0][k]) if binary else (
@@ -522,6 +519,7 @@ class BilevelSVC(_SmoothedSVMBase):
         self.l2_penalty_ = pick("beta")[..., -1] if hyper.learn_l2 else lower.l2_penalty
         self.validation_score_ = pick("value")
         self.balanced_criterion_ = pick("balanced")
+        self.refined_ = pick("refined") if binary else [r["refined"] for r in per_class]
         self.importance_ = pick("importance")
         self.importance_names_ = hyper.group_names
         self.n_iter_ = pick("n_iter")
@@ -542,114 +540,24 @@ class BilevelSVC(_SmoothedSVMBase):
         return OuterIterations(f"BiSVM {stage}", mode="auto")
 
     def _fit_binary(self, Xa, yb, lower, hyper, split, loss, sw=None):
-        splits = self._splits(Xa, yb, split)  # validates cv / validation_fraction first
-        early = self.early_stopping
-        if early == "auto":
-            # the many-weight refinement must prove itself on rows it never saw
-            early = True
-        counts = np.unique(yb, return_counts=True)[1]
-        # the held-out rows need both classes and the rest still needs its k folds
-        early = (bool(early) and self.model != "scalar" and split == "kfold" and self.cv >= 3
-                 and counts.min() >= 2 * self.cv)
-        rows, monitor = np.arange(Xa.shape[0]), None
-        if early:
-            # rows the learning never sees, not even as training rows of a fold: one
-            # fold's share, stratified
-            rest, held = next(StratifiedShuffleSplit(
-                1, test_size=1.0 / self.cv, random_state=self.random_state).split(Xa, yb))
-            rows = np.sort(rest)
-        Xr, yr = Xa[rows], yb[rows]
-        swr = None if sw is None else sw[rows]
-        if early:
-            splits = self._splits(Xr, yr, split)
-        folds = weighted_folds(Xr, yr, swr, splits)
-        bal = self.balanced_criterion
-        if bal == "auto":
-            bal = counts.min() / counts.sum() < UNBALANCED_SHARE
-        obj = BilevelObjective(folds, lower, hyper, loss=loss, balanced=bool(bal))
-        if early:
-            monitor = BilevelObjective(
-                (Fold(Xr, yr, Xa[held], yb[held], swr, None if sw is None else sw[held]),),
-                lower, hyper, loss=loss, balanced=bool(bal))
-        solves = iters = outer0 = 0
-        learn_l2 = hyper.learn_l2
-        n_l1 = hyper.n_hyper - int(learn_l2)
-        if self.init_penalty == "auto":
-            bz = zero_model_penalty(Xr[:, :-1], yr, lower.hinge_smoothing, swr)
-            # no usable gradient scale (all-zero or subnormal features): the thesis value
-            l1_0 = min(0.01, 0.1 * bz) if 0.1 * bz > 1e-12 else 0.01
-        else:
-            l1_0 = float(self.init_penalty)
-        l2_0 = lower.l2_penalty
-        report = self._progress(hyper.kind)
-        if self.model != "scalar" and self.warm_init:
-            scal = make_hyper_model("scalar", Xa.shape[1] - 1, learn_l2=learn_l2,
-                                    penalize_intercept=self.penalize_intercept)
-            start = np.r_[l1_0, l2_0] if learn_l2 else np.array([l1_0])
-            warm_report = self._progress("scalar (warm start)")
-            sobj = BilevelObjective(folds, lower, scal, loss=loss, balanced=bool(bal))
-            r0 = bisvm_lbfgs(sobj, start,
-                             max_iter=int(self.max_iter), tol=float(self.tol),
-                             nonzero_threshold=self.support_threshold,
-                             callback=warm_report)
-            if warm_report is not None:
-                warm_report.close()
-            solves, iters = r0.lower_solves, r0.lower_iterations
-            if self.scalar_rule == "1se" and not learn_l2:
-                r0, extra = self._one_se(sobj, r0)
-                solves += extra
-            outer0 = r0.n_iter
-            l1_0 = r0.beta[0]
-            l2_0 = r0.beta[-1] if learn_l2 else l2_0
-        warm0 = mwarm0 = None
-        if self.model != "scalar" and self.warm_init:
-            # the scalar stage's solutions start the vector stage's first solves
-            warm0 = r0.coefs
-            mwarm0 = None if monitor is None else (np.mean(r0.coefs, axis=0),)
-        beta0 = np.full(n_l1, l1_0)
-        if learn_l2:
-            beta0 = np.r_[beta0, l2_0]
-        res = bisvm_lbfgs(obj, beta0, max_iter=int(self.max_iter), tol=float(self.tol),
-                          nonzero_threshold=self.support_threshold, monitor=monitor,
-                          callback=report, warm0=warm0, monitor_warm0=mwarm0,
-                          monitor_rule=self.refinement_rule)
-        if report is not None:
-            report.close()
-        solves += res.lower_solves
-        iters += res.lower_iterations
-        if self.model == "scalar" and self.scalar_rule == "1se" and not learn_l2:
-            res, extra = self._one_se(obj, res)
-            solves += extra
-        if self.refit:
-            P = lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(res.beta),
-                              hyper.l2(res.beta), sample_weight=sw)
-            r = lower.solve(P, w0=np.mean(res.coefs, axis=0))
-            coef = r.coef
-            solves += 1
-            iters += r.n_iter
-        else:
-            coef = res.coefs[0]
-        imp = importance_scores(coef, res.beta, hyper, threshold=self.support_threshold)
-        d = Xa.shape[1] - 1
-        pg = hyper.penalty_groups
-        norms = np.sqrt(np.bincount(pg[pg >= 0], weights=coef[pg >= 0] ** 2,
-                                    minlength=len(hyper.hyper_of_group)))
-        kept = np.where(pg[:d] >= 0, norms[np.maximum(pg[:d], 0)] > self.support_threshold,
-                        np.abs(coef[:d]) > self.support_threshold)
-        a = np.abs(coef[:d]) * kept
-        fi = a / a.sum() if a.sum() > 0 else np.zeros(d)
-        return dict(coef=coef, beta=res.beta, value=res.value, importance=imp,
-                    feature_importance=fi, n_iter=max(1, outer0 + res.n_iter),
-                    history=res.history, balanced=bool(bal),
-                    solves=solves, iterations=iters)
-
-    @staticmethod
-    def _one_se(objective, res):
-        """The scalar result moved to the one-standard-error point of its path."""
-        b, coefs, steps = one_se_scalar(objective, float(res.beta[0]), warm=res.coefs)
-        value = float(objective.value(np.array([b]), coefs))
-        return replace(res, beta=np.array([b]), coefs=coefs, value=value), \
-            (steps + 2) * len(objective.folds)
+        early = True if self.early_stopping == "auto" else bool(self.early_stopping)
+        settings = StagedSettings(
+            model=self.model, split=split, loss=loss, cv=self.cv,
+            validation_fraction=self.validation_fraction, random_state=self.random_state,
+            init_penalty=self.init_penalty, warm_init=bool(self.warm_init),
+            max_iter=int(self.max_iter), tol=float(self.tol),
+            support_threshold=self.support_threshold, early_stopping=early,
+            scalar_rule=self.scalar_rule, refinement_rule=self.refinement_rule,
+            balanced=self.balanced_criterion, refit=bool(self.refit))
+        fit = fit_staged(Xa, yb, lower, hyper, settings, sw,
+                         progress=self._progress if self.verbose else None)
+        coef = fit.coef
+        imp = importance_scores(coef, fit.beta, hyper, threshold=self.support_threshold)
+        fi = coefficient_shares(coef, hyper, threshold=self.support_threshold)
+        return dict(coef=coef, beta=fit.beta, value=fit.value, importance=imp,
+                    feature_importance=fi, n_iter=fit.n_iter, history=fit.history,
+                    balanced=fit.balanced, refined=fit.refined, solves=fit.lower_solves,
+                    iterations=fit.lower_iterations)
 
     def scalar_grid(self, X, y, grid=THESIS_GRID, progress=None, sample_weight=None):
         """The thesis's baseline: grid search over a scalar β on the *same* validation

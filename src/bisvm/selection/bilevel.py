@@ -44,21 +44,9 @@ from .lower_level import (
 from .search import THESIS_GRID, GridResult, grid_search
 
 __all__ = [
-    "LowerLevel",
-    "HyperModel",
-    "make_hyper_model",
-    "Fold",
-    "BilevelObjective",
-    "Evaluation",
-    "HistoryEntry",
-    "BilevelResult",
-    "GridResult",
-    "bisvm_lbfgs",
-    "grid_search",
-    "THESIS_GRID",
-    "LOWER_SOLVERS",
-    "resolve_solver",
-    "zero_model_penalty",
+    "LowerLevel", "HyperModel", "make_hyper_model", "Fold", "BilevelObjective",
+    "Evaluation", "HistoryEntry", "BilevelResult", "GridResult", "bisvm_lbfgs",
+    "grid_search", "THESIS_GRID", "LOWER_SOLVERS", "resolve_solver", "zero_model_penalty",
     "mean_second_moment",
 ]
 
@@ -441,8 +429,8 @@ def _n_nonzero(coefs, threshold):
 def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, memory=10,
                 max_log_step=3.0, inner_tol=1e-9, nonzero_threshold=0.01, beta_max=None,
                 predictor=True, warn=True, adaptive_tol=True, monitor=None, patience=5,
-                monitor_rule="min",
-                callback=None, warm0=None, monitor_warm0=None):
+                monitor_rule="min", max_line_search=10, callback=None, warm0=None,
+                monitor_warm0=None):
     r"""BiSVM L-BFGS (seed-000 Algorithm 8) in log-scale coordinates
     :math:`\beta = \beta_{\max}\,\sigma(\theta)` (:math:`\theta \approx \log\beta` for
     :math:`\beta \ll \beta_{\max}`).
@@ -510,6 +498,9 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
         (``"1se"``) the best among those whose held-out gain over the *start* exceeds
         one standard error of the paired per-row differences, else the start
         (:class:`~bisvm.selection.early_stopping.HeldOutMonitor`).
+    max_line_search : int
+        Cap on trial points per line search (each costs a lower-level solve per fold);
+        a search that finds no acceptable step stops the run at the current iterate.
     callback : callable, optional
         ``callback(entry)`` with each :class:`HistoryEntry` (progress reporting).
     warm0, monitor_warm0 : tuple of ndarray, optional
@@ -522,6 +513,9 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
     """
     t0 = time.perf_counter()
     b0 = np.broadcast_to(np.asarray(beta0, dtype=float), (objective.hyper.n_hyper,)).copy()
+    if isinstance(max_line_search, bool) or not isinstance(max_line_search, (int, np.integer)) \
+            or max_line_search < 1:
+        raise ValueError(f"max_line_search must be a positive int, got {max_line_search!r}")
     if np.any(b0 <= 0) or not np.all(np.isfinite(b0)):
         raise ValueError("beta0 must be positive and finite (the outer problem is in log beta)")
     bmax = beta_upper_bound(objective.folds) if beta_max is None else float(beta_max)
@@ -533,7 +527,7 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
     res = minimize_lbfgs(
         run.fun_grad, logit(b0 / bmax), tol=tol, max_iter=max_iter, memory=memory,
         ftol=ftol, first_max_change=1.0, max_step=max_log_step, callback=run.on_iteration,
-        name="BiSVM L-BFGS", warn=warn,
+        name="BiSVM L-BFGS", warn=warn, max_ls=int(max_line_search),
     )
     ev, value = run.last, float(res.objective)
     if run.held_out is not None and run.held_out.best is not None:

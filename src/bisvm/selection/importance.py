@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["importance_scores"]
+__all__ = ["importance_scores", "coefficient_shares"]
 
 
 def importance_scores(coef, beta, hyper, *, threshold=0.01, method="penalty"):
@@ -57,3 +57,29 @@ def importance_scores(coef, beta, hyper, *, threshold=0.01, method="penalty"):
     raw = mask * (np.asarray(beta, float)[hyper.hyper_of_group] if method == "penalty" else norms)
     total = raw.sum()
     return raw / total if total > 0 else np.zeros(n_pg)
+
+
+def coefficient_shares(coef, hyper, *, threshold=0.01):
+    r"""Share of each selected feature in :math:`\sum_j|\hat w_j|` (bias excluded):
+    ``BilevelSVC.feature_importances_``. A feature is selected when
+    :math:`|\hat w_j| > \varepsilon`, or, in a penalty group of several coordinates,
+    when the group norm :math:`\|\hat w_k\|_2 > \varepsilon`; all zeros when none is.
+
+    Parameters
+    ----------
+    coef : ndarray, shape (d + 1,)
+    hyper : HyperModel
+    threshold : float
+
+    Returns
+    -------
+    ndarray, shape (d,)
+    """
+    d = coef.shape[0] - 1
+    pg = hyper.penalty_groups
+    norms = np.sqrt(np.bincount(pg[pg >= 0], weights=coef[pg >= 0] ** 2,
+                                minlength=len(hyper.hyper_of_group)))
+    kept = np.where(pg[:d] >= 0, norms[np.maximum(pg[:d], 0)] > threshold,
+                    np.abs(coef[:d]) > threshold)
+    a = np.abs(coef[:d]) * kept
+    return a / a.sum() if a.sum() > 0 else np.zeros(d)

@@ -13,18 +13,33 @@ J)^2\big)^{1/2}`. This is glmnet's ``lambda.1se`` (Hastie, Tibshirani & Friedman
 standard error of the best are statistically indistinguishable from it on these rows,
 and the sparsest of them is chosen. For ``BilevelSVC``'s vector and group models the
 result is also the start of the refinement.
+
+:func:`one_se_error_scalar` applies the same rule to the pooled validation
+misclassification error :math:`E(\beta) = \sum_i\omega_i[\operatorname{sign}(v_i^\top
+\hat w) \ne \eta_i]` (:func:`pooled_error`), glmnet's ``type.measure="class"``: it
+evaluates the path :math:`\beta^\star\rho^l` up to the scan's top
+(:func:`~bisvm.selection.search.scan_betas`), finds the smallest error
+:math:`E_{\min}` on it with its standard error
+:math:`s = \big(\sum_i\omega_i^2(e_i - E_{\min})^2\big)^{1/2}`, and keeps the largest
+β whose error is at most :math:`E_{\min} + s`. The error is a step function of β, so the
+whole path is evaluated (it may fall again after a rise).
 """
 
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 
 from .lower_level import beta_upper_bound
 
-__all__ = ["pooled_terms", "one_se_scalar", "validation_splits"]
+__all__ = ["pooled_terms", "pooled_error", "one_se_scalar", "one_se_error_scalar",
+           "ErrorPath", "validation_splits", "SCALAR_RULES"]
+
+#: The rules of ``BilevelSVC(scalar_rule=...)``.
+SCALAR_RULES = ("min", "1se", "1se_error")
 
 
 def pooled_terms(objective, coefs):
@@ -37,6 +52,92 @@ def pooled_terms(objective, coefs):
         ts.append(t)
         ws.append(om / k)
     return np.concatenate(ts), np.concatenate(ws)
+
+
+def pooled_error(objective, coefs):
+    """Pooled per-row misclassification indicators (a zero output counts as an error)
+    and their weights, over every fold's validation rows at ``coefs``: the pooled error
+    rate is ``weights @ errors`` (each fold weighs 1/k; within a fold the criterion's
+    normalised row weights, class-balanced when the objective is)."""
+    es, ws = [], []
+    k = len(coefs)
+    for c, w in zip(objective.criteria, coefs):
+        _, om = c.terms(w)
+        es.append((np.sign(c.V @ w) != c.eta).astype(float))
+        ws.append(om / k)
+    return np.concatenate(es), np.concatenate(ws)
+
+
+@dataclass(frozen=True)
+class ErrorPath:
+    """The path of :func:`one_se_error_scalar`: β (increasing), pooled error and its
+    standard error at each point, the index of the smallest error and of the choice."""
+
+    betas: np.ndarray
+    errors: np.ndarray
+    std_errors: np.ndarray
+    min_index: int
+    chosen_index: int
+
+
+def one_se_error_scalar(objective, beta, *, warm=None, factor=1.25, top=None,
+                        max_steps=60, inner_tol=1e-9):
+    r"""Largest scalar β on the path :math:`\beta\rho^l` (l = 0, 1, ...; below ``top``)
+    whose pooled validation error is within one standard error of the path's smallest
+    (module docstring).
+
+    Parameters
+    ----------
+    objective : BilevelObjective
+        With a scalar hyper model (the L1 weight only).
+    beta : float
+        The start of the path (the criterion's minimiser found by BiSVM).
+    warm : tuple of ndarray, optional
+        Lower-level solutions at ``beta`` (one per fold).
+    factor : float
+        ρ > 1.
+    top : float, optional
+        The path stops below it; default the scan's top
+        (:func:`~bisvm.selection.search.scan_betas`), where the model is nearly empty.
+    max_steps : int
+    inner_tol : float
+
+    Returns
+    -------
+    beta : float
+    coefs : tuple of ndarray
+        The lower-level solutions there.
+    steps : int
+        Path points evaluated beyond ``beta`` (each costs one solve per fold).
+    path : ErrorPath
+    """
+    if objective.hyper.n_hyper != 1:
+        raise ValueError("one_se_error_scalar needs the scalar model (one hyperparameter)")
+    if not factor > 1:
+        raise ValueError(f"factor must be > 1, got {factor!r}")
+    if top is None:
+        top = beta_upper_bound(objective.folds) / 10.0
+    b, ones, steps = float(beta), np.ones(1), 0
+    betas, errs, ses, sols = [], [], [], []
+    coefs = warm
+    while True:
+        coefs, _ = objective.solve(b * ones, coefs, inner_tol)
+        e, om = pooled_error(objective, coefs)
+        E = float(om @ e)
+        betas.append(b)
+        errs.append(E)
+        ses.append(float(np.sqrt(np.sum(om**2 * (e - E) ** 2))))
+        sols.append(coefs)
+        if b * factor >= top or steps >= max_steps:
+            break
+        b *= factor
+        steps += 1
+    errs, ses = np.array(errs), np.array(ses)
+    k = int(np.argmin(errs))
+    within = np.flatnonzero(errs <= errs[k] + ses[k])
+    j = int(within[-1])
+    path = ErrorPath(np.array(betas), errs, ses, k, j)
+    return betas[j], sols[j], steps, path
 
 
 def one_se_scalar(objective, beta, *, warm=None, factor=1.25, max_steps=40, inner_tol=1e-9):

@@ -13,18 +13,67 @@ scikit-learn limits threads the same way around its small solves
 
 :func:`blas_threads` decides by size; :func:`limit_blas` applies the decision for the
 duration of a ``with`` block and restores the previous limits afterwards.
+
+:func:`gram_threads` decides for ``BilevelSVC``, whose lower level factorises a Gram-sized
+matrix per fold and per trial point: the d × d Hessian :math:`X^\top DX` when d <= n,
+the n × n sample-space system :math:`XDX^\top` when d > n (Woodbury), each costing about
+:math:`n\,d\min(n, d)` flops to form. On the 200 × 2,000 problem of
+``benchmarks/bench_wide.py`` (~8e7 flops per fold's system) a fit took 1.74 s of wall time
+with one BLAS thread and 8.09 s with OpenBLAS's default two on the shared 2-core machine
+(``benchmarks/bench_bilevel_threads.py``).
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 
-__all__ = ["SMALL_DENSE", "blas_threads", "limit_blas"]
+__all__ = ["SMALL_DENSE", "SMALL_GRAM", "blas_threads", "gram_threads", "limit_blas"]
 
 #: Largest dimension of a dense factorisation kept on one BLAS thread. A Cholesky
 #: factorisation of order n costs n³/3 flops: 1,000 is ~0.3 GFLOP, a few ms on one core,
 #: where thread start-up and synchronisation are of the same order.
 SMALL_DENSE = 1000
+
+
+#: Largest Gram product :math:`n\,d\min(n, d)` (flops) kept on one BLAS thread by
+#: :func:`gram_threads`: 1e9 flops is ~0.1-0.5 s on one core; below it the many
+#: factorisations of a BiSVM fit are too small to amortise a thread team's wake-ups.
+SMALL_GRAM = 1e9
+
+
+def _checked(threads):
+    if isinstance(threads, str):
+        if threads != "auto":
+            raise ValueError(f"blas_threads must be 'auto', a positive int or None, got "
+                             f"{threads!r}")
+        return threads
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or threads < 1):
+        raise ValueError(f"blas_threads must be 'auto', a positive int or None, got "
+                         f"{threads!r}")
+    return threads
+
+
+def gram_threads(n_rows, n_cols, threads="auto"):
+    r"""BLAS thread count for a BiSVM fit on an ``n_rows`` × ``n_cols`` training matrix.
+
+    Parameters
+    ----------
+    n_rows, n_cols : int
+    threads : "auto", int or None
+        ``"auto"``: 1 when the Gram product :math:`n\,d\min(n, d)` is at most
+        :data:`SMALL_GRAM` flops, else None (the library default); an int is returned as
+        is; None means no limit.
+
+    Returns
+    -------
+    int or None
+    """
+    threads = _checked(threads)
+    if threads != "auto":
+        return threads
+    n, d = int(n_rows), int(n_cols)
+    return 1 if float(n) * d * min(n, d) <= SMALL_GRAM else None
 
 
 def blas_threads(n_rows, n_cols, threads="auto"):

@@ -1,0 +1,297 @@
+r"""The stages of one binary ``BilevelSVC`` fit (beyond seed-000, issues #11 and #12).
+
+1. **Scalar stage**, on the k folds of *all* training rows: the criterion on a short
+   log-spaced path of the scalar β (:func:`~bisvm.selection.search.scalar_scan`), then
+   BiSVM L-BFGS from the best scan point, then the ``scalar_rule`` along the path
+   (:mod:`~bisvm.selection.one_se`). For ``model="scalar"`` this is the model.
+2. **Refinement** (vector and group models), from the scalar β broadcast to every
+   weight. When early stopping applies, a stratified 1/k of the rows is held out: β is
+   refined by BiSVM L-BFGS on the k folds of the other rows, and the held-out rows, which
+   no fold trains or validates on, only *judge* it
+   (:class:`~bisvm.selection.early_stopping.HeldOutMonitor` with ``refinement_rule``).
+   A rejected refinement (the monitor keeps the start) gives exactly the scalar model.
+3. **Refit** on all rows at the chosen β.
+
+Why the scalar stage sees every row: withheld rows are fewer rows for the one weight that
+matters most; the one-weight model cannot overfit its criterion the way d weights can,
+so it learns on all of them, and only the many-weight refinement has to prove itself on
+rows it never saw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from sklearn.model_selection import StratifiedShuffleSplit
+
+from .bilevel import BilevelObjective, Fold, bisvm_lbfgs, make_hyper_model
+from .lower_level import beta_upper_bound, zero_model_penalty
+from .one_se import one_se_error_scalar, one_se_scalar, validation_splits
+from .search import scalar_scan
+
+__all__ = ["StagedSettings", "StagedFit", "fit_staged", "weighted_folds",
+           "UNBALANCED_SHARE"]
+
+#: Minority share of a binary target below which ``balanced_criterion="auto"`` balances.
+UNBALANCED_SHARE = 0.35
+
+
+def weighted_folds(X, y, sw, splits):
+    """The :class:`~bisvm.selection.bilevel.Fold` of each (training rows, validation
+    rows) pair, with the rows' weights; a side whose weights are all zero is refused (it
+    has no loss or no criterion)."""
+    if sw is None:
+        return tuple(Fold(X[tr], y[tr], X[va], y[va]) for tr, va in splits)
+    for tr, va in splits:
+        if not (sw[tr].sum() > 0 and sw[va].sum() > 0):
+            raise ValueError("sample_weight is zero on every training or every validation "
+                             "row of a fold: give some weight to more rows, or use fewer "
+                             "folds (cv) or a larger validation_fraction")
+    return tuple(Fold(X[tr], y[tr], X[va], y[va], sw[tr], sw[va]) for tr, va in splits)
+
+
+@dataclass(frozen=True)
+class StagedSettings:
+    """What ``BilevelSVC`` passes down: its validated parameters (see its docstring)."""
+
+    model: str = "vector"
+    split: str = "kfold"
+    loss: str = "scaled_squared_hinge"
+    cv: int = 5
+    validation_fraction: float = 0.2
+    random_state: object = None
+    init_penalty: object = "auto"
+    warm_init: bool = True
+    max_iter: int = 100
+    tol: float = 1e-4
+    support_threshold: float = 0.01
+    early_stopping: object = "auto"
+    scalar_rule: str = "min"
+    refinement_rule: str = "1se"
+    balanced: object = False
+    refit: bool = True
+    max_line_search: int = 10
+
+
+@dataclass(frozen=True)
+class StagedFit:
+    """Outcome of :func:`fit_staged` for one binary problem.
+
+    Attributes
+    ----------
+    coef : ndarray
+        Final coefficients (bias last): the refit, or the first fold's solution.
+    beta : ndarray
+        The chosen hyperparameters (of the requested hyper model).
+    value : float
+        The criterion there (of the stage that chose it).
+    n_iter : int
+        Outer iterations of every stage.
+    history : tuple of HistoryEntry
+        Of the last BiSVM run (the refinement for the vector and group models).
+    balanced : bool
+    refined : bool or None
+        Whether the refinement replaced the scalar model (None: no refinement).
+    scan : ScanResult or None
+    lower_solves, lower_iterations : int
+    """
+
+    coef: np.ndarray
+    beta: np.ndarray
+    value: float
+    n_iter: int
+    history: tuple
+    balanced: bool
+    refined: object
+    scan: object
+    lower_solves: int
+    lower_iterations: int
+
+
+class _Cost:
+    def __init__(self):
+        self.solves = self.iters = self.outer = 0
+
+    def add(self, res, outer=True):
+        self.solves += res.lower_solves
+        self.iters += res.lower_iterations
+        if outer:
+            self.outer += res.n_iter
+
+
+def _progress(progress, stage):
+    return None if progress is None else progress(stage)
+
+
+def _close(report):
+    if report is not None:
+        report.close()
+
+
+def fit_staged(Xa, yb, lower, hyper, settings, sample_weight=None, progress=None):
+    """Learn β for one binary problem by the stages of the module docstring.
+
+    Parameters
+    ----------
+    Xa : ndarray or sparse matrix, shape (n, d + 1)
+        Features with the bias column last.
+    yb : ndarray, shape (n,)
+        ±1 labels.
+    lower : LowerLevel
+    hyper : HyperModel
+        The requested model (scalar, vector or group; possibly learning α).
+    settings : StagedSettings
+    sample_weight : ndarray, optional
+        Validated row weights.
+    progress : callable, optional
+        ``progress(stage_name)`` returns a per-iteration callback with ``close()``.
+
+    Returns
+    -------
+    StagedFit
+    """
+    s, sw = settings, sample_weight
+    splits = validation_splits(yb, s.split, validation_fraction=s.validation_fraction,
+                               cv=s.cv, random_state=s.random_state)
+    counts = np.unique(yb, return_counts=True)[1]
+    bal = bool(counts.min() / counts.sum() < UNBALANCED_SHARE) if s.balanced == "auto" \
+        else bool(s.balanced)
+    folds = weighted_folds(Xa, yb, sw, splits)
+    cost = _Cost()
+    scalar = hyper.kind == "scalar"
+    res, scan = None, None
+    if scalar or s.warm_init:
+        scal = hyper if scalar else make_hyper_model(
+            "scalar", Xa.shape[1] - 1, learn_l2=hyper.learn_l2,
+            penalize_intercept=bool(hyper.penalty_groups[-1] >= 0))
+        res, scan = _scalar_stage(folds, lower, scal, s, bal, cost,
+                                  _progress(progress, "scalar" if scalar
+                                            else "scalar (warm start)"))
+    refined = None
+    if not scalar:
+        res, refined = _refine(Xa, yb, sw, folds, counts, lower, hyper, s, bal, res, cost,
+                               progress)
+    if s.refit:
+        P = lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(res.beta),
+                          hyper.l2(res.beta), sample_weight=sw)
+        r = lower.solve(P, w0=np.mean(res.coefs, axis=0))
+        coef = r.coef
+        cost.solves += 1
+        cost.iters += r.n_iter
+    else:
+        coef = res.coefs[0]
+    return StagedFit(coef=coef, beta=res.beta, value=float(res.value),
+                     n_iter=max(1, cost.outer), history=res.history, balanced=bal,
+                     refined=refined, scan=scan, lower_solves=cost.solves,
+                     lower_iterations=cost.iters)
+
+
+def _l1_start(Xa, yb, lower, s, sw):
+    """The starting L1 weight when there is no scan: ``init_penalty``, or for "auto"
+    :math:`\\min(0.01, 0.1\\beta_{\\rm zero})`."""
+    if s.init_penalty != "auto":
+        return float(s.init_penalty)
+    bz = zero_model_penalty(Xa[:, :-1], yb, lower.hinge_smoothing, sw)
+    # no usable gradient scale (all-zero or subnormal features): the thesis value
+    return min(0.01, 0.1 * bz) if 0.1 * bz > 1e-12 else 0.01
+
+
+def _scalar_stage(folds, lower, scal, s, bal, cost, report):
+    """Scan (with ``init_penalty="auto"``), BiSVM L-BFGS from its best point, then the
+    scalar rule; returns (BilevelResult, ScanResult or None)."""
+    obj = BilevelObjective(folds, lower, scal, loss=s.loss, balanced=bal)
+    learn_l2 = scal.learn_l2
+    l2_0 = lower.l2_penalty
+    scan, warm = None, None
+    if s.init_penalty == "auto":
+        # the scan is over the L1 weight at the fixed α (the same lower-level problems)
+        l1_obj = obj if not learn_l2 else BilevelObjective(
+            folds, lower, replace(scal, names=scal.names[:1], learn_l2=False),
+            loss=s.loss, balanced=bal)
+        scan = scalar_scan(l1_obj)
+        cost.solves += scan.lower_solves
+        cost.iters += scan.lower_iterations
+        l1_0, warm = scan.best_beta, scan.best_coefs
+    else:
+        l1_0 = float(s.init_penalty)
+    beta0 = np.r_[l1_0, l2_0] if learn_l2 else np.array([l1_0])
+    res = bisvm_lbfgs(obj, beta0, max_iter=int(s.max_iter), tol=float(s.tol),
+                      nonzero_threshold=s.support_threshold, callback=report, warm0=warm,
+                      max_line_search=s.max_line_search)
+    _close(report)
+    cost.add(res)
+    if scan is not None and not learn_l2 and res.value > scan.best_value:
+        # the outer run ended above its start (an inexact first solve): keep the start
+        res = replace(res, beta=np.array([scan.best_beta]), coefs=scan.best_coefs,
+                      value=scan.best_value)
+    if s.scalar_rule != "min" and not learn_l2:
+        b0 = float(res.beta[0])
+        if s.scalar_rule == "1se":
+            b, coefs, steps = one_se_scalar(obj, b0, warm=res.coefs)
+            extra = steps + 2  # the re-solve at b0 and the final value
+        else:
+            b, coefs, steps, _ = one_se_error_scalar(obj, b0, warm=res.coefs)
+            extra = steps + 2
+        value = float(obj.value(np.array([b]), coefs))
+        res = replace(res, beta=np.array([b]), coefs=coefs, value=value)
+        cost.solves += extra * len(folds)
+    return res, scan
+
+
+def _refine(Xa, yb, sw, folds, counts, lower, hyper, s, bal, sres, cost, progress):
+    """The vector or group refinement; returns (BilevelResult, refined)."""
+    learn_l2 = hyper.learn_l2
+    n_l1 = hyper.n_hyper - int(learn_l2)
+    early = s.early_stopping
+    # the held-out rows need both classes and the rest still needs its k folds
+    early = (bool(early) and s.split == "kfold" and s.cv >= 3 and counts.min() >= 2 * s.cv)
+    vfolds, monitor = folds, None
+    if early:
+        # rows the refinement never sees, not even as training rows of a fold: one
+        # fold's share, stratified
+        rest, held = next(StratifiedShuffleSplit(
+            1, test_size=1.0 / s.cv, random_state=s.random_state).split(Xa, yb))
+        rest = np.sort(rest)
+        Xr, yr = Xa[rest], yb[rest]
+        swr = None if sw is None else sw[rest]
+        vfolds = weighted_folds(Xr, yr, swr, validation_splits(
+            yr, s.split, validation_fraction=s.validation_fraction, cv=s.cv,
+            random_state=s.random_state))
+        monitor = BilevelObjective(
+            (Fold(Xr, yr, Xa[held], yb[held], swr, None if sw is None else sw[held]),),
+            lower, hyper, loss=s.loss, balanced=bal)
+    obj = BilevelObjective(vfolds, lower, hyper, loss=s.loss, balanced=bal)
+    if sres is None:
+        l1_0, l2_0, warm0, mwarm0 = _l1_start(Xa, yb, lower, s, sw), lower.l2_penalty, \
+            None, None
+    else:
+        l1_0 = float(sres.beta[0])
+        l2_0 = float(sres.beta[-1]) if learn_l2 else lower.l2_penalty
+        # the scalar stage's solutions start the refinement's first solves (its folds
+        # differ when rows are held out: their mean then starts every fold)
+        mean = np.mean(sres.coefs, axis=0)
+        warm0 = sres.coefs if vfolds is folds else tuple(mean for _ in vfolds)
+        mwarm0 = None if monitor is None else (mean,)
+    # the refinement's folds have their own outer bound (fewer rows)
+    l1_0 = min(l1_0, 0.5 * beta_upper_bound(vfolds))
+    beta0 = np.full(n_l1, l1_0)
+    if learn_l2:
+        beta0 = np.r_[beta0, l2_0]
+    report = _progress(progress, hyper.kind)
+    res = bisvm_lbfgs(obj, beta0, max_iter=int(s.max_iter), tol=float(s.tol),
+                      nonzero_threshold=s.support_threshold, monitor=monitor,
+                      callback=report, warm0=warm0, monitor_warm0=mwarm0,
+                      monitor_rule=s.refinement_rule, max_line_search=s.max_line_search)
+    _close(report)
+    cost.add(res)
+    if monitor is None or sres is None:
+        return res, None if monitor is None else not np.array_equal(
+            res.beta, res.history[0].beta)
+    if np.array_equal(res.beta, res.history[0].beta):
+        # the held-out rows kept the start: exactly the scalar model
+        b = np.full(n_l1, float(sres.beta[0]))
+        if learn_l2:
+            b = np.r_[b, sres.beta[-1]]
+        return replace(sres, beta=b, history=res.history), False
+    return res, True
