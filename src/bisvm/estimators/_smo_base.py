@@ -170,7 +170,10 @@ class BaseSMO(BaseEstimator):
         # non-numeric samples are kept whole: prediction calls the callable against all
         # training samples, K(X, X_fit), as scikit-learn does, so that a callable written
         # for that convention (e.g. one filling only a symmetric block) gives its values
-        self._X_fit = X if self._free_form(X) else None
+        if self._free_form(X):
+            self._X_fit = X
+        else:  # numeric data: no such state (a previous fit's is dropped)
+            vars(self).pop("_X_fit", None)
         # what the solver sees (see LINEAR_GRAM_MAX_BYTES); dropped at the end of fit
         self._gram = None
         self._solve_kernel = self._kernel
