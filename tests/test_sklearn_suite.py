@@ -122,8 +122,8 @@ TRIMMED = {
 }
 
 # ---------------------------------------------------------------------------------------
-# Features another branch is adding (issue #14, kernel side, branch h14k): strict expected
-# failures until it is merged; remove the entries then (a strict XPASS fails
+# Known disagreements being worked on (issue #14): strict expected failures until they
+# are fixed; remove the entries then (a strict XPASS fails
 # test_every_applicable_sklearn_test_passes, so a stale entry cannot go unnoticed).
 # ---------------------------------------------------------------------------------------
 _SPARSE_TIES = ("sparse and dense SVC fits stop at iterates differing by up to 5e-4 relative "
@@ -139,14 +139,6 @@ PENDING = {
        for fmt in ("csr_matrix", "lil_array") for k in ("linear", "poly")},
     **{f"test_sparse.py::test_svc[{fmt}-rbf-X_train2-y_train2-X_test2]": _SPARSE_TIES
        for fmt in ("csr_matrix", "lil_array")},
-    "test_svm.py::test_custom_kernel_not_array_input[SVC]":
-        "needs a callable kernel on non-numeric X for SVC's multiclass path (h14k)",
-    "test_svm.py::test_svc_invalid_break_ties_param":
-        "needs break_ties=True with decision_function_shape='ovo' refused before X is "
-        "validated (h14k)",
-    "test_svm.py::test_svc_nonfinite_params":
-        "needs SVC to raise ValueError('The dual coefficients or intercepts are not "
-        "finite') on overflowing features (h14k)",
 }
 
 

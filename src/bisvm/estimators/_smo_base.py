@@ -16,7 +16,13 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_consistent_length, column_or_1d
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from bisvm.kernels import check_precomputed, linear_kernel, make_kernel, warn_if_indefinite
+from bisvm.kernels import (
+    check_finite_gram,
+    check_precomputed,
+    linear_kernel,
+    make_kernel,
+    warn_if_indefinite,
+)
 from bisvm.solvers.smo import solve_smo
 
 __all__ = ["BaseSMO", "check_positive", "warm_alpha", "positive_weight_rows",
@@ -145,11 +151,29 @@ class BaseSMO(BaseEstimator):
         )
         self._gamma = self._kernel.gamma
         if not (np.isfinite(self._gamma) and self._gamma > 0):
+            # scikit-learn's wording first (its LIBSVM fit ends with NaN duals here, as
+            # 0 * inf distances make the kernel NaN), then the cause
             raise ValueError(
-                f"gamma={self.gamma!r} underflows to {self._gamma!r} on this X (its "
-                "variance overflows: features too large); the kernel would be constant. "
+                "The dual coefficients or intercepts are not finite on this X: "
+                f"gamma={self.gamma!r} underflows to {self._gamma!r} (the variance of X "
+                "overflows: features too large), so the kernel would be NaN. "
                 "Standardise X (e.g. bisvm.Scaler) or pass a numeric gamma"
             )
+        if self.kernel in ("linear", "poly", "rbf", "sigmoid"):
+            # these kernels go through inner products x.z; when a squared norm overflows
+            # they are inf or NaN (rbf: inf - inf in the expanded distance)
+            flat = X.data if sp.issparse(X) else X
+            with np.errstate(over="ignore"):
+                sq = np.asarray(X.multiply(X).sum(axis=1) if sp.issparse(X)
+                                else np.einsum("ij,ij->i", X, X))
+            check_finite_gram(sq, self.kernel, flat)
+        # non-numeric samples are kept whole: prediction calls the callable against all
+        # training samples, K(X, X_fit), as scikit-learn does, so that a callable written
+        # for that convention (e.g. one filling only a symmetric block) gives its values
+        if self._free_form(X):
+            self._X_fit = X
+        else:  # numeric data: no such state (a previous fit's is dropped)
+            vars(self).pop("_X_fit", None)
         # what the solver sees (see LINEAR_GRAM_MAX_BYTES); dropped at the end of fit
         self._gram = None
         self._solve_kernel = self._kernel
@@ -215,7 +239,10 @@ class BaseSMO(BaseEstimator):
         the training data were)."""
         check_is_fitted(self)
         if self._free_form(X):
-            return self._kernel(np.asarray(X, dtype=object), self.support_vectors_)
+            X = np.asarray(X, dtype=object)
+            if getattr(self, "_X_fit", None) is not None:
+                return self._kernel(X, self._X_fit)[:, self.support_]
+            return self._kernel(X, self.support_vectors_)
         if self.kernel == "precomputed" and sp.issparse(X):
             raise TypeError("Sparse precomputed kernels are not supported.")
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C",

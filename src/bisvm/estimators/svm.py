@@ -374,8 +374,16 @@ class SVC(ClassifierMixin, BaseSMO):
         return votes + conf / (3 * (np.abs(conf) + 1))
 
     def predict(self, X):
-        """Predicted labels (arg-max of :meth:`predict_proba` when ``probability=True``)."""
+        """Predicted labels (arg-max of :meth:`predict_proba` when ``probability=True``).
+
+        ``break_ties=True`` with ``decision_function_shape="ovo"`` is refused here, before
+        ``X`` is looked at, as scikit-learn does: ties are broken by the ``"ovr"``
+        aggregate, which that shape does not compute."""
         check_is_fitted(self)
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError(
+                "break_ties must be False when decision_function_shape is 'ovo'"
+            )
         if self.probability:
             return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
         raw = self._pair_decisions(self._kernel_to_sv(X))
