@@ -14,14 +14,17 @@ import numpy as np
 BASELINES = ("l2cv", "l1cv", "rfecv")
 UNBALANCED = 0.35  # minority class share below which a table counts as unbalanced
 VARIANTS_NOTE = """The committed results were made by
-`python benchmarks/bench_panel.py --seeds 5 --fresh` (every method, BilevelSVC defaults),
-then `--methods bisvm-vector --variant 'min={"refinement_rule": "min"}'`,
-`--methods bisvm-scalar,bisvm-vector --variant 'margin={"criterion": "margin",
-"refinement_rule": "min"}'` and `--methods bisvm-scalar,bisvm-vector --variant
-'scalar1se={"scalar_rule": "1se"}'` (each with `--seeds 5`), and `[before]` rows are
-BilevelSVC's defaults at commit 42fe9bb, before issue #12 (criterion `"margin"`, held-out
-early stopping only when the weights outnumber the rows of a fold), from a run of the same
-script on that code. A `[name]` row is BilevelSVC with those keyword arguments."""
+`python benchmarks/bench_panel.py --seeds 5 --fresh` (every method), then, with the
+staged BilevelSVC fit (scalar scan, scalar stage on all rows, held-out judgement of the
+refinement), `--methods bisvm-scalar,bisvm-vector,bisvm-group` (the defaults),
+`--methods bisvm-vector --variant 'min={"refinement_rule": "min"}'` and
+`--methods bisvm-scalar,bisvm-vector` with `--variant 'margin={"criterion": "margin",
+"refinement_rule": "min"}'`, `'scalar1se={"scalar_rule": "1se"}'`,
+`'1se_error={"scalar_rule": "1se_error"}'` and `'balanced={"balanced_criterion":
+"auto"}'` (each with `--seeds 5`). `[before]` rows are BilevelSVC's defaults at commit
+42fe9bb, before issue #12 (criterion `"margin"`, held-out early stopping only when the
+weights outnumber the rows of a fold), from a run of the same script on that code. A
+`[name]` row is BilevelSVC with those keyword arguments."""
 
 
 def _label(r):

@@ -43,7 +43,7 @@ from ..selection.bilevel import (
 from ..selection.importance import coefficient_shares, importance_scores
 from ..selection.lower_level import add_bias_column
 from ..selection.one_se import SCALAR_RULES, validation_splits
-from ..selection.staged import StagedSettings, fit_staged, weighted_folds
+from ..selection.staged import CRITERIA, StagedSettings, fit_staged, weighted_folds
 from ..selection.threads import gram_threads, limit_blas
 from ._sample_weight import checked_sample_weight
 
@@ -262,36 +262,23 @@ class BilevelSVC(_SmoothedSVMBase):
         folds; ``"logistic"`` the mean logistic loss of the margins over ``cv`` folds;
         ``holdout_*`` the same on one split.
 
-        Why ``"scaled_margin"``: the thesis's J penalises confidently *correct* outputs,
-        rewards shrinking every coefficient and over-selects sparsity (on test rows it
-        lost 2-4 accuracy points to a CV-tuned ``LinearSVC`` on Breast Cancer and Wine,
-        ``benchmarks/bench_accuracy.py``); ``"margin"`` removes that part, but on noisy
-        tables a misclassified row still costs :math:`(1+|v^\top w|)^2/2`, so the
-        criterion still prefers shrunken outputs, and the only way the L1 weights can
-        shrink outputs is to drop features. On the held-out panel
-        (``benchmarks/bench_panel.py``: 12 real tables and 3 synthetic problems, 5 split
-        seeds) the scalar model with ``"margin"`` lost 11.0 points to the best of
-        L2-CV, L1-CV and RFECV on the Mroz labour table (majority-rate predictions)
-        and 1.8 points on average; the scale-free criterion judges the direction of
-        :math:`\hat w`, not its length, and brought the scalar model to 0.15 points
-        below the best baseline on average, never more than 1.1 below on any table.
+        ``"scaled_margin"`` is the default for the reasons in the Notes.
     validation_fraction : float, default=0.2
         Share of rows held out by ``criterion="holdout"`` (the thesis's 80/20).
     cv : int, default=5
         Number of folds of the k-fold criteria.
     init_penalty : float or "auto", default="auto"
-        Starting β. The thesis starts every component at 0.01, which suits standardised
-        dense features; ``"auto"`` takes :math:`\min(0.01, 0.1\,\beta_{\rm zero})`,
-        where :math:`\beta_{\rm zero} = \max_j|\partial_j L(0)|` is the smallest L1
-        weight at which every coefficient is (nearly) zero (glmnet's
-        :math:`\lambda_{\max}`; :func:`~bisvm.selection.bilevel.zero_model_penalty`).
-        On sparse or unscaled data, where the loss gradients are small, 0.01 can lie in
-        the all-zero region, where the hypergradient vanishes and the search cannot
-        move; on standardised data ``"auto"`` is the thesis's 0.01.
+        Starting β of the scalar BiSVM run. ``"auto"``: the best of 7 log-spaced β over
+        the four decades below the zero-model end of the outer range, each fold's
+        solve warm-started along them (:func:`~bisvm.selection.search.scalar_scan`; the
+        criterion is not convex in :math:`\log\beta`, and a fixed start ends in the
+        local minimum nearest to it). A float starts there without the scan (the
+        thesis's 0.01, for reproducing it).
     warm_init : bool, default=True
-        For the vector and group models, start from the learned scalar β instead of
-        ``init_penalty`` (the scalar run is cheap and is then a point the vector model
-        can only improve on). ``False`` reproduces the thesis.
+        For the vector and group models, start from the learned scalar model (on all
+        rows' folds, :mod:`bisvm.selection.staged`) instead of ``init_penalty`` (with
+        ``"auto"``: :math:`\min(0.01, 0.1\beta_{\rm zero})`, a tenth of glmnet's
+        :math:`\lambda_{\max}`). ``False`` reproduces the thesis.
     penalize_intercept : bool, default=True
         Penalise the bias as the thesis does (needed to reproduce it).
     solver : {"auto", "newton", "woodbury", "cg", "lbfgs"}, default="auto"
@@ -315,43 +302,38 @@ class BilevelSVC(_SmoothedSVMBase):
         Refit on all rows at the learned β (else keep the first fold's solution).
     early_stopping : bool or "auto", default="auto"
         For the vector and group models with a k-fold criterion (k >= 3): hold out a
-        stratified 1/k of the rows, learn β by k-fold cross-validation on the others,
-        and watch the criterion of the model trained on those others on the held-out
-        rows (which no fold trains or validates on): stop when it has not improved for
-        5 outer iterations and return the iterate ``refinement_rule`` picks (beyond
-        seed-000). With one weight per feature the optimised criterion can be driven
-        down by fitting the validation rows' noise: on a 20,000 × 50,000 sparse problem
-        it fell from 0.33 to 0.16 over 40 iterations while the test accuracy fell from
-        0.78 to 0.74. ``"auto"`` is on whenever it applies (every class with at least
-        2k rows); ``False`` learns on all rows to the tolerance.
-    scalar_rule : {"min", "1se"}, default="min"
-        ``"1se"``: move the scalar model (and the start of the vector and group models)
-        to the largest β within one standard error of the scalar optimum along its path
-        (:func:`~bisvm.selection.one_se.one_se_scalar`, glmnet's ``lambda.1se``). Not
-        the default: on the panel it cut the features kept (8.2 against 16.7 for the
-        scalar model) but lost accuracy (8.0 points below the best baseline on Mroz,
-        1.55 points on average) -- the extra shrinkage is what the scale-free criterion
-        removed.
+        stratified 1/k of the rows, refine β from the scalar model by k-fold
+        cross-validation on the others, and watch the criterion of the model trained on
+        those others on the held-out rows: stop when it has not improved for 5 outer
+        iterations and keep the iterate ``refinement_rule`` picks (beyond seed-000).
+        ``"auto"`` is on whenever it applies (every class with at least 2k rows);
+        ``False`` refines on all rows to the tolerance. The scalar stage always learns
+        on all rows' folds.
+    scalar_rule : {"min", "1se", "1se_error"}, default="min"
+        The scalar β (the model for ``model="scalar"``, the start of the refinement
+        otherwise): the criterion's minimum; the largest β within one standard error
+        of it along the path (``"1se"``, :func:`~bisvm.selection.one_se.one_se_scalar`,
+        glmnet's ``lambda.1se``); or the largest β whose pooled validation
+        misclassification error is within one standard error of the path's smallest
+        (``"1se_error"``, :func:`~bisvm.selection.one_se.one_se_error_scalar`).
     refinement_rule : {"min", "1se"}, default="1se"
         Which iterate of the vector or group refinement is kept when early stopping is
-        on (:class:`~bisvm.selection.early_stopping.HeldOutMonitor`): the one with the
-        smallest held-out criterion (``"min"``), or the best among those whose held-out
-        gain over the *start* (the learned scalar model, ``warm_init``) exceeds one
-        standard error of the paired per-row differences, else the start (``"1se"``).
-        The many-weight model replaces the one-weight model only when rows it never saw
-        say it is better by more than their noise. On the panel (vector model,
-        ``"scaled_margin"``): 0.11 points below the best of L2-CV, L1-CV and RFECV on
-        average and at most 1.3 below on any of the 15 problems; with ``"min"`` 0.14
-        and 2.4 (on the 200 × 2,000 wide problem).
+        on (:class:`~bisvm.selection.early_stopping.HeldOutMonitor`): the smallest
+        held-out criterion (``"min"``), or the best among those whose held-out gain over
+        the start (the scalar model) exceeds one standard error of the paired per-row
+        differences, else the start (``"1se"``). A rejected refinement gives exactly the
+        scalar model (``refined_`` is False).
     balanced_criterion : bool or "auto", default=False
         Weigh the validation rows by the inverse of their class count, so that the
         criterion is the mean over the two classes of their mean terms
         (:func:`~bisvm.selection.criteria.balanced_weights`); ``"auto"`` when the
-        minority share is below
-        :data:`~bisvm.selection.staged.UNBALANCED_SHARE`. Off by default: on the panel
-        it raised the balanced accuracy of the unbalanced tables little with the
-        scale-free criterion and cost accuracy (the bfi table: 69.7 % → 65.3 % for the
-        vector model, balanced accuracy 59.2 % → 63.6 %).
+        minority share is below :data:`~bisvm.selection.staged.UNBALANCED_SHARE`.
+    blas_threads : "auto", int or None, default="auto"
+        BLAS threads during the fit (:func:`~bisvm.selection.threads.gram_threads`):
+        ``"auto"`` is one thread when the Gram product :math:`n\,d\min(n, d)` is at
+        most 1e9 flops (the many small factorisations of the folds do not amortise a
+        thread team), else the library default; an int limits to that many; None
+        leaves the pools alone.
     verbose : int, default=0
         Show the outer iterations on stderr: a progress bar with the criterion J and the
         nonzero count when stderr is a terminal, else one line per iteration (criterion,
@@ -399,9 +381,40 @@ class BilevelSVC(_SmoothedSVMBase):
         Totals over the whole fit (line-search trials and the scalar warm start included).
     solver_ : str
         The lower-level solver used (``solver``, or what ``"auto"`` chose).
+    refined_ : bool, None, or list of them per class
+        Whether the vector or group refinement replaced the scalar model (None: no
+        held-out judgement, e.g. ``model="scalar"``).
+    blas_threads_ : int or None
+        The BLAS thread limit applied (None: none).
 
     X may be dense or scipy.sparse (CSR/CSC); sparse input is never densified (the
     folds are row slices of the CSR matrix).
+
+    Notes
+    -----
+    The defaults were chosen on the held-out panel of ``benchmarks/bench_panel.py`` (12
+    real tables, 3 synthetic problems, 5 split seeds; test rows never used in tuning;
+    ``benchmarks/results/bench_panel.md``): "gap" is the test accuracy minus the best of
+    CV-tuned L2 and L1 ``LinearSVC`` and SVM-RFE on each table, in points (mean, worst).
+
+    * ``criterion="scaled_margin"``: the thesis's J penalises confidently *correct*
+      outputs and over-selects sparsity; with ``"margin"`` a misclassified row still
+      costs :math:`(1+|v^\top w|)^2/2`, so shrunken outputs look better, and the L1
+      weights shrink outputs only by dropping features: scalar model −1.86 / −11.5
+      (Mroz, majority-rate predictions). The scale-free criterion judges the direction
+      of :math:`\hat w`, not its length: −0.04 / −1.0.
+    * The staged fit (scan, scalar stage on all rows, held-out judgement of the
+      refinement with ``refinement_rule="1se"``): vector model −0.04 / −1.0 (bfi),
+      every table within 1.5 points, 13.3 features kept on average (L1-CV 11.8). With
+      ``"min"``: −0.08 / −1.5, every informative feature kept on 8 of 15 synthetic
+      seeds instead of 10. On bench_wide's 200 × 2,000 problem (3 seeds) the scan
+      took the test accuracy from 85.5 % to 86.5 % (L1 ``LogisticRegressionCV``
+      86.7 %).
+    * ``scalar_rule="min"``: ``"1se"`` keeps 8.0 features (scalar model) but loses
+      −1.57 / −8.6 (Mroz); ``"1se_error"`` 6.2 features, −0.86 / −2.3 (Mroz).
+    * ``balanced_criterion=False``: ``"auto"`` lifts the vector model's balanced
+      accuracy on the unbalanced tables from 1.1 points below the best baseline's to
+      1.3 above, but costs accuracy: −1.57 / −10.2 (Affairs).
     """
 
     def __init__(self, model="vector", groups=None, l2_penalty="auto", hinge_smoothing=0.25,
@@ -436,16 +449,7 @@ class BilevelSVC(_SmoothedSVMBase):
         self.verbose = verbose
         self.random_state = random_state
 
-    _CRITERIA = {
-        "holdout": ("holdout", "squared"),
-        "kfold": ("kfold", "squared"),
-        "logistic": ("kfold", "logistic"),
-        "holdout_logistic": ("holdout", "logistic"),
-        "margin": ("kfold", "squared_hinge"),
-        "holdout_margin": ("holdout", "squared_hinge"),
-        "scaled_margin": ("kfold", "scaled_squared_hinge"),
-        "holdout_scaled_margin": ("holdout", "scaled_squared_hinge"),
-    }
+    _CRITERIA = CRITERIA
 
     def _splits(self, X, y, split):
         return validation_splits(y, split, validation_fraction=self.validation_fraction,
@@ -532,13 +536,6 @@ class BilevelSVC(_SmoothedSVMBase):
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
-    def _progress(self, stage):
-        """Progress of the outer iterations on stderr when ``verbose``: a bar (J, nonzero
-        count) on a terminal, one line per iteration otherwise; None when silent."""
-        if not self.verbose:
-            return None
-        return OuterIterations(f"BiSVM {stage}", mode="auto")
-
     def _fit_binary(self, Xa, yb, lower, hyper, split, loss, sw=None):
         early = True if self.early_stopping == "auto" else bool(self.early_stopping)
         settings = StagedSettings(
@@ -549,8 +546,10 @@ class BilevelSVC(_SmoothedSVMBase):
             support_threshold=self.support_threshold, early_stopping=early,
             scalar_rule=self.scalar_rule, refinement_rule=self.refinement_rule,
             balanced=self.balanced_criterion, refit=bool(self.refit))
-        fit = fit_staged(Xa, yb, lower, hyper, settings, sw,
-                         progress=self._progress if self.verbose else None)
+        # progress on stderr when verbose: a bar (J, nonzero count) on a terminal, one
+        # line per outer iteration otherwise
+        fit = fit_staged(Xa, yb, lower, hyper, settings, sw, progress=(lambda stage: (
+            OuterIterations(f"BiSVM {stage}", mode="auto"))) if self.verbose else None)
         coef = fit.coef
         imp = importance_scores(coef, fit.beta, hyper, threshold=self.support_threshold)
         fi = coefficient_shares(coef, hyper, threshold=self.support_threshold)

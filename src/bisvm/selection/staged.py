@@ -31,7 +31,17 @@ from .one_se import one_se_error_scalar, one_se_scalar, validation_splits
 from .search import scalar_scan
 
 __all__ = ["StagedSettings", "StagedFit", "fit_staged", "weighted_folds",
-           "UNBALANCED_SHARE"]
+           "UNBALANCED_SHARE", "CRITERIA"]
+
+#: ``BilevelSVC``'s criteria: name -> (validation split, loss of
+#: :func:`~bisvm.selection.criteria.make_criterion`).
+CRITERIA = {
+    "holdout": ("holdout", "squared"), "kfold": ("kfold", "squared"),
+    "logistic": ("kfold", "logistic"), "holdout_logistic": ("holdout", "logistic"),
+    "margin": ("kfold", "squared_hinge"), "holdout_margin": ("holdout", "squared_hinge"),
+    "scaled_margin": ("kfold", "scaled_squared_hinge"),
+    "holdout_scaled_margin": ("holdout", "scaled_squared_hinge"),
+}
 
 #: Minority share of a binary target below which ``balanced_criterion="auto"`` balances.
 UNBALANCED_SHARE = 0.35
