@@ -40,6 +40,7 @@ from ..kernels import (
 from ..losses import Logistic
 from ..solvers.kernel_problem import KernelExpansionProblem, solve_kernel_newton
 from ..solvers.lbfgs import minimize_lbfgs
+from ._verbose import print_solve
 
 __all__ = ["KernelLogisticRegression"]
 
@@ -78,6 +79,9 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         Stop when the gradient norm falls below ``tol`` times its value at β = 0.
     max_iter : int, default=100
         Cap on Newton (or 20× for L-BFGS) iterations per binary problem.
+    verbose : int, default=0
+        When positive, print to stdout each binary problem's iterations (objective and
+        gradient norm) and a summary line once it is solved.
 
     Attributes
     ----------
@@ -93,7 +97,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, C=1.0, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
-                 fit_intercept=True, solver="newton", tol=1e-8, max_iter=100):
+                 fit_intercept=True, solver="newton", tol=1e-8, max_iter=100, verbose=0):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
@@ -103,6 +107,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
+        self.verbose = verbose
 
     def _check_params(self):
         for name, val in (("C", self.C), ("tol", self.tol)):
@@ -200,7 +205,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         targets = ([np.where(y_ind == 1, 1.0, -1.0)] if self.classes_.size == 2 else
                    [np.where(y_ind == k, 1.0, -1.0) for k in range(self.classes_.size)])
         betas, bs, iters, objs = [], [], [], []
-        for yk in targets:
+        for k, yk in enumerate(targets):
             P = KernelExpansionProblem(K, yk, Logistic(), C=float(self.C),
                                        fit_intercept=self.fit_intercept, sample_weight=sw)
             theta0 = np.zeros(P.n_features)
@@ -223,6 +228,10 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
                                    name="KernelLogisticRegression L-BFGS")
             if not r.objective >= -1e-8 * float(self.C) * float(sw.sum()):
                 self._refuse_negative_objective(r, K)
+            if self.verbose:
+                c = self.classes_
+                task = (f"{c[1]} vs {c[0]}" if c.size == 2 else f"{c[k]} vs rest")
+                print_solve(f"KernelLogisticRegression ({self.solver}) {task}", r)
             n = K.shape[0]
             betas.append(r.coef[:n])
             bs.append(float(r.coef[n]) if self.fit_intercept else 0.0)

@@ -28,6 +28,7 @@ from ..progress import Progress, mode_for_verbose
 from ..selection.loo import CRITERIA, SELECTION_RULES, criterion_path, select_index
 from ..selection.threads import blas_threads, limit_blas
 from ..solvers.dual_newton import SelectiveProblem, solve_dual_newton, solve_selectivity_path
+from ._verbose import print_solve
 
 __all__ = [
     "EmptyModelWarning",
@@ -134,12 +135,13 @@ class _RegressorMethods:
 
 class _SelectiveFixed(_SelectiveMixin, BaseEstimator):
     def __init__(self, selectivity=0.1, ridge=1.0, *, fit_intercept=True, tol=1e-10,
-                 max_iter=500):
+                 max_iter=500, verbose=0):
         self.selectivity = selectivity
         self.ridge = ridge
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
+        self.verbose = verbose
 
     def fit(self, X, y):
         """Fit by Algorithm A (dual Newton), warm-started along a short geometric μ path
@@ -156,6 +158,10 @@ class _SelectiveFixed(_SelectiveMixin, BaseEstimator):
                                          tol=self.tol, max_iter=self.max_iter)[1][0]
         else:  # ridge: no kinks, the cold start is the Newton method on a smooth dual
             res = solve_dual_newton(prob, tol=self.tol, max_iter=self.max_iter)
+        if self.verbose:
+            print_solve(f"{type(self).__name__} (dual Newton) selectivity {mu:.6g}", res,
+                        iter_objective="dual objective", iter_certificate=False,
+                        certificate="duality gap")
         self._store(prob, res)
         return self
 
@@ -175,6 +181,9 @@ class SelectiveRegression(_RegressorMethods, RegressorMixin, _SelectiveFixed):
     tol : float, default=1e-10
         Stopping tolerance of Algorithm A.
     max_iter : int, default=500
+    verbose : int, default=0
+        When positive, print to stdout the iterations of Algorithm A at ``selectivity``
+        (dual objective, stopping certificate) and a summary line.
 
     Attributes
     ----------

@@ -215,7 +215,7 @@ class SVC(ClassifierMixin, BaseSMO):
             else:
                 idx = np.flatnonzero(((y_enc == a) | (y_enc == b)) & (weights > 0))
                 yb = np.where(y_enc[idx] == a, 1.0, -1.0)
-            label = f" {classes[a]!r} vs {'rest' if b is None else repr(classes[b])}"
+            label = f" {classes[a]} vs {'rest' if b is None else classes[b]}"
             machine, alpha = self._fit_binary(X, idx, yb, weights[idx], warm, m, label)
             machines.append(machine)
             alphas.append(alpha)
