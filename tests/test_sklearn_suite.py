@@ -126,20 +126,7 @@ TRIMMED = {
 # are fixed; remove the entries then (a strict XPASS fails
 # test_every_applicable_sklearn_test_passes, so a stale entry cannot go unnoticed).
 # ---------------------------------------------------------------------------------------
-_SPARSE_TIES = ("sparse and dense SVC fits stop at iterates differing by up to 5e-4 relative "
-                "in dual_coef_ (tolerance 1e-7): working-set ties depend on the kernel's "
-                "summation order")
-
-PENDING = {
-    # sparse and dense fits of the same problem stop at different iterates (LIBSVM's
-    # working-set ties differ with the summation order of the sparse kernel): dual_coef_
-    # differs by up to 5e-4 relative, against the test's 1e-7
-    "test_sparse.py::test_svc_iris": _SPARSE_TIES,
-    **{f"test_sparse.py::test_svc[{fmt}-{k}-X_train3-y_train3-X_test3]": _SPARSE_TIES
-       for fmt in ("csr_matrix", "lil_array") for k in ("linear", "poly")},
-    **{f"test_sparse.py::test_svc[{fmt}-rbf-X_train2-y_train2-X_test2]": _SPARSE_TIES
-       for fmt in ("csr_matrix", "lil_array")},
-}
+PENDING: dict[str, str] = {}
 
 
 def _bisvm_src():

@@ -23,6 +23,7 @@ used in CSR form and never densified); the block returned is always dense.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -197,6 +198,41 @@ def sigmoid_kernel(X, Y=None, gamma=1.0, coef0=0.0):
     return K
 
 
+#: sparse matrices with at most this many entries get their variance from a dense copy
+SPARSE_VAR_DENSE_BYTES = 2**26
+
+
+def _sparse_variance(X):
+    r"""Variance of all entries of a sparse matrix, the implicit zeros included.
+
+    Small matrices (:data:`SPARSE_VAR_DENSE_BYTES`) are densified and given numpy's
+    variance, so that ``gamma="scale"`` is the same number, to the last bit, on the sparse
+    and the dense form of the same data (a fit on either then takes the same steps).
+    Larger ones use the two-pass formula over the stored entries without densifying,
+    :math:`\mathrm{Var} = \tfrac1N\big(\sum_{\text{stored}}(x - \mu)^2 + (N -
+    \mathrm{nnz})\mu^2\big)` with :math:`\mu = \tfrac1N\sum x`, each sum exactly
+    rounded (``math.fsum``), instead of :math:`E[x^2] - \mu^2` whose cancellation loses
+    every digit when the mean dominates.
+    """
+    n_el = X.shape[0] * X.shape[1]
+    if n_el == 0:
+        return 0.0
+    if 8 * n_el <= SPARSE_VAR_DENSE_BYTES:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float(X.toarray().var())
+    X = sp.csr_matrix(X)
+    X.sum_duplicates()
+    data = np.asarray(X.data, dtype=np.float64)
+    try:
+        mean = math.fsum(data) / n_el
+        with np.errstate(over="ignore", invalid="ignore"):
+            dev = data - mean
+            sq = math.fsum(dev * dev) + (n_el - data.size) * mean * mean
+    except OverflowError:  # features so large that the variance overflows
+        return math.inf
+    return sq / n_el
+
+
 def resolve_gamma(gamma, X):
     """Return the numeric kernel width for ``gamma`` in ``{float > 0, "scale", "auto"}``.
 
@@ -214,9 +250,7 @@ def resolve_gamma(gamma, X):
     if isinstance(gamma, str):
         if gamma == "scale":
             if sp.issparse(X):
-                n_el = X.shape[0] * X.shape[1]
-                mean = float(X.sum()) / n_el if n_el else 0.0
-                var = float(X.multiply(X).sum()) / n_el - mean * mean if n_el else 0.0
+                var = _sparse_variance(X)
             else:
                 with np.errstate(over="ignore", invalid="ignore"):
                     var = float(X.var()) if X.size else 0.0

@@ -23,7 +23,7 @@ from bisvm.kernels import (
     make_kernel,
     warn_if_indefinite,
 )
-from bisvm.solvers.smo import solve_smo
+from bisvm.solvers.smo import resolve_n_jobs, solve_smo
 
 __all__ = ["BaseSMO", "check_positive", "warm_alpha", "positive_weight_rows",
            "LINEAR_GRAM_MAX_BYTES"]
@@ -100,6 +100,7 @@ class BaseSMO(BaseEstimator):
             )
         if self.max_iter == 0 or self.max_iter < -1:
             raise ValueError(f"max_iter must be positive or -1, got {self.max_iter!r}")
+        resolve_n_jobs(getattr(self, "n_jobs", None))
         if self.selection not in ("second_order", "max_violating_pair"):
             raise ValueError(
                 f"selection must be 'second_order' or 'max_violating_pair', got {self.selection!r}"
@@ -177,11 +178,17 @@ class BaseSMO(BaseEstimator):
         # what the solver sees (see LINEAR_GRAM_MAX_BYTES); dropped at the end of fit
         self._gram = None
         self._solve_kernel = self._kernel
-        if callable(self.kernel) or (self.kernel == "linear" and not sp.issparse(X)
-                                     and 8 * X.shape[0] ** 2 <= LINEAR_GRAM_MAX_BYTES):
+        small = 8 * X.shape[0] ** 2 <= LINEAR_GRAM_MAX_BYTES
+        if callable(self.kernel) or (self.kernel == "linear" and small and (
+                not sp.issparse(X) or 8 * X.shape[0] * X.shape[1] <= LINEAR_GRAM_MAX_BYTES)):
             # a callable is evaluated once on all of X, as scikit-learn does (each
-            # sub-problem reads its block, instead of calling it again on the rows)
-            self._gram = linear_kernel(X) if self.kernel == "linear" else self._kernel(X)
+            # sub-problem reads its block, instead of calling it again on the rows); a
+            # small sparse X gets the Gram matrix of its dense copy, so that sparse and
+            # dense linear fits see the same kernel values and stop at the same iterate
+            if self.kernel == "linear":
+                self._gram = linear_kernel(X.toarray() if sp.issparse(X) else X)
+            else:
+                self._gram = self._kernel(X)
             self._solve_kernel = make_kernel("precomputed")
 
     def _release_solver_view(self):
@@ -207,6 +214,7 @@ class BaseSMO(BaseEstimator):
             shrinking=bool(self.shrinking),
             cache_size=float(self.cache_size),
             max_iter=int(self.max_iter),
+            n_jobs=getattr(self, "n_jobs", None),
         )
         if getattr(self, "verbose", False):
             n_sv = int(np.sum(res.alpha > 0))

@@ -42,7 +42,7 @@ class NuSVC(SVC):
         support vectors. Infeasible when :math:`\nu\sum_i C_i / 2` exceeds a class's total
         :math:`\sum C_i` (``ValueError``).
     kernel, degree, gamma, coef0, shrinking, probability, tol, cache_size, max_iter,
-    decision_function_shape, break_ties, random_state, selection, verbose
+    decision_function_shape, break_ties, random_state, selection, verbose, n_jobs
         As in :class:`~bisvm.SVC`.
     class_weight : dict, "balanced" or None
         Multiplies each sample's bound :math:`C_i`, like ``sample_weight``. (LIBSVM's
@@ -74,6 +74,7 @@ class NuSVC(SVC):
         random_state=None,
         selection="second_order",
         verbose=False,
+        n_jobs=None,
     ):
         self.nu = nu
         self.kernel = kernel
@@ -91,6 +92,7 @@ class NuSVC(SVC):
         self.random_state = random_state
         self.selection = selection
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     def _check_params(self):
         self._validate_common()
@@ -123,7 +125,7 @@ class NuSVR(SVR):
         Upper bound on the fraction of points outside the tube, lower bound on the
         fraction of support vectors.
     C : float > 0, default=1.0
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, max_iter, selection, verbose
+    kernel, degree, gamma, coef0, shrinking, tol, cache_size, max_iter, selection, verbose, n_jobs
         As in :class:`~bisvm.SVR`.
 
     Attributes
@@ -149,6 +151,7 @@ class NuSVR(SVR):
         max_iter=-1,
         selection="second_order",
         verbose=False,
+        n_jobs=None,
     ):
         self.nu = nu
         self.C = C
@@ -162,6 +165,7 @@ class NuSVR(SVR):
         self.max_iter = max_iter
         self.selection = selection
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     def _check_params(self):
         self._validate_common()
@@ -191,7 +195,7 @@ class OneClassSVM(OutlierMixin, BaseSMO):
     nu : float in (0, 1], default=0.5
         Upper bound on the fraction of training outliers, lower bound on the fraction of
         support vectors.
-    kernel, degree, gamma, coef0, tol, shrinking, cache_size, max_iter, selection, verbose
+    kernel, degree, gamma, coef0, tol, shrinking, cache_size, max_iter, selection, verbose, n_jobs
         As in :class:`~bisvm.SVC`.
 
     Attributes
@@ -218,6 +222,7 @@ class OneClassSVM(OutlierMixin, BaseSMO):
         max_iter=-1,
         selection="second_order",
         verbose=False,
+        n_jobs=None,
     ):
         self.kernel = kernel
         self.degree = degree
@@ -230,6 +235,7 @@ class OneClassSVM(OutlierMixin, BaseSMO):
         self.max_iter = max_iter
         self.selection = selection
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     def fit(self, X, y=None, sample_weight=None):
         """Estimate the support of the distribution of ``X`` (``y`` is ignored).

@@ -85,6 +85,10 @@ class SVC(ClassifierMixin, BaseSMO):
     verbose : bool, default=False
         Print one line per SMO solve (iterations, objective, ρ, support vectors, final
         gap), as LIBSVM's ``optimization finished`` report.
+    n_jobs : int or None, default=None
+        Threads for SMO's kernel columns, gradient updates and scans (``None``: 1,
+        ``-1``: every core). The model does not depend on it; the first threaded fit
+        compiles the threaded code (about half a minute, then cached on disk).
 
     Attributes
     ----------
@@ -120,6 +124,7 @@ class SVC(ClassifierMixin, BaseSMO):
         selection="second_order",
         warm_start=False,
         verbose=False,
+        n_jobs=None,
     ):
         self.C = C
         self.kernel = kernel
@@ -140,6 +145,7 @@ class SVC(ClassifierMixin, BaseSMO):
         self.selection = selection
         self.warm_start = warm_start
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
@@ -480,6 +486,8 @@ class SVR(RegressorMixin, BaseSMO):
     selection : {"second_order", "max_violating_pair"}
     warm_start : bool, default=False
     verbose : bool, default=False
+    n_jobs : int or None, default=None
+        As in :class:`SVC`.
 
     Attributes
     ----------
@@ -506,6 +514,7 @@ class SVR(RegressorMixin, BaseSMO):
         selection="second_order",
         warm_start=False,
         verbose=False,
+        n_jobs=None,
     ):
         self.kernel = kernel
         self.degree = degree
@@ -520,6 +529,7 @@ class SVR(RegressorMixin, BaseSMO):
         self.selection = selection
         self.warm_start = warm_start
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     def _check_params(self):
         self._validate_common()

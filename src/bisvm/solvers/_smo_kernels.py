@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from bisvm._numba import njit
+from bisvm.solvers._smo_blocks import cycles
 from bisvm.solvers._smo_columns import (
     get_column,
     gradient_from_scratch,
@@ -38,6 +39,8 @@ from bisvm.solvers._smo_columns import (
     reset_cache,
     restrict_cache,
 )
+from bisvm.solvers._smo_select import select, select_nu
+from bisvm.solvers._smo_threads import MIN_PARALLEL, parallel_update
 
 LOWER, UPPER, FREE = 0, 1, 2
 TAU = 1e-12
@@ -60,150 +63,6 @@ def _flags(st, yt):
     if (st == LOWER) == (yt > 0):
         return 1
     return 2
-
-
-@njit
-def _pick_j(k_i, base_i, gmax, sign, cmp, n_active, pool, second_order):
-    """Best ``j`` in :math:`I_{low}` for the given ``i`` (``sign`` 0: any sign, else only
-    variables with ``y_t = sign``); returns ``(kj, best, gmax2)`` with ``gmax2`` the
-    largest :math:`y_tG_t` over those :math:`I_{low}` variables."""
-    ya, Ga, qa, fa, pa, va = cmp
-    gmax2 = -np.inf
-    kj = -1
-    best = np.inf
-    qd_i = qa[k_i] if k_i >= 0 else 0.0
-    for k in range(n_active):
-        if not (fa[k] & 2) or (sign != 0 and ya[k] != sign):
-            continue
-        yg = ya[k] * Ga[k]
-        if yg >= gmax2:
-            gmax2 = yg
-            if not second_order:
-                kj = k
-                best = -(gmax + yg)
-        if second_order and k_i >= 0:
-            gd = gmax + yg
-            if gd > 0.0:
-                a = qd_i + qa[k] - 2.0 * pool[base_i + pa[k]]
-                if a <= 0.0:
-                    a = TAU
-                obj = -(gd * gd) / a
-                if obj <= best:
-                    best = obj
-                    kj = k
-    if k_i < 0:
-        kj = -1
-    return kj, best, gmax2
-
-
-@njit
-def _select(second_order, cmp, n_active, sidx, cache, kd, tol, pre_k, pre_gmax):
-    r"""Working-set selection on the compact active arrays; returns
-    ``(ki, kj, gap, base_i)`` (compact positions, pool offset of i's column) with
-    ``kj = -1`` at optimality.
-
-    ``i`` maximises :math:`-y_tG_t` over :math:`I_{up}`; ``j`` either minimises it over
-    :math:`I_{low}` (maximal violating pair, seed 002 §4.4.2) or minimises the second-order
-    decrease :math:`-(m + y_tG_t)^2 / a_{it}` over the violators (LIBSVM's rule). ``gap`` is
-    :math:`m(\alpha) - M(\alpha)` over the active set. ``pre_k >= -1`` passes an ``i``
-    already found during the gradient update; ``pre_k = -2`` searches for it here.
-    """
-    ya, Ga, qa, fa, pa, va = cmp
-    gmax = pre_gmax
-    ki = pre_k
-    if pre_k == -2:
-        gmax = -np.inf
-        ki = -1
-        for k in range(n_active):
-            if fa[k] & 1:
-                v = -ya[k] * Ga[k]
-                if v >= gmax:
-                    gmax = v
-                    ki = k
-    base_i = -1
-    if second_order and ki >= 0:
-        base_i = get_column(sidx[va[ki]], cache, kd)
-    kj, _, gmax2 = _pick_j(ki, max(base_i, 0), gmax, 0.0, cmp, n_active, cache[0],
-                           second_order)
-    gap = gmax + gmax2
-    if ki < 0 or kj < 0 or gap < tol:
-        return ki, -1, gap, base_i
-    return ki, kj, gap, base_i
-
-
-@njit
-def _select_nu(second_order, cmp, n_active, sidx, cache, kd, tol, pre):
-    """LIBSVM's ``Solver_NU`` selection: for each sign class ``i`` maximises
-    :math:`-y_tG_t` over its :math:`I_{up}` and ``j`` is chosen in the same class as in
-    :func:`_select` (one pass over both classes); the pair of the class with the better
-    ``j`` is returned and ``gap`` is the larger per-class gap. ``pre = (kp, gp, kn, gn)``
-    passes the two ``i`` found during the gradient update (``kp = -2``: search here)."""
-    ya, Ga, qa, fa, pa, va = cmp
-    kp, gp, kn, gn = pre
-    if kp == -2:
-        gp = -np.inf
-        gn = -np.inf
-        kp = -1
-        kn = -1
-        for k in range(n_active):
-            if fa[k] & 1:
-                v = -ya[k] * Ga[k]
-                if ya[k] > 0:
-                    if v >= gp:
-                        gp = v
-                        kp = k
-                elif v >= gn:
-                    gn = v
-                    kn = k
-    bp = -1
-    bn = -1
-    if second_order:
-        if kp >= 0:
-            bp = get_column(sidx[va[kp]], cache, kd)
-        if kn >= 0:
-            bn = get_column(sidx[va[kn]], cache, kd)
-            if kp >= 0 and not is_cached(sidx[va[kp]], bp, cache):
-                bp = get_column(sidx[va[kp]], cache, kd)  # evicted (tiny cache only)
-    pool = cache[0]
-    qp = qa[kp] if kp >= 0 else 0.0
-    qn = qa[kn] if kn >= 0 else 0.0
-    gp2 = -np.inf
-    gn2 = -np.inf
-    kj = -1
-    best = np.inf
-    for k in range(n_active):
-        if not (fa[k] & 2):
-            continue
-        yg = ya[k] * Ga[k]
-        if ya[k] > 0:
-            if yg >= gp2:
-                gp2 = yg
-            g_i, k_i, q_i, b_i = gp, kp, qp, bp
-        else:
-            if yg >= gn2:
-                gn2 = yg
-            g_i, k_i, q_i, b_i = gn, kn, qn, bn
-        if k_i < 0:
-            continue
-        gd = g_i + yg
-        if second_order:
-            if gd > 0.0:
-                a = q_i + qa[k] - 2.0 * pool[b_i + pa[k]]
-                if a <= 0.0:
-                    a = TAU
-                obj = -(gd * gd) / a
-                if obj <= best:
-                    best = obj
-                    kj = k
-        elif -gd <= best:
-            best = -gd
-            kj = k
-    gap = max(gp + gp2, gn + gn2)
-    if gap < tol or kj < 0:
-        return -1, -1, gap, -1
-    if ya[kj] > 0:
-        return kp, kj, gap, bp
-    return kn, kj, gap, bn
 
 
 @njit
@@ -270,7 +129,9 @@ def _shrink(kd, sidx, y, p, shift, alpha, G, status, flags, apos, QD, active, n_
             # usually keeps a subset of the old active samples, so the cached columns can
             # be compacted instead of recomputed
             inactive = np.logical_not(is_active)
+            t0 = cycles()
             gradient_from_scratch(inactive, kd, sidx, y, p, shift, alpha, G)
+            cache[7][4] += cycles() - t0
             for t in range(l):
                 active[t] = t
                 is_active[t] = True
@@ -294,7 +155,7 @@ def _shrink(kd, sidx, y, p, shift, alpha, G, status, flags, apos, QD, active, n_
             kept += 1
     if kept < n_active or stale:
         n_active = kept
-        restrict_cache(cache, active, n_active, sidx)
+        restrict_cache(cache, active, n_active, sidx, kd)
         pos_of = cache[6]
         for k in range(n_active):
             t = active[k]
@@ -314,7 +175,7 @@ def _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache):
         active[t] = t
         is_active[t] = True
         apos[t] = sidx[t]
-    reset_cache(cache)
+    reset_cache(cache, kd)
     return l
 
 
@@ -372,7 +233,8 @@ def _two_variable_update(ai, aj, gi, gj, same_sign, a, ci, cj):
 
 
 @njit
-def _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags, pool):
+def _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags, pool,
+          n_threads):
     """Analytic two-variable step (:func:`_two_variable_update`) and the gradient update
     :math:`G \\mathrel{+}= Q_{:i}\\Delta\\alpha_i + Q_{:j}\\Delta\\alpha_j` over the active
     set, fused with the search for the next ``i``. Returns ``(k_next, gmax_next)``."""
@@ -400,6 +262,9 @@ def _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags,
     fa[kj] = flags[j]
     Ga[ki] += shift[i] * (new_ai - old_ai)
     Ga[kj] += shift[j] * (new_aj - old_aj)
+    if n_threads > 1 and n_active >= MIN_PARALLEL:
+        return parallel_update(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active,
+                               n_threads)
     gp = -np.inf
     gn = -np.inf
     kp = -1
@@ -459,7 +324,7 @@ def _bias(y, G, status, sign, use_y):
 
 @njit
 def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order, shrinking, nu,
-              max_iter, out_stats):
+              max_iter, out_stats, prof):
     r"""Solve :math:`\min_\alpha \tfrac12\alpha^\top Q\alpha + p^\top\alpha` s.t.
     :math:`y^\top\alpha = \text{const}` (and :math:`e^\top\alpha = \text{const}` when
     ``nu``), :math:`0 \le \alpha_t \le C_t` by SMO.
@@ -470,13 +335,17 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     :math:`Q\alpha + p`; ``pool`` is the column cache (its size is the cache budget).
     ``out_stats`` receives ``[n_iter, converged, gap, rho, n_columns_computed,
     mean_active_size, r]`` (``r`` is ``Solver_NU``'s second multiplier, 0 otherwise).
+    ``prof`` (int64, length 6) accumulates CPU cycles per phase: kernel columns,
+    selection (without its columns), gradient update, shrinking, gradient reconstruction
+    (unshrinking), and the whole solve.
     While iterating, the active variables' signs, gradients, diagonal, flags and column
     positions live in contiguous copies ``cmp = (ya, Ga, qa, fa, pa, va)`` (``va`` maps
     back), written back to ``G`` whenever the active set changes.
     """
     n = kd[0].shape[0]
     l = y.shape[0]
-    cache = new_cache(pool, n)
+    t_start = cycles()
+    cache = new_cache(pool, n, prof)
     QD = np.empty(l)
     status = np.empty(l, dtype=np.int8)
     flags = np.empty(l, dtype=np.int8)
@@ -494,6 +363,7 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     G[:] = p
     if np.any(alpha > 0.0):
         gradient_from_scratch(is_active, kd, sidx, y, p, shift, alpha, G)
+        prof[4] += cycles() - t_start
     _compact(active, n_active, y, G, QD, flags, apos, cmp)
 
     n_iter = 0
@@ -510,13 +380,19 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
             counter = min(l, 1000)
             pre = (-2, 0.0, -1, 0.0)
             if shrinking:
+                t0 = cycles()
+                c0 = prof[0]
+                r0 = prof[4]
                 n_active, unshrunk = _shrink(kd, sidx, y, p, shift, alpha, G, status, flags,
                                              apos, QD, active, n_active, is_active, cmp,
                                              cache, tol, nu, unshrunk)
+                prof[3] += cycles() - t0 - (prof[0] - c0) - (prof[4] - r0)
         for attempt in range(2):
+            t0 = cycles()
+            c0 = prof[0]
             if nu:
-                ki, kj, gap, base_i = _select_nu(second_order, cmp, n_active, sidx, cache, kd,
-                                                 tol, pre)
+                ki, kj, gap, base_i = select_nu(second_order, cmp, n_active, sidx, cache, kd,
+                                                tol, pre)
             else:
                 kp, gp, kn, gn = pre
                 # the overall last maximiser: the later of the two classes' on a tie
@@ -524,14 +400,17 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
                     next_k, next_gmax = kp, gp
                 else:
                     next_k, next_gmax = kn, gn
-                ki, kj, gap, base_i = _select(second_order, cmp, n_active, sidx, cache, kd,
-                                              tol, next_k, next_gmax)
+                ki, kj, gap, base_i = select(second_order, cmp, n_active, sidx, cache, kd,
+                                             tol, next_k, next_gmax)
+            prof[1] += cycles() - t0 - (prof[0] - c0)
             if kj >= 0 or n_active == l or attempt == 1:
                 break
             # optimal on the active set: bring every variable back and check again
+            t0 = cycles()
             _scatter(n_active, cmp, G)
             n_active = _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache)
             _compact(active, n_active, y, G, QD, flags, apos, cmp)
+            prof[4] += cycles() - t0
             pre = (-2, 0.0, -1, 0.0)
             counter = 1  # shrink again at the next iteration
         if kj < 0:
@@ -547,12 +426,16 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
         base_j = get_column(sj, cache, kd)
         if not is_cached(si, base_i, cache):  # evicted by j's fetch (one-slot cache only)
             base_i = get_column(si, cache, kd)
+        t0 = cycles()
         pre = _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags,
-                    pool)
+                    pool, kd[14])
+        prof[2] += cycles() - t0
 
     _scatter(n_active, cmp, G)
     if n_active < l:
+        t0 = cycles()
         n_active = _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache)
+        prof[4] += cycles() - t0
     if nu:
         r1 = _bias(y, G, status, 1.0, False)
         r2 = _bias(y, G, status, -1.0, False)
@@ -567,3 +450,4 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     out_stats[3] = rho
     out_stats[4] = cache[4][2]
     out_stats[5] = sum_active / max(n_iter, 1)
+    prof[5] += cycles() - t_start

@@ -45,13 +45,18 @@ the feasible interval when none is free (LIBSVM), and the decision function of C
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 import scipy.sparse as sp
 
 from bisvm.kernels import KERNEL_CODES, Kernel
+from bisvm.solvers._smo_blocks import kernel_diag, sq_norms_csr, sq_norms_dense
 from bisvm.solvers._smo_kernels import smo_solve
+from bisvm.solvers._smo_threads import resolve_n_jobs, threaded_smo_solve
 from bisvm.solvers.base import warn_cap
 
 __all__ = [
@@ -62,6 +67,7 @@ __all__ = [
     "epsilon_svr_dual",
     "dense_hessian",
     "kernel_data",
+    "resolve_n_jobs",
 ]
 
 
@@ -133,6 +139,12 @@ class SMOResult:
         For ν problems, the multiplier of :math:`e^\top\alpha =` const
         (LIBSVM's ``si->r``: ν-SVC divides α and ρ by it, ν-SVR's tube half-width is
         :math:`-r`); 0 otherwise.
+    profile : mapping of str to float
+        Seconds per phase of the solve (read-only): ``columns`` (kernel columns),
+        ``selection`` (working-set scans), ``update`` (two-variable step and gradient
+        update), ``shrinking``, ``reconstruction`` (gradients of shrunk variables rebuilt),
+        ``other`` (set-up, bias, loop overhead) and ``total``; measured with the CPU's
+        cycle counter, converted with the solve's wall time.
     """
 
     alpha: np.ndarray
@@ -145,6 +157,7 @@ class SMOResult:
     n_kernel_columns: int
     mean_active_size: float
     r: float = 0.0
+    profile: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def csvc_dual(X, y, kernel, C=1.0, *, weights=None, loss="hinge"):
@@ -212,7 +225,21 @@ def dense_hessian(problem):
     return Q
 
 
+#: phases of :attr:`SMOResult.profile`, in the order of the solver's cycle counters
+PROFILE_PHASES = ("columns", "selection", "update", "shrinking", "reconstruction")
+
 _BLAS_CONTROLLER = None
+
+
+def _profile(prof, seconds):
+    """Seconds per phase from the cycle counters ``prof`` (last entry: the whole solve),
+    scaled so that the whole solve takes its measured wall time ``seconds``."""
+    total = int(prof[-1])
+    per_cycle = seconds / total if total > 0 else 0.0
+    out = {name: max(0.0, float(prof[k]) * per_cycle) for k, name in enumerate(PROFILE_PHASES)}
+    out["other"] = max(0.0, seconds - sum(out.values()))
+    out["total"] = float(seconds)
+    return MappingProxyType(out)
 
 
 def _single_thread_blas():
@@ -228,27 +255,40 @@ def _single_thread_blas():
     return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
 
 
-def kernel_data(X, kernel):
+def _diag(kernel, X, sqn):
+    """The kernel diagonal: from the sequential norms ``sqn`` for the inner-product
+    kernels (identical for dense and sparse data, and to the columns' own entries)."""
+    if kernel.code in (KERNEL_CODES["precomputed"], KERNEL_CODES["laplacian"]):
+        return np.ascontiguousarray(kernel.diag(X), dtype=np.float64)
+    return kernel_diag(sqn, int(kernel.code), float(kernel.gamma), float(kernel.coef0),
+                       float(kernel.degree))
+
+
+def kernel_data(X, kernel, n_threads=1):
     """The kernel-data tuple of :mod:`bisvm.solvers._smo_columns` and the kernel diagonal.
 
     Parameters
     ----------
     X : ndarray of shape (n, d), scipy sparse matrix, or (n, n) Gram matrix
         Sparse input (any scipy format) is converted to canonical CSR (sorted, no
-        duplicate entries) without densifying; a precomputed or callable kernel is
-        evaluated to its dense Gram matrix.
+        duplicate or explicit zero entries) without densifying; a precomputed or callable
+        kernel is evaluated to its dense Gram matrix.
     kernel : Kernel
+    n_threads : int
+        Threads for the kernel columns and the per-iteration loops.
 
     Returns
     -------
     kd : tuple
-        ``(X, sqn, data, indices, indptr, work, kcode, gamma, coef0, degree, sx)``
-        (see :mod:`bisvm.solvers._smo_columns`).
+        ``(X, sqn, data, indices, indptr, work, kcode, gamma, coef0, degree, sx, XT, sqa,
+        act, n_threads)`` (see :mod:`bisvm.solvers._smo_columns`).
     kdiag : ndarray of shape (n,)
     """
     code = kernel.code
     empty_f = np.zeros(0)
     empty_i = np.zeros(0, dtype=np.int64)
+    blocked = code not in (KERNEL_CODES["precomputed"], KERNEL_CODES["laplacian"])
+    XT = np.empty((0, 0))
     if code == KERNEL_CODES["precomputed"]:
         G = kernel(X) if kernel.function is not None else X
         if sp.issparse(G):
@@ -260,30 +300,36 @@ def kernel_data(X, kernel):
     elif sp.issparse(X):
         Xs = sp.csr_matrix(X, dtype=np.float64, copy=True)
         Xs.sum_duplicates()
+        Xs.eliminate_zeros()
         n, d = Xs.shape
         data = np.ascontiguousarray(Xs.data, dtype=np.float64)
         indices = Xs.indices.astype(np.int64)
         indptr = Xs.indptr.astype(np.int64)
-        sqn = np.add.reduceat(np.r_[data * data, 0.0], indptr[:-1]) if n else np.zeros(0)
-        sqn[np.diff(indptr) == 0] = 0.0  # reduceat returns the next entry for empty rows
-        kdiag = np.ascontiguousarray(kernel.diag(Xs), dtype=np.float64)
+        sqn = np.empty(n)
+        sq_norms_csr(data, indptr, sqn)
+        kdiag = _diag(kernel, Xs, sqn)
         Xd = np.empty((n, 0))
         work = np.zeros(d)
         Xt = Xs.tocsc()
-        base = np.exp(-float(kernel.gamma) * sqn) if kernel.name == "rbf" else np.ones(n)
+        Xt.sort_indices()
         sx = (np.ascontiguousarray(Xt.data, dtype=np.float64), Xt.indices.astype(np.int64),
-              Xt.indptr.astype(np.int64), base, np.zeros(n), np.zeros(n, dtype=np.bool_),
+              Xt.indptr.astype(np.int64), empty_f, np.zeros(n), np.zeros(n, dtype=np.bool_),
               np.zeros(n, dtype=np.int64))
     else:
         Xd = np.ascontiguousarray(X, dtype=np.float64)
-        sqn = np.einsum("ij,ij->i", Xd, Xd)
-        kdiag = np.ascontiguousarray(kernel.diag(Xd), dtype=np.float64)
+        sqn = np.empty(Xd.shape[0])
+        sq_norms_dense(Xd, sqn)
+        kdiag = _diag(kernel, Xd, sqn)
         data, indices, indptr, work = empty_f, empty_i, empty_i, empty_f
+        if blocked:
+            XT = np.ascontiguousarray(Xd.T)
     if not sp.issparse(X) or code == KERNEL_CODES["precomputed"]:
         sx = (empty_f, empty_i, empty_i, empty_f, empty_f, np.zeros(0, dtype=np.bool_),
               empty_i)
+    n = sqn.shape[0]
     kd = (Xd, sqn, data, indices, indptr, work, int(code), float(kernel.gamma),
-          float(kernel.coef0), float(kernel.degree), sx)
+          float(kernel.coef0), float(kernel.degree), sx, XT, sqn.copy(), np.arange(n),
+          int(n_threads))
     return kd, kdiag
 
 
@@ -307,6 +353,7 @@ def solve_smo(
     shrinking=True,
     cache_size=200.0,
     max_iter=-1,
+    n_jobs=None,
 ):
     """Solve a :class:`DualProblem` by SMO.
 
@@ -325,6 +372,11 @@ def solve_smo(
         Kernel cache size in MB.
     max_iter : int
         Iteration cap (``-1``: none). Stopping on it warns with ``ConvergenceWarning``.
+    n_jobs : int or None
+        Threads for the kernel columns, the gradient update, the selection scan and the
+        gradient reconstruction (``None``: 1, ``-1``: every core; see
+        :func:`bisvm.solvers._smo_threads.resolve_n_jobs`). The iterates do not depend
+        on it.
 
     Returns
     -------
@@ -350,12 +402,15 @@ def solve_smo(
             raise ValueError(f"alpha0 must have shape ({l},), got {alpha.shape}")
         if np.any(alpha < 0) or np.any(alpha > upper):
             raise ValueError("alpha0 must satisfy 0 <= alpha0 <= upper")
-    kd, kdiag = kernel_data(problem.X, problem.kernel)
+    n_threads = resolve_n_jobs(n_jobs)
+    kd, kdiag = kernel_data(problem.X, problem.kernel, n_threads)
     pool = _column_pool(kdiag.shape[0], cache_size)
     G = np.empty(l)
     stats = np.zeros(7)
+    prof = np.zeros(len(PROFILE_PHASES) + 1, dtype=np.int64)
+    start = time.perf_counter()
     with _single_thread_blas():
-        smo_solve(
+        threaded_smo_solve(smo_solve, (
             kd,
             kdiag,
             np.ascontiguousarray(problem.sample_index, dtype=np.int64),
@@ -372,7 +427,9 @@ def solve_smo(
             bool(problem.nu),
             int(max_iter),
             stats,
-        )
+            prof,
+        ), n_threads)
+    profile = _profile(prof, time.perf_counter() - start)
     n_iter, converged, gap, rho, ncols, mean_active, r = stats
     if not converged:
         warn_cap("SMO", int(max_iter), float(gap), float(tol))
@@ -388,4 +445,5 @@ def solve_smo(
         n_kernel_columns=int(ncols),
         mean_active_size=float(mean_active),
         r=float(r),
+        profile=profile,
     )

@@ -1,0 +1,177 @@
+r"""Working-set selection of the SMO solver (LIBSVM's ``Solver`` and ``Solver_NU`` rules).
+
+On the compact active arrays ``cmp = (ya, Ga, qa, fa, pa, va)`` of
+:mod:`bisvm.solvers._smo_kernels` (signs, gradients, diagonal of :math:`Q`, the
+:math:`I_{up}/I_{low}` flags, column positions, variable indices):
+
+* ``i`` maximises :math:`-y_tG_t` over :math:`I_{up}` (usually found during the previous
+  gradient update and passed in);
+* ``j`` either minimises :math:`-y_tG_t` over :math:`I_{low}` (the maximal violating pair,
+  seed 002 §4.4.2) or minimises the second-order decrease
+  :math:`-(m + y_tG_t)^2/a_{it}` over the violators, with
+  :math:`a_{it} = Q_{ii} + Q_{tt} - 2y_iy_tQ_{it}` (Fan, Chen & Lin 2005, LIBSVM's rule,
+  which needs the kernel column of ``i``);
+* with ν (a second equality constraint) the pair is chosen within one sign class (Chang
+  & Lin 2001, §4).
+
+The scan for ``j`` runs on threads when the kernel-data tuple asks for them
+(:func:`bisvm.solvers._smo_threads.parallel_pick_j`, same result).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bisvm._numba import njit
+from bisvm.solvers._smo_columns import get_column, is_cached
+from bisvm.solvers._smo_threads import MIN_PARALLEL, parallel_pick_j
+
+TAU = 1e-12
+
+
+@njit
+def pick_j(k_i, base_i, gmax, sign, cmp, n_active, pool, second_order):
+    """Best ``j`` in :math:`I_{low}` for the given ``i`` (``sign`` 0: any sign, else only
+    variables with ``y_t = sign``); returns ``(kj, best, gmax2)`` with ``gmax2`` the
+    largest :math:`y_tG_t` over those :math:`I_{low}` variables."""
+    ya, Ga, qa, fa, pa, va = cmp
+    gmax2 = -np.inf
+    kj = -1
+    best = np.inf
+    qd_i = qa[k_i] if k_i >= 0 else 0.0
+    for k in range(n_active):
+        if not (fa[k] & 2) or (sign != 0 and ya[k] != sign):
+            continue
+        yg = ya[k] * Ga[k]
+        if yg >= gmax2:
+            gmax2 = yg
+            if not second_order:
+                kj = k
+                best = -(gmax + yg)
+        if second_order and k_i >= 0:
+            gd = gmax + yg
+            if gd > 0.0:
+                a = qd_i + qa[k] - 2.0 * pool[base_i + pa[k]]
+                if a <= 0.0:
+                    a = TAU
+                obj = -(gd * gd) / a
+                if obj <= best:
+                    best = obj
+                    kj = k
+    if k_i < 0:
+        kj = -1
+    return kj, best, gmax2
+
+
+@njit
+def select(second_order, cmp, n_active, sidx, cache, kd, tol, pre_k, pre_gmax):
+    r"""Working-set selection on the compact active arrays; returns
+    ``(ki, kj, gap, base_i)`` (compact positions, pool offset of i's column) with
+    ``kj = -1`` at optimality.
+
+    ``i`` maximises :math:`-y_tG_t` over :math:`I_{up}`; ``j`` either minimises it over
+    :math:`I_{low}` (maximal violating pair, seed 002 §4.4.2) or minimises the second-order
+    decrease :math:`-(m + y_tG_t)^2 / a_{it}` over the violators (LIBSVM's rule). ``gap`` is
+    :math:`m(\alpha) - M(\alpha)` over the active set. ``pre_k >= -1`` passes an ``i``
+    already found during the gradient update; ``pre_k = -2`` searches for it here.
+    """
+    ya, Ga, qa, fa, pa, va = cmp
+    gmax = pre_gmax
+    ki = pre_k
+    if pre_k == -2:
+        gmax = -np.inf
+        ki = -1
+        for k in range(n_active):
+            if fa[k] & 1:
+                v = -ya[k] * Ga[k]
+                if v >= gmax:
+                    gmax = v
+                    ki = k
+    base_i = -1
+    if second_order and ki >= 0:
+        base_i = get_column(sidx[va[ki]], cache, kd)
+    if kd[14] > 1 and n_active >= MIN_PARALLEL:
+        kj, _, gmax2 = parallel_pick_j(ki, max(base_i, 0), gmax, 0.0, cmp, n_active,
+                                       cache[0], second_order, kd[14])
+    else:
+        kj, _, gmax2 = pick_j(ki, max(base_i, 0), gmax, 0.0, cmp, n_active, cache[0],
+                              second_order)
+    gap = gmax + gmax2
+    if ki < 0 or kj < 0 or gap < tol:
+        return ki, -1, gap, base_i
+    return ki, kj, gap, base_i
+
+
+@njit
+def select_nu(second_order, cmp, n_active, sidx, cache, kd, tol, pre):
+    """LIBSVM's ``Solver_NU`` selection: for each sign class ``i`` maximises
+    :math:`-y_tG_t` over its :math:`I_{up}` and ``j`` is chosen in the same class as in
+    :func:`select` (one pass over both classes); the pair of the class with the better
+    ``j`` is returned and ``gap`` is the larger per-class gap. ``pre = (kp, gp, kn, gn)``
+    passes the two ``i`` found during the gradient update (``kp = -2``: search here)."""
+    ya, Ga, qa, fa, pa, va = cmp
+    kp, gp, kn, gn = pre
+    if kp == -2:
+        gp = -np.inf
+        gn = -np.inf
+        kp = -1
+        kn = -1
+        for k in range(n_active):
+            if fa[k] & 1:
+                v = -ya[k] * Ga[k]
+                if ya[k] > 0:
+                    if v >= gp:
+                        gp = v
+                        kp = k
+                elif v >= gn:
+                    gn = v
+                    kn = k
+    bp = -1
+    bn = -1
+    if second_order:
+        if kp >= 0:
+            bp = get_column(sidx[va[kp]], cache, kd)
+        if kn >= 0:
+            bn = get_column(sidx[va[kn]], cache, kd)
+            if kp >= 0 and not is_cached(sidx[va[kp]], bp, cache):
+                bp = get_column(sidx[va[kp]], cache, kd)  # evicted (tiny cache only)
+    pool = cache[0]
+    qp = qa[kp] if kp >= 0 else 0.0
+    qn = qa[kn] if kn >= 0 else 0.0
+    gp2 = -np.inf
+    gn2 = -np.inf
+    kj = -1
+    best = np.inf
+    for k in range(n_active):
+        if not (fa[k] & 2):
+            continue
+        yg = ya[k] * Ga[k]
+        if ya[k] > 0:
+            if yg >= gp2:
+                gp2 = yg
+            g_i, k_i, q_i, b_i = gp, kp, qp, bp
+        else:
+            if yg >= gn2:
+                gn2 = yg
+            g_i, k_i, q_i, b_i = gn, kn, qn, bn
+        if k_i < 0:
+            continue
+        gd = g_i + yg
+        if second_order:
+            if gd > 0.0:
+                a = q_i + qa[k] - 2.0 * pool[b_i + pa[k]]
+                if a <= 0.0:
+                    a = TAU
+                obj = -(gd * gd) / a
+                if obj <= best:
+                    best = obj
+                    kj = k
+        elif -gd <= best:
+            best = -gd
+            kj = k
+    gap = max(gp + gp2, gn + gn2)
+    if gap < tol or kj < 0:
+        return -1, -1, gap, -1
+    if ya[kj] > 0:
+        return kp, kj, gap, bp
+    return kn, kj, gap, bn

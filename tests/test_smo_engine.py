@@ -1,0 +1,185 @@
+"""The blocked kernel columns, the threaded SMO and the profile (issue 15).
+
+References: scikit-learn's pairwise kernels (columns), numpy's exp, LIBSVM through
+``sklearn.svm.SVC`` (dual objective and support set), the serial solver (threads change
+nothing), and the dense form of the same data (sparse columns and fits bit-identical)."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import (
+    linear_kernel,
+    polynomial_kernel,
+    rbf_kernel,
+    sigmoid_kernel,
+)
+from sklearn.svm import SVC as SkSVC
+
+import bisvm.kernels as bk
+from bisvm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
+from bisvm.kernels import make_kernel, resolve_gamma
+from bisvm.solvers._smo_blocks import block_column, block_matvec, exp_block
+from bisvm.solvers.smo import PROFILE_PHASES, csvc_dual, kernel_data, resolve_n_jobs, solve_smo
+
+KERNELS = {
+    "rbf": lambda A, B, g, c: rbf_kernel(A, B, gamma=g),
+    "poly": lambda A, B, g, c: polynomial_kernel(A, B, degree=3, gamma=g, coef0=c),
+    "linear": lambda A, B, g, c: linear_kernel(A, B),
+    "sigmoid": lambda A, B, g, c: sigmoid_kernel(A, B, gamma=g, coef0=c),
+}
+
+
+def _sparse_data(n, d, seed, density=0.4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[rng.random((n, d)) > density] = 0.0
+    return X
+
+
+def _columns(X, kernel, rows, n_threads=1):
+    kd, _ = kernel_data(X, kernel, n_threads)
+    n = X.shape[0]
+    out = np.empty((len(rows), n))
+    for r, s in enumerate(rows):
+        block_column(out[r], s, s, n, kd)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_blocked_columns_equal_the_direct_kernel(name):
+    # n > BQ so that several blocks and a partial one are exercised
+    X = _sparse_data(2500, 13, 0)
+    ker = make_kernel(name, gamma=0.3, coef0=0.5, degree=3)
+    rows = [0, 1, 1024, 2499]
+    ref = KERNELS[name](X[rows], X, 0.3, 0.5)
+    for data in (X, sp.csr_matrix(X)):
+        got = _columns(data, ker, rows)
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_dense_and_sparse_columns_are_bit_identical(name):
+    X = _sparse_data(1500, 40, 1, density=0.2)
+    ker = make_kernel(name, gamma=0.05, coef0=1.0, degree=3)
+    rows = [0, 7, 1499]
+    dense = _columns(X, ker, rows)
+    sparse = _columns(sp.csr_matrix(X), ker, rows)
+    assert np.array_equal(dense, sparse)
+    # the gradient reconstruction's kernel-vector products too
+    cols = np.arange(0, 1500, 3)
+    coef = np.random.default_rng(2).normal(size=cols.size)
+    outs = []
+    for data in (X, sp.csr_matrix(X)):
+        kd, _ = kernel_data(data, ker)
+        v = np.empty(1500)
+        block_matvec(np.arange(1500), 1500, cols, coef, kd, v)
+        outs.append(v)
+    assert np.array_equal(outs[0], outs[1])
+    np.testing.assert_allclose(outs[0], KERNELS[name](X, X[cols], 0.05, 1.0) @ coef,
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_exp_block_matches_numpy():
+    rng = np.random.default_rng(3)
+    x = np.concatenate([-rng.exponential(20.0, 5000), [0.0, -1e-300, -700.0, -708.5, -1e4]])
+    y = x.copy()
+    exp_block(y, y.size, np.empty(y.size, dtype=np.int64))
+    ref = np.exp(x)
+    big = ref > 1e-307
+    np.testing.assert_allclose(y[big], ref[big], rtol=4e-16)
+    assert y[x.size - 5] == 1.0 and np.all(y[~big] <= 3e-308)
+
+
+@pytest.mark.parametrize("est", [
+    SVC(kernel="rbf", C=3.0), SVC(kernel="poly", degree=3, coef0=1.0, class_weight="balanced"),
+    SVR(kernel="rbf", C=2.0), NuSVC(kernel="rbf"), NuSVR(kernel="rbf"),
+    OneClassSVM(kernel="rbf", nu=0.2)])
+def test_sparse_and_dense_fits_are_identical(est):
+    """The same kernel values give the same SMO steps: identical dual coefficients
+    (gamma='scale' included: the variance is the same number for both forms)."""
+    from sklearn.base import clone
+
+    X = _sparse_data(300, 12, 4, density=0.3)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    if isinstance(est, (SVR, NuSVR)):
+        y = X[:, 0] - 2 * X[:, 2]
+    a = clone(est).fit(X, y) if not isinstance(est, OneClassSVM) else clone(est).fit(X)
+    b = clone(est).fit(sp.csr_matrix(X), y) if not isinstance(est, OneClassSVM) else \
+        clone(est).fit(sp.csr_matrix(X))
+    assert np.array_equal(a.support_, b.support_)
+    assert np.array_equal(a.dual_coef_, b.dual_coef_.toarray())
+    assert np.array_equal(a.intercept_, b.intercept_)
+
+
+def _classification(n, d, seed):
+    from sklearn.datasets import make_classification
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = make_classification(n_samples=n, n_features=d, n_informative=d // 2,
+                               flip_y=0.05, random_state=seed)
+    return StandardScaler().fit_transform(X), y
+
+
+def _dual_objective_sklearn(m, X):
+    coef = m.dual_coef_.ravel()
+    K = rbf_kernel(X[m.support_], X[m.support_], gamma=m._gamma)
+    return 0.5 * coef @ K @ coef - np.abs(coef).sum()
+
+
+def test_two_threads_give_the_serial_iterate_and_libsvm_model():
+    # 4,500 rows: the active set exceeds the threshold of the threaded scans
+    X, y = _classification(4500, 10, 3)
+    ys = np.where(y == 0, 1.0, -1.0)  # LIBSVM's sign: the first class is +1
+    ker = make_kernel("rbf", gamma="scale", X=X)
+    pb = csvc_dual(X, ys, ker, 2.0)
+    one = solve_smo(pb, n_jobs=1)
+    two = solve_smo(pb, n_jobs=2)
+    assert one.n_iter == two.n_iter
+    assert np.array_equal(one.alpha, two.alpha)
+    assert one.objective == two.objective
+    ref = SkSVC(kernel="rbf", C=2.0, gamma="scale").fit(X, y)
+    assert np.array_equal(np.flatnonzero(two.alpha > 0), np.sort(ref.support_))
+    assert two.objective == pytest.approx(_dual_objective_sklearn(ref, X), rel=1e-6)
+    # the estimator's threaded fit on sparse data: the same model
+    est = SVC(kernel="rbf", C=2.0, n_jobs=2).fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(np.sort(est.support_), np.flatnonzero(one.alpha > 0))
+
+
+def test_profile_phases_are_present_and_add_up():
+    X, y = _classification(1500, 8, 6)
+    pb = csvc_dual(X, np.where(y > 0, 1.0, -1.0), make_kernel("rbf", gamma=0.1), 1.0)
+    prof = solve_smo(pb, cache_size=1.0).profile
+    assert set(prof) == set(PROFILE_PHASES) | {"other", "total"}
+    assert all(v >= 0.0 for v in prof.values())
+    assert prof["columns"] > 0.0 and prof["update"] > 0.0 and prof["selection"] > 0.0
+    parts = sum(v for k, v in prof.items() if k != "total")
+    assert parts == pytest.approx(prof["total"], rel=1e-6)
+    with pytest.raises(TypeError):
+        prof["columns"] = 0.0
+
+
+def test_n_jobs_resolution_and_errors():
+    assert resolve_n_jobs(None) == 1
+    assert resolve_n_jobs(1) == 1
+    assert 1 <= resolve_n_jobs(-1) <= max(1, __import__("os").cpu_count())
+    X, y = _classification(60, 4, 7)
+    for bad in (0, 1.5, "2", True):
+        with pytest.raises(ValueError, match="n_jobs"):
+            SVC(n_jobs=bad).fit(X, y)
+    assert SVC(n_jobs=-1).get_params()["n_jobs"] == -1
+    for cls in (SVR, NuSVC, NuSVR, OneClassSVM):
+        assert cls().get_params()["n_jobs"] is None
+
+
+def test_sparse_gamma_scale_is_the_exact_variance(monkeypatch):
+    X = _sparse_data(400, 25, 8, density=0.1) + 0.0
+    X[X != 0] += 1e4  # a large mean: E[x^2] - mean^2 would cancel
+    S = sp.csr_matrix(X)
+    assert resolve_gamma("scale", S) == resolve_gamma("scale", X)
+    monkeypatch.setattr(bk, "SPARSE_VAR_DENSE_BYTES", 0)  # the no-copy path
+    vals = X.ravel().tolist()
+    mean = math.fsum(vals) / len(vals)
+    var = math.fsum((v - mean) ** 2 for v in vals) / len(vals)
+    assert resolve_gamma("scale", S) == pytest.approx(1.0 / (25 * var), rel=1e-15)
