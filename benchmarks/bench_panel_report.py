@@ -20,11 +20,12 @@ refinement), `--methods bisvm-scalar,bisvm-vector,bisvm-group` (the defaults),
 `--methods bisvm-vector --variant 'min={"refinement_rule": "min"}'` and
 `--methods bisvm-scalar,bisvm-vector` with `--variant 'margin={"criterion": "margin",
 "refinement_rule": "min"}'`, `'scalar1se={"scalar_rule": "1se"}'`,
-`'1se_error={"scalar_rule": "1se_error"}'` and `'balanced={"balanced_criterion":
-"auto"}'` (each with `--seeds 5`). `[before]` rows are BilevelSVC's defaults at commit
-42fe9bb, before issue #12 (criterion `"margin"`, held-out early stopping only when the
-weights outnumber the rows of a fold), from a run of the same script on that code. A
-`[name]` row is BilevelSVC with those keyword arguments."""
+`'1se_error={"scalar_rule": "1se_error"}'`, `'balanced={"balanced_criterion":
+"auto"}'` and `'rep3={"cv_repeats": 3}'` (each with `--seeds 5`). `[before]` rows are
+BilevelSVC's defaults at commit 42fe9bb, before issue #12 (criterion `"margin"`,
+held-out early stopping only when the weights outnumber the rows of a fold), from a run
+of the same script on that code. A `[name]` row is BilevelSVC with those keyword
+arguments."""
 
 
 def _label(r):

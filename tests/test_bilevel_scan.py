@@ -179,3 +179,23 @@ def test_blas_threads_by_gram_size_and_validation():
     for bad in ("two", 0, -1, True, 1.5):
         with pytest.raises(ValueError, match="blas_threads"):
             BilevelSVC(blas_threads=bad).fit(X, y)
+
+
+def test_repeated_folds_validate_every_row_once_per_repeat():
+    y = np.r_[np.zeros(23), np.ones(17)]
+    splits = validation_splits(y, "kfold", validation_fraction=0.2, cv=4, random_state=0,
+                               repeats=3)
+    assert len(splits) == 12
+    counts = np.bincount(np.concatenate([va for _, va in splits]), minlength=y.size)
+    np.testing.assert_array_equal(counts, 3)
+    for tr, va in splits:
+        assert np.intersect1d(tr, va).size == 0 and tr.size + va.size == y.size
+    # one repeat is the plain stratified k-fold of the default
+    one = validation_splits(y, "kfold", validation_fraction=0.2, cv=4, random_state=0)
+    assert len(one) == 4
+    X, yy = make_classification(80, 5, random_state=0)
+    est = BilevelSVC(model="scalar", cv=4, cv_repeats=2, random_state=0).fit(X, yy)
+    assert np.isfinite(est.validation_score_)
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="cv_repeats"):
+            BilevelSVC(cv_repeats=bad).fit(X, yy)

@@ -17,6 +17,14 @@ the problem. Invariants checked against the estimator itself:
   penalty against a *sum* of squares, with ``2 * ridge``; for the smoothed SVMs of
   ``ElasticNetSVC``, whose loss is a *mean*, with the parameters unchanged).
 
+``NuSVC`` and ``OneClassSVM`` (section at the end) are drawn on well-posed problems with
+nu in its feasible range: predictions' shape and dtype; the constraints of LIBSVM's dual
+(0 <= alpha_i <= 1, sum alpha = nu n, for nu-SVC nu n / 2 per class, hence at least nu n
+support vectors and at most nu n at the bound); row order; features rescaled with
+``gamma`` rescaled to match (same kernel, same model) or with a linear kernel (nu-SVC's
+decision function is then scale-free, the one-class SVM's scales as s^2); and agreement
+with scikit-learn's (LIBSVM) decision function.
+
 The number of examples comes from the hypothesis profile (``tests/conftest.py``).
 """
 
@@ -27,7 +35,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.pipeline import make_pipeline
@@ -42,7 +50,9 @@ from bisvm import (
     KernelRidge,
     LinearSVC,
     LinearSVR,
+    NuSVC,
     NuSVR,
+    OneClassSVM,
     Scaler,
     SelectiveLogisticRegression,
     SelectiveLogisticRegressionCV,
@@ -205,13 +215,11 @@ def test_every_public_estimator_is_covered():
     from sklearn.base import BaseEstimator
 
     not_estimators = {"Scaler"}  # a transformer, covered through the pipelines below
-    # an unsupervised novelty detector (fit(X), predict -> +-1): check_estimator and the
-    # LIBSVM parity of tests/test_nu_svm.py cover it
-    not_estimators |= {"OneClassSVM"}
-    # nu-SVC on the tiny degenerate problems drawn here (d = 1, linear kernel) has a
-    # non-unique optimum: its decision scale 1/r, and even some labels, move with
-    # rounding; tests/test_nu_svm.py checks it against LIBSVM on well-posed data
-    not_estimators |= {"NuSVC"}
+    # the nu-parametrised SVMs have their own section at the end of this file: on the
+    # tiny degenerate problems drawn for the others (d = 1, linear kernel) nu-SVC has a
+    # non-unique optimum (its decision scale 1/r, and even some labels, move with
+    # rounding), and the one-class SVM is unsupervised (fit(X), predict -> +-1)
+    not_estimators |= set(NU_ESTIMATORS)
     exported = {
         name for name in bisvm.__all__
         if isinstance(getattr(bisvm, name), type)
@@ -548,3 +556,152 @@ def test_integer_sample_weight_equals_repeated_rows(name, data):
     a = _scores(_fit_quiet(_tight(name, params), X, y, sample_weight=sw), Xt)
     b = _scores(_fit_quiet(_tight(name, params), X[rep], y[rep]), Xt)
     _assert_close_scores(name, a, b, "integer sample weights vs repeated rows")
+
+
+# ------------------------------------------------------------------- nu-SVC, one-class SVM
+NU_ESTIMATORS = {"NuSVC": NuSVC, "OneClassSVM": OneClassSVM}
+
+
+@st.composite
+def nu_problems(draw, name, kernels=("rbf", "rbf", "linear", "poly")):
+    """A well-posed problem for ``name``, n in [12, 40], d in [2, 5], a kernel among rbf
+    (random width), linear and poly (degree 2), and nu strictly inside its range.
+
+    For nu-SVC that range is (nu_min, nu_max] (Chang & Lin 2001): nu_max = 2 min(n+, n-)
+    / n (LIBSVM's feasibility condition) and nu_min = lim_{C -> inf} sum(alpha^C) / (C n)
+    of C-SVC, 0 for separable classes; at or below nu_min the reduced convex hulls of the
+    classes intersect, the optimum is w = 0 and the decision function is undefined.
+    sum(alpha^C) / (C n) decreases to nu_min as C grows, so its value at C = 1e3 (from
+    scikit-learn's SVC) is a safe upper estimate; nu is drawn between 10 % and 80 % of
+    the range above it, in ranges at least 0.1 wide."""
+    import sklearn.svm
+
+    rng = np.random.RandomState(draw(st.integers(0, 2**31 - 1)))
+    n, d = draw(st.integers(12, 40)), draw(st.integers(2, 5))
+    X = rng.randn(n, d)
+    Xt = rng.randn(9, d)
+    kernel = draw(st.sampled_from(kernels))
+    params = dict(kernel=kernel, tol=1e-8)
+    if kernel == "rbf":
+        params["gamma"] = draw(_log_uniform(0.05, 2.0)) / d
+    elif kernel == "poly":
+        params.update(degree=2, coef0=1.0, gamma=1.0 / d)
+    y = None
+    nu_min, nu_max = 0.0, 1.0
+    if name == "NuSVC":
+        y = (X[:, 0] + 0.5 * rng.randn(n) > 0).astype(int)
+        y[:3], y[3:6] = 0, 1
+        nu_max = 2 * min(np.sum(y == 0), np.sum(y == 1)) / n
+        big_c = 1e3
+        ref = sklearn.svm.SVC(C=big_c, **params).fit(X, y)
+        nu_min = float(np.abs(ref.dual_coef_).sum()) / (big_c * n)
+    # a range narrower than 0.1 means heavily overlapping classes, where every nu is
+    # near nu_max: all alpha of the smaller class at the bound, no free support vector to
+    # fix rho and r, which are then chosen by convention (LIBSVM: the mid-point)
+    assume(nu_max - nu_min >= 0.1)
+    t = draw(st.floats(0.1, 0.8))
+    params["nu"] = nu_min + t * (nu_max - nu_min)
+    return X, y, Xt, params
+
+
+def _nu_fit(name, params, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = NU_ESTIMATORS[name](**params)
+        return est.fit(X) if y is None else est.fit(X, y)
+
+
+def _nu_alpha(est, n):
+    """LIBSVM's dual variables alpha (0 <= alpha <= 1) of a binary nu-SVC or a one-class
+    SVM, from ``dual_coef_``: the one-class SVM stores alpha itself; nu-SVC stores
+    y alpha / r, and its constraint sum_{y=+1} alpha = sum_{y=-1} alpha = nu n / 2 gives
+    r back."""
+    d = np.asarray(est.dual_coef_)[0]
+    if isinstance(est, OneClassSVM):
+        return d
+    return np.abs(d) * (est.nu * n / 2) / np.sum(d[d > 0])
+
+
+@pytest.mark.parametrize("name", sorted(NU_ESTIMATORS))
+@settings(max_examples=N_EXAMPLES)
+@given(data=st.data())
+def test_nu_svm_outputs_and_dual_feasibility(name, data):
+    X, y, Xt, params = data.draw(nu_problems(name))
+    n = X.shape[0]
+    labels = None
+    if y is not None:
+        labels = ENCODINGS[data.draw(st.sampled_from(sorted(ENCODINGS)))]
+        y = labels[y]
+    est = _nu_fit(name, params, X, y)
+    _finite_fitted_attributes(est)
+    pred, dec = est.predict(Xt), est.decision_function(Xt)
+    assert pred.shape == (9,) and dec.shape == (9,) and np.all(np.isfinite(dec))
+    if labels is None:
+        assert pred.dtype.kind == "i" and set(np.unique(pred)) <= {-1, 1}
+        np.testing.assert_array_equal(pred, np.where(dec >= 0, 1, -1))
+    else:
+        assert pred.dtype == labels.dtype and set(pred) <= set(labels.tolist())
+        np.testing.assert_array_equal(pred, labels[(dec > 0).astype(int)])
+    alpha = _nu_alpha(est, n)
+    slack = 1e-9 * max(1.0, n)
+    assert np.all(alpha >= 0) and np.all(alpha <= 1 + slack), alpha
+    if name == "NuSVC":  # y' alpha = 0: the two classes' sums are equal
+        d = np.asarray(est.dual_coef_)[0]
+        assert abs(d.sum()) <= 1e-9 * np.abs(d).sum()
+    else:
+        assert alpha.sum() == pytest.approx(est.nu * n, rel=1e-9)
+    # hence the nu-property (Schoelkopf et al. 2000, Prop. 5) at any feasible point:
+    # at least nu n support vectors, at most nu n of them at the upper bound
+    assert alpha.size >= est.nu * n - slack
+    assert np.sum(alpha >= 1 - 1e-12) <= est.nu * n + slack
+
+
+@pytest.mark.parametrize("name", sorted(NU_ESTIMATORS))
+@settings(max_examples=N_EXAMPLES)
+@given(data=st.data())
+def test_nu_svm_row_order_invariance(name, data):
+    X, y, Xt, params = data.draw(nu_problems(name))
+    perm = np.random.RandomState(data.draw(st.integers(0, 10**6))).permutation(len(X))
+    a = _nu_fit(name, params, X, y).decision_function(Xt)
+    b = _nu_fit(name, params, X[perm], None if y is None else y[perm]).decision_function(Xt)
+    np.testing.assert_allclose(b, a, rtol=0, atol=1e-5 * max(1.0, np.abs(a).max()))
+
+
+@pytest.mark.parametrize("name", sorted(NU_ESTIMATORS))
+@settings(max_examples=N_EXAMPLES)
+@given(data=st.data(), s=st.sampled_from([1e-3, 0.1, 7.0, 1e3]))
+def test_nu_svm_feature_scaling(name, data, s):
+    """Features times s: with rbf and gamma / s^2 the kernel, hence the model, is the same;
+    with the linear kernel K becomes s^2 K, which leaves nu-SVC's decision function
+    unchanged (it is normalised by 1/r, r scaling with K) and multiplies the one-class
+    SVM's by s^2 (the same alpha; SMO's tolerance is scaled with K so that both runs
+    stop at the same point)."""
+    X, y, Xt, params = data.draw(nu_problems(name, kernels=("rbf", "linear")))
+    kernel = params["kernel"]
+    if kernel == "rbf":
+        scaled = {**params, "gamma": params["gamma"] / s**2}
+    else:
+        scaled = {**params, "tol": params["tol"] * s**2}
+    a = _nu_fit(name, params, X, y).decision_function(Xt)
+    b = _nu_fit(name, scaled, X * s, y).decision_function(Xt * s)
+    factor = s**2 if (kernel == "linear" and name == "OneClassSVM") else 1.0
+    np.testing.assert_allclose(b / factor, a, rtol=0, atol=1e-5 * max(1.0, np.abs(a).max()))
+
+
+@pytest.mark.parametrize("name", sorted(NU_ESTIMATORS))
+@settings(max_examples=N_EXAMPLES)
+@given(data=st.data())
+def test_nu_svm_agrees_with_scikit_learn(name, data):
+    """The same problem solved by scikit-learn's LIBSVM at the same tolerance gives the
+    same decision function and, away from the boundary, the same predictions."""
+    import sklearn.svm
+
+    X, y, Xt, params = data.draw(nu_problems(name))
+    ours = _nu_fit(name, params, X, y)
+    ref = getattr(sklearn.svm, name)(**params)
+    ref.fit(X) if y is None else ref.fit(X, y)
+    a, b = ref.decision_function(Xt), ours.decision_function(Xt)
+    scale = max(1.0, np.abs(a).max())
+    np.testing.assert_allclose(b, a, rtol=0, atol=1e-4 * scale)
+    clear = np.abs(a) > 1e-3 * scale
+    np.testing.assert_array_equal(ours.predict(Xt)[clear], ref.predict(Xt)[clear])

@@ -31,7 +31,11 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+from sklearn.model_selection import (
+    RepeatedStratifiedKFold,
+    StratifiedKFold,
+    StratifiedShuffleSplit,
+)
 
 from .lower_level import beta_upper_bound
 
@@ -191,7 +195,7 @@ def one_se_scalar(objective, beta, *, warm=None, factor=1.25, max_steps=40, inne
     return best, best_coefs, steps
 
 
-def validation_splits(y, split, *, validation_fraction, cv, random_state):
+def validation_splits(y, split, *, validation_fraction, cv, random_state, repeats=1):
     """Training/validation index pairs of BilevelSVC's criterion: one stratified split of
     ``validation_fraction`` of the rows (``split="holdout"``) or ``cv`` stratified
     shuffled folds (``"kfold"``); the parameters are validated here."""
@@ -221,5 +225,12 @@ def validation_splits(y, split, *, validation_fraction, cv, random_state):
     # a class rarer than k leaves some validation folds without it; scikit-learn's
     # StratifiedKFold warns about that, and every training fold still sees both classes
     # as long as the class has 2 members
+    if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
+        raise ValueError(f"cv_repeats must be a positive integer, got {repeats!r}")
+    if repeats > 1:
+        # the criterion averaged over `repeats` independent k-fold partitions
+        rskf = RepeatedStratifiedKFold(n_splits=k, n_repeats=int(repeats),
+                                       random_state=random_state)
+        return list(rskf.split(X, y))
     skf = StratifiedKFold(k, shuffle=True, random_state=random_state)
     return list(skf.split(X, y))

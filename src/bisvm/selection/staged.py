@@ -82,6 +82,7 @@ class StagedSettings:
     balanced: object = False
     refit: bool = True
     max_line_search: int = 10
+    cv_repeats: int = 1
 
 
 @dataclass(frozen=True)
@@ -163,7 +164,7 @@ def fit_staged(Xa, yb, lower, hyper, settings, sample_weight=None, progress=None
     """
     s, sw = settings, sample_weight
     splits = validation_splits(yb, s.split, validation_fraction=s.validation_fraction,
-                               cv=s.cv, random_state=s.random_state)
+                               cv=s.cv, random_state=s.random_state, repeats=s.cv_repeats)
     counts = np.unique(yb, return_counts=True)[1]
     bal = bool(counts.min() / counts.sum() < UNBALANCED_SHARE) if s.balanced == "auto" \
         else bool(s.balanced)
@@ -219,7 +220,10 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
         l1_obj = obj if not learn_l2 else BilevelObjective(
             folds, lower, replace(scal, names=scal.names[:1], learn_l2=False),
             loss=s.loss, balanced=bal)
-        scan = scalar_scan(l1_obj)
+        # solved as accurately as BiSVM's first iterate (its HOAG schedule starts at
+        # 1e-5): the scan only chooses a start, and tighter solves of a nearly
+        # non-smooth lower level (tiny smoothing, L-BFGS) can stall at their cap
+        scan = scalar_scan(l1_obj, inner_tol=1e-5)
         cost.solves += scan.lower_solves
         cost.iters += scan.lower_iterations
         l1_0, warm = scan.best_beta, scan.best_coefs

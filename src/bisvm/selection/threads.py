@@ -18,9 +18,10 @@ duration of a ``with`` block and restores the previous limits afterwards.
 matrix per fold and per trial point: the d × d Hessian :math:`X^\top DX` when d <= n,
 the n × n sample-space system :math:`XDX^\top` when d > n (Woodbury), each costing about
 :math:`n\,d\min(n, d)` flops to form. On the 200 × 2,000 problem of
-``benchmarks/bench_wide.py`` (~8e7 flops per fold's system) a fit took 1.74 s of wall time
-with one BLAS thread and 8.09 s with OpenBLAS's default two on the shared 2-core machine
-(``benchmarks/bench_bilevel_threads.py``).
+``benchmarks/bench_wide.py`` (~8e7 flops per fold's system) a fit took 3.8 s of wall time
+with one BLAS thread and 27 s with OpenBLAS's default two on the shared 2-core machine
+(load average 4.2 from other jobs), and 6.9 s against 160 s with one more core kept busy
+(``benchmarks/bench_bilevel_threads.py``, median of 3).
 """
 
 from __future__ import annotations

@@ -31,12 +31,14 @@ import numpy as np
 from bisvm._numba import njit, prange
 from bisvm.solvers._smo_blocks import (
     BQ,
+    GEMM_ROWS,
     block_matvec,
     clear_dots,
     column_block,
     csc_dots,
-    matvec_rows_dense,
-    sv_transpose,
+    gemm_operands,
+    gemm_rows,
+    use_gemm,
 )
 
 __all__ = ["resolve_n_jobs", "threaded_smo_solve"]
@@ -98,29 +100,26 @@ def parallel_block_column(out, s, pos_s, W, kd):
 
 
 @njit(parallel=True)
-def _parallel_matvec_dense(rows, n_rows, cols, coef, X, sqn, kcode, gamma, coef0, degree, out):
-    XTc = sv_transpose(X, cols)
-    sqc = np.empty(cols.shape[0])
-    for c in range(cols.shape[0]):
-        sqc[c] = sqn[cols[c]]
-    n_groups = (n_rows + 3) // 4
-    for g in prange(n_groups):
-        acc = np.empty((4, BQ))
-        bits = np.empty(BQ, dtype=np.int64)
-        r0 = 4 * g
-        matvec_rows_dense(rows, r0, min(4, n_rows - r0), cols, coef, X, sqn, XTc, sqc, kcode,
-                          gamma, coef0, degree, out, acc, bits)
+def _parallel_gemm(rows, n_rows, cols, coef, X, sqn, data, ind, ptr, work, kcode, gamma, coef0,
+                   degree, XCt, sqc, out):
+    n_blocks = (n_rows + GEMM_ROWS - 1) // GEMM_ROWS
+    for b in prange(n_blocks):
+        kd = (X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree)
+        XR = np.empty((GEMM_ROWS, XCt.shape[0]))
+        r0 = b * GEMM_ROWS
+        gemm_rows(rows, r0, min(GEMM_ROWS, n_rows - r0), cols, coef, kd, XCt, sqc, XR, out)
 
 
 @njit
 def parallel_block_matvec(rows, n_rows, cols, coef, kd, out):
-    """:func:`~bisvm.solvers._smo_blocks.block_matvec` with groups of rows on threads
-    (dense data; sparse rows share one scatter buffer and stay on one thread)."""
-    if kd[4].shape[0] > 0:
+    """:func:`~bisvm.solvers._smo_blocks.block_matvec` with blocks of rows on threads
+    (the BLAS path; the other one stays on one thread)."""
+    if not use_gemm(kd, cols):
         block_matvec(rows, n_rows, cols, coef, kd, out)
-    else:
-        _parallel_matvec_dense(rows, n_rows, cols, coef, kd[0], kd[1], kd[6], kd[7], kd[8],
-                               kd[9], out)
+        return
+    XCt, sqc = gemm_operands(kd, cols)
+    _parallel_gemm(rows, n_rows, cols, coef, kd[0], kd[1], kd[2], kd[3], kd[4], kd[5], kd[6],
+                   kd[7], kd[8], kd[9], XCt, sqc, out)
 
 
 @njit(parallel=True)
