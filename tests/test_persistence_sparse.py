@@ -16,6 +16,8 @@ import zipfile
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sklearn.base import BaseEstimator
 from sklearn.datasets import load_iris
 
@@ -201,3 +203,29 @@ def test_untampered_rewrite_loads(tmp_path):
     ok = _rewrite(_saved(tmp_path), tmp_path / "same.bisvm", lambda m, a: None)
     m = load_model(ok).estimator.m_
     assert np.array_equal(m.toarray(), [[1, 0, 2, 0], [0, 0, 0, 0], [0, 3, 0, 4]])
+
+
+_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.text(max_size=12),
+              st.floats(allow_nan=False, allow_infinity=False)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=6)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(field=st.sampled_from(["class", "shape", "data", "indices", "indptr"]),
+       value=st.one_of(_JSON, st.sampled_from(["attr/m_/data", "attr/m_/indices",
+                                               "attr/m_/indptr"])))
+def test_fuzzed_csr_node_loads_or_is_refused_cleanly(tmp_path, field, value):
+    """Any JSON in any field of the ``$csr`` node: the load either refuses with
+    ModelFileError or gives back a consistent CSR matrix (never another exception)."""
+    ok = _saved(tmp_path)
+    bad = _rewrite(ok, tmp_path / "fuzz.bisvm", lambda m, a: _node(m).update({field: value}))
+    try:
+        m = load_model(bad).estimator.m_
+    except ModelFileError:
+        return
+    m.check_format(full_check=True)  # scipy's own consistency check
+    assert m.shape[0] + 1 == m.indptr.size

@@ -705,3 +705,29 @@ def test_nu_svm_agrees_with_scikit_learn(name, data):
     np.testing.assert_allclose(b, a, rtol=0, atol=1e-4 * scale)
     clear = np.abs(a) > 1e-3 * scale
     np.testing.assert_array_equal(ours.predict(Xt)[clear], ref.predict(Xt)[clear])
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+@pytest.mark.parametrize("name", ["SVC", "SVR", "NuSVC", "NuSVR", "OneClassSVM"])
+def test_smo_estimators_refuse_features_whose_kernel_overflows(name, kernel):
+    """Features near the float maximum make x.z overflow: the kernel would be inf or NaN
+    (rbf: inf - inf in the expanded distance) and SMO used to return a constant or NaN
+    model without a word; the fit must refuse, naming the kernel, as scikit-learn refuses
+    a model whose dual coefficients come out non-finite. gamma='scale' itself underflows
+    to 0 there and is refused with scikit-learn's wording."""
+    rng = np.random.RandomState(0)
+    X = np.finfo(np.float64).max * rng.uniform(0.1, 1.0, size=(10, 2))
+    y = np.arange(10) % 2 if name in ("SVC", "NuSVC") else rng.randn(10)
+    cls = getattr(bisvm, name)
+    fit = (lambda est: est.fit(X)) if name == "OneClassSVM" else (lambda est: est.fit(X, y))
+    with pytest.raises(ValueError, match=rf"kernel matrix of X \(kernel='{kernel}'\) overflows"):
+        fit(cls(kernel=kernel, gamma=1.0))
+    if kernel != "linear":  # the only kernel without a gamma
+        with pytest.raises(ValueError, match="dual coefficients or intercepts are not finite"):
+            fit(cls(kernel=kernel, gamma="scale"))
+    if kernel == "rbf":
+        # large but safe features are accepted: (1e150)^2 * 2 stays finite, and with
+        # gamma = 1e-300 the rbf kernel is an ordinary one
+        X[:] = X / np.finfo(np.float64).max * 1e150
+        model = fit(cls(kernel=kernel, gamma=1e-300))
+        assert np.all(np.isfinite(np.asarray(model.intercept_)))
