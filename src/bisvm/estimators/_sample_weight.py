@@ -1,13 +1,12 @@
 """Row weights of the smoothed-SVM estimators (:class:`ElasticNetSVC`,
-:class:`BilevelSVC`): validation at the boundary, and the folds that carry them."""
+:class:`BilevelSVC`): validation at the boundary. The folds that carry them are built by
+:func:`bisvm.selection.staged.weighted_folds`."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..selection.bilevel import Fold
-
-__all__ = ["checked_sample_weight", "weighted_folds"]
+__all__ = ["checked_sample_weight"]
 
 
 def checked_sample_weight(sample_weight, y, classes):
@@ -28,16 +27,3 @@ def checked_sample_weight(sample_weight, y, classes):
                              "give it a non-zero weight or drop the class")
     return sw
 
-
-def weighted_folds(X, y, sw, splits):
-    """The :class:`Fold` of each (training rows, validation rows) pair, with the rows'
-    weights; a side whose weights are all zero is refused (it has no loss or no
-    criterion)."""
-    if sw is None:
-        return tuple(Fold(X[tr], y[tr], X[va], y[va]) for tr, va in splits)
-    for tr, va in splits:
-        if not (sw[tr].sum() > 0 and sw[va].sum() > 0):
-            raise ValueError("sample_weight is zero on every training or every validation "
-                             "row of a fold: give some weight to more rows, or use fewer "
-                             "folds (cv) or a larger validation_fraction")
-    return tuple(Fold(X[tr], y[tr], X[va], y[va], sw[tr], sw[va]) for tr, va in splits)

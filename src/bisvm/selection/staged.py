@@ -243,13 +243,12 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
         b0 = float(res.beta[0])
         if s.scalar_rule == "1se":
             b, coefs, steps = one_se_scalar(obj, b0, warm=res.coefs)
-            extra = steps + 2  # the re-solve at b0 and the final value
         else:
             b, coefs, steps, _ = one_se_error_scalar(obj, b0, warm=res.coefs)
-            extra = steps + 2
         value = float(obj.value(np.array([b]), coefs))
         res = replace(res, beta=np.array([b]), coefs=coefs, value=value)
-        cost.solves += extra * len(folds)
+        # the path's steps, the re-solve at b0 and the final value, per fold
+        cost.solves += (steps + 2) * len(folds)
     return res, scan
 
 
@@ -299,10 +298,13 @@ def _refine(Xa, yb, sw, folds, counts, lower, hyper, s, bal, sres, cost, progres
                       monitor_rule=s.refinement_rule, max_line_search=s.max_line_search)
     _close(report)
     cost.add(res)
-    if monitor is None or sres is None:
-        return res, None if monitor is None else not np.array_equal(
-            res.beta, res.history[0].beta)
-    if np.array_equal(res.beta, res.history[0].beta):
+    if monitor is None:
+        return res, None
+    # the monitor keeps the start iterate itself (same array) when it rejects every move
+    kept_start = np.array_equal(res.beta, res.history[0].beta)
+    if sres is None:
+        return res, not kept_start
+    if kept_start:
         # the held-out rows kept the start: exactly the scalar model
         b = np.full(n_l1, float(sres.beta[0]))
         if learn_l2:
