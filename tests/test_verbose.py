@@ -50,6 +50,8 @@ SUMMARY = [
     ("KernelLogisticRegression", {}, "multiclass", 3),
     ("SelectiveRegression", {"selectivity": 0.05}, "regression", 1),
     ("SelectiveLogisticRegression", {"selectivity": 0.05}, "binary", 1),
+    ("ElasticNetSVC", {}, "multiclass", 3),
+    ("ElasticNetSVC", {"l1_smoothing": 0.0}, "binary", 1),
 ]
 
 

@@ -46,6 +46,7 @@ from ..selection.one_se import SCALAR_RULES, validation_splits
 from ..selection.staged import CRITERIA, StagedSettings, fit_staged, weighted_folds
 from ..selection.threads import gram_threads, limit_blas
 from ._sample_weight import checked_sample_weight
+from ._verbose import print_solve
 
 __all__ = ["ElasticNetSVC", "BilevelSVC"]
 
@@ -147,6 +148,8 @@ class ElasticNetSVC(_SmoothedSVMBase):
     tol : float, default=1e-8
         Gradient-norm tolerance.
     max_iter : int, default=500
+    verbose : int, default=0
+        Print each solver iteration and a summary per binary problem to stdout.
 
     Attributes
     ----------
@@ -165,7 +168,7 @@ class ElasticNetSVC(_SmoothedSVMBase):
 
     def __init__(self, penalty_weight=0.1, *, groups=None, l2_penalty=0.01,
                  hinge_smoothing=0.25, l1_smoothing=0.01, penalize_intercept=True,
-                 solver="auto", tol=1e-8, max_iter=500):
+                 solver="auto", tol=1e-8, max_iter=500, verbose=0):
         self.penalty_weight = penalty_weight
         self.groups = groups
         self.l2_penalty = l2_penalty
@@ -175,6 +178,7 @@ class ElasticNetSVC(_SmoothedSVMBase):
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
+        self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
         r"""Fit the model; returns self.
@@ -204,10 +208,13 @@ class ElasticNetSVC(_SmoothedSVMBase):
         self.solver_ = "exact_l1" if lower.exact else resolve_solver(self.solver, Xa)
         lower = replace(lower, solver=lower.solver if lower.exact else self.solver_)
         coefs, iters, records = [], [], []
-        for yb, _ in self._binary_targets(y):
+        for yb, k in self._binary_targets(y):
             P = lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(beta),
                               sample_weight=sw)
             r = lower.solve(P, tol=self.tol)
+            if self.verbose:  # binary: class 1 against class 0, else one against the rest
+                rest = self.classes_[0] if self.classes_.size == 2 else "rest"
+                print_solve(f"ElasticNetSVC ({self.solver_}) {self.classes_[k]} vs {rest}", r)
             coefs.append(r.coef)
             iters.append(r.n_iter)
             records.append(r.record)
