@@ -39,7 +39,7 @@ from bisvm.solvers._smo_columns import (
     reset_cache,
     restrict_cache,
 )
-from bisvm.solvers._smo_select import select, select_nu
+from bisvm.solvers._smo_select import fetch, select, select_nu
 from bisvm.solvers._smo_threads import MIN_PARALLEL, parallel_update
 
 LOWER, UPPER, FREE = 0, 1, 2
@@ -423,7 +423,7 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
         sj = sidx[cmp[5][kj]]
         if base_i < 0 or not is_cached(si, base_i, cache):
             base_i = get_column(si, cache, kd)
-        base_j = get_column(sj, cache, kd)
+        base_j = fetch(sj, cache, kd, cmp, n_active, sidx)
         if not is_cached(si, base_i, cache):  # evicted by j's fetch (one-slot cache only)
             base_i = get_column(si, cache, kd)
         t0 = cycles()
