@@ -201,8 +201,9 @@ def dense_dots(xs, XT, q0, nb, acc):
 @njit
 def dense_dots4(X, r, XT, q0, nb, acc):
     """``acc[u, :nb]`` for the rows ``r[0..3]`` of ``X`` at once (one pass over ``XT``,
-    two features per sweep; each entry is still the sequential sum of
-    :func:`dense_dots`, zero products adding an exact 0)."""
+    two features per sweep, the features where all four rows are zero skipped; each
+    entry is still the sequential sum of :func:`dense_dots`, a zero product adding an
+    exact 0)."""
     for u in range(4):
         for q in range(nb):
             acc[u, q] = 0.0
@@ -211,12 +212,20 @@ def dense_dots4(X, r, XT, q0, nb, acc):
     a2 = acc[2]
     a3 = acc[3]
     d = X.shape[1]
-    f = 0
-    while f + 2 <= d:
+    nz = np.empty(d, dtype=np.int64)
+    m = 0
+    for f in range(d):
+        if X[r[0], f] != 0.0 or X[r[1], f] != 0.0 or X[r[2], f] != 0.0 or X[r[3], f] != 0.0:
+            nz[m] = f
+            m += 1
+    k = 0
+    while k + 2 <= m:
+        f = nz[k]
+        g = nz[k + 1]
         v0, v1, v2, v3 = X[r[0], f], X[r[1], f], X[r[2], f], X[r[3], f]
-        u0, u1, u2, u3 = X[r[0], f + 1], X[r[1], f + 1], X[r[2], f + 1], X[r[3], f + 1]
+        u0, u1, u2, u3 = X[r[0], g], X[r[1], g], X[r[2], g], X[r[3], g]
         row = XT[f, q0:q0 + nb]
-        nxt = XT[f + 1, q0:q0 + nb]
+        nxt = XT[g, q0:q0 + nb]
         for q in range(nb):
             w = row[q]
             z = nxt[q]
@@ -224,8 +233,9 @@ def dense_dots4(X, r, XT, q0, nb, acc):
             a1[q] = (a1[q] + v1 * w) + u1 * z
             a2[q] = (a2[q] + v2 * w) + u2 * z
             a3[q] = (a3[q] + v3 * w) + u3 * z
-        f += 2
-    if f < d:
+        k += 2
+    if k < m:
+        f = nz[k]
         v0, v1, v2, v3 = X[r[0], f], X[r[1], f], X[r[2], f], X[r[3], f]
         row = XT[f, q0:q0 + nb]
         for q in range(nb):
