@@ -436,6 +436,13 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
         t0 = cycles()
         n_active = _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache)
         prof[4] += cycles() - t0
+    _record(y, G, status, nu, n_iter, converged, gap, cache[4][2], sum_active, out_stats)
+    prof[5] += cycles() - t_start
+
+
+@njit
+def _record(y, G, status, nu, n_iter, converged, gap, n_columns, sum_active, out_stats):
+    """The bias (two per-class averages for ν) and the statistics of :func:`smo_solve`."""
     if nu:
         r1 = _bias(y, G, status, 1.0, False)
         r2 = _bias(y, G, status, -1.0, False)
@@ -448,6 +455,5 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     out_stats[1] = 1.0 if converged else 0.0
     out_stats[2] = gap
     out_stats[3] = rho
-    out_stats[4] = cache[4][2]
+    out_stats[4] = n_columns
     out_stats[5] = sum_active / max(n_iter, 1)
-    prof[5] += cycles() - t_start
