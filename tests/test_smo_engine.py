@@ -201,3 +201,18 @@ def test_four_columns_in_one_pass_equal_single_columns():
             block_columns4(pool, bases, r, nr, r.copy(), 2100, kd)
             single = _columns(X, ker, list(rows[:nr]))
             assert np.array_equal(pool[:nr * 2100].reshape(nr, 2100), single)
+
+
+def test_one_feature_data_is_not_modified_and_refits_identically():
+    """With one feature X.T is already contiguous: the solver's compacted transpose must
+    still be a copy, never the caller's X."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(34, 1))
+    y = (X[:, 0] + rng.normal(size=34) > 0).astype(int)
+    X0 = X.copy()
+    a = SVC().fit(X, y)
+    assert np.array_equal(X, X0)
+    b = SVC().fit(X, y)
+    assert np.array_equal(a.dual_coef_, b.dual_coef_)
+    ref = SkSVC().fit(X0, y)
+    np.testing.assert_array_equal(np.sort(a.support_), np.sort(ref.support_))

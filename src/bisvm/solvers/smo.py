@@ -328,7 +328,8 @@ def kernel_data(X, kernel, n_threads=1):
         kdiag = _diag(kernel, Xd, sqn)
         data, indices, indptr, work = empty_f, empty_i, empty_i, empty_f
         if blocked:
-            XT = np.ascontiguousarray(Xd.T)
+            # a copy even when X.T is contiguous (one feature): the solver compacts it
+            XT = np.array(Xd.T, order="C", copy=True)
     if not sp.issparse(X) or code == KERNEL_CODES["precomputed"]:
         sx = (empty_f, empty_i, empty_i, empty_f, empty_f, np.zeros(0, dtype=np.bool_),
               empty_i)
