@@ -183,3 +183,36 @@ def test_sparse_gamma_scale_is_the_exact_variance(monkeypatch):
     mean = math.fsum(vals) / len(vals)
     var = math.fsum((v - mean) ** 2 for v in vals) / len(vals)
     assert resolve_gamma("scale", S) == pytest.approx(1.0 / (25 * var), rel=1e-15)
+
+
+def test_four_columns_in_one_pass_equal_single_columns():
+    from bisvm.solvers._smo_blocks import block_columns4
+
+    X = _sparse_data(2100, 17, 9, density=0.7)
+    for name in sorted(KERNELS):
+        ker = make_kernel(name, gamma=0.1, coef0=0.5, degree=3)
+        kd, _ = kernel_data(X, ker)
+        rows = np.array([5, 2099, 0, 1000])
+        for nr in (2, 4):
+            pool = np.empty(4 * 2100)
+            bases = np.arange(4) * 2100
+            r = rows.copy()
+            r[nr:] = r[nr - 1]
+            block_columns4(pool, bases, r, nr, r.copy(), 2100, kd)
+            single = _columns(X, ker, list(rows[:nr]))
+            assert np.array_equal(pool[:nr * 2100].reshape(nr, 2100), single)
+
+
+def test_one_feature_data_is_not_modified_and_refits_identically():
+    """With one feature X.T is already contiguous: the solver's compacted transpose must
+    still be a copy, never the caller's X."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(34, 1))
+    y = (X[:, 0] + rng.normal(size=34) > 0).astype(int)
+    X0 = X.copy()
+    a = SVC().fit(X, y)
+    assert np.array_equal(X, X0)
+    b = SVC().fit(X, y)
+    assert np.array_equal(a.dual_coef_, b.dual_coef_)
+    ref = SkSVC().fit(X0, y)
+    np.testing.assert_array_equal(np.sort(a.support_), np.sort(ref.support_))

@@ -47,6 +47,8 @@ from bisvm._numba import njit
 
 #: targets per block: an accumulator of 1024 doubles (8 kB) stays in the L1 cache
 BQ = 1024
+#: targets per block of the four-column kernel (4 accumulators of 512 doubles: 16 kB)
+BQ4 = 512
 #: rows per BLAS product of the gradient reconstruction
 GEMM_ROWS = 64
 #: largest dense copy of the support vectors the reconstruction makes for BLAS
@@ -198,8 +200,10 @@ def dense_dots(xs, XT, q0, nb, acc):
 
 @njit
 def dense_dots4(X, r, XT, q0, nb, acc):
-    """``acc[u, :nb]`` for the rows ``r[0..3]`` of ``X`` at once (one pass over ``XT``;
-    each entry is still the sequential sum of :func:`dense_dots`)."""
+    """``acc[u, :nb]`` for the rows ``r[0..3]`` of ``X`` at once (one pass over ``XT``,
+    two features per sweep, the features where all four rows are zero skipped; each
+    entry is still the sequential sum of :func:`dense_dots`, a zero product adding an
+    exact 0)."""
     for u in range(4):
         for q in range(nb):
             acc[u, q] = 0.0
@@ -207,11 +211,32 @@ def dense_dots4(X, r, XT, q0, nb, acc):
     a1 = acc[1]
     a2 = acc[2]
     a3 = acc[3]
-    for f in range(X.shape[1]):
-        v0 = X[r[0], f]
-        v1 = X[r[1], f]
-        v2 = X[r[2], f]
-        v3 = X[r[3], f]
+    d = X.shape[1]
+    nz = np.empty(d, dtype=np.int64)
+    m = 0
+    for f in range(d):
+        if X[r[0], f] != 0.0 or X[r[1], f] != 0.0 or X[r[2], f] != 0.0 or X[r[3], f] != 0.0:
+            nz[m] = f
+            m += 1
+    k = 0
+    while k + 2 <= m:
+        f = nz[k]
+        g = nz[k + 1]
+        v0, v1, v2, v3 = X[r[0], f], X[r[1], f], X[r[2], f], X[r[3], f]
+        u0, u1, u2, u3 = X[r[0], g], X[r[1], g], X[r[2], g], X[r[3], g]
+        row = XT[f, q0:q0 + nb]
+        nxt = XT[g, q0:q0 + nb]
+        for q in range(nb):
+            w = row[q]
+            z = nxt[q]
+            a0[q] = (a0[q] + v0 * w) + u0 * z
+            a1[q] = (a1[q] + v1 * w) + u1 * z
+            a2[q] = (a2[q] + v2 * w) + u2 * z
+            a3[q] = (a3[q] + v3 * w) + u3 * z
+        k += 2
+    if k < m:
+        f = nz[k]
+        v0, v1, v2, v3 = X[r[0], f], X[r[1], f], X[r[2], f], X[r[3], f]
         row = XT[f, q0:q0 + nb]
         for q in range(nb):
             w = row[q]
@@ -219,6 +244,34 @@ def dense_dots4(X, r, XT, q0, nb, acc):
             a1[q] += v1 * w
             a2[q] += v2 * w
             a3[q] += v3 * w
+
+
+@njit
+def columns4_block(pool, bases, rows, nr, pos, q0, nb, X, sqn, XT, sqa, kcode, gamma, coef0,
+                   degree, acc, bits):
+    """Entries ``q0 .. q0+nb-1`` of the columns of the ``nr <= 4`` samples ``rows`` (dense
+    data), written at the pool offsets ``bases``; ``rows`` padded to 4 entries."""
+    dense_dots4(X, rows, XT, q0, nb, acc)
+    for u in range(nr):
+        a = acc[u]
+        transform(a, nb, sqn[rows[u]], sqa, q0, kcode, gamma, coef0, degree, bits)
+        if kcode == RBF and q0 <= pos[u] < q0 + nb:
+            a[pos[u] - q0] = 1.0
+        b = bases[u] + q0
+        for q in range(nb):
+            pool[b + q] = a[q]
+
+
+@njit
+def block_columns4(pool, bases, rows, nr, pos, W, kd):
+    """Up to four kernel columns in one pass over the transposed active rows (dense
+    data): the same values as four calls of :func:`block_column`."""
+    X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx, XT, sqa, act_s, nth = kd
+    acc = np.empty((4, BQ4))
+    bits = np.empty(BQ4, dtype=np.int64)
+    for q0 in range(0, W, BQ4):
+        columns4_block(pool, bases, rows, nr, pos, q0, min(BQ4, W - q0), X, sqn, XT, sqa,
+                       kcode, gamma, coef0, degree, acc, bits)
 
 
 @njit

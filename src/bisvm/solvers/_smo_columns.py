@@ -37,8 +37,18 @@ import math
 import numpy as np
 
 from bisvm._numba import njit
-from bisvm.solvers._smo_blocks import block_column, block_matvec, compact_active, cycles
-from bisvm.solvers._smo_threads import parallel_block_column, parallel_block_matvec
+from bisvm.solvers._smo_blocks import (
+    block_column,
+    block_columns4,
+    block_matvec,
+    compact_active,
+    cycles,
+)
+from bisvm.solvers._smo_threads import (
+    parallel_block_column,
+    parallel_block_columns4,
+    parallel_block_matvec,
+)
 
 # kernel codes, as in bisvm.kernels.KERNEL_CODES
 LINEAR, POLY, RBF, SIGMOID, LAPLACIAN, PRECOMPUTED = 0, 1, 2, 3, 4, 5
@@ -224,15 +234,37 @@ def new_cache(pool, n, prof):
 
     ``cache = (pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof)``: ``slot_of[s]`` is the
     slot of sample ``s``'s column (-1: not cached), ``owner[k]`` the sample of slot ``k``,
-    ``stamp`` the LRU clock values, ``ctr = [clock, W, n_computed_columns, n_slots]``
+    ``stamp`` the LRU clock values, ``ctr = [clock, W, n_computed_columns, n_slots, n_used_slots]``
     with ``W`` the column length (number of active samples), ``act_s`` the active samples
     in increasing order, ``pos_of[s]`` the position of sample ``s`` in a column and ``prof``
     the profile counters (``prof[0]``: cycles spent computing columns)."""
-    ctr = np.zeros(4, dtype=np.int64)
+    ctr = np.zeros(5, dtype=np.int64)
     ctr[1] = n
     ctr[3] = min(n, pool.shape[0] // max(n, 1))
     return (pool, np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64),
             np.zeros(n, dtype=np.int64), ctr, np.arange(n), np.arange(n), prof)
+
+
+@njit
+def _slot(s, cache):
+    """A slot for sample ``s``: the next free one (occupied slots are always a prefix,
+    ``ctr[4]`` long), else the least recently used one, whose column is evicted."""
+    pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof = cache
+    if ctr[4] < ctr[3]:
+        best = ctr[4]
+        ctr[4] += 1
+    else:
+        best = 0
+        best_stamp = stamp[0]
+        for k in range(ctr[3]):
+            if stamp[k] < best_stamp:
+                best_stamp = stamp[k]
+                best = k
+        slot_of[owner[best]] = -1
+    owner[best] = s
+    slot_of[s] = best
+    stamp[best] = ctr[0]
+    return best
 
 
 @njit
@@ -246,25 +278,54 @@ def get_column(s, cache, kd):
     if slot >= 0:
         stamp[slot] = ctr[0]
         return slot * W
-    best = 0
-    best_stamp = stamp[0]
-    for k in range(ctr[3]):
-        if owner[k] < 0:
-            best = k
-            break
-        if stamp[k] < best_stamp:
-            best_stamp = stamp[k]
-            best = k
-    if owner[best] >= 0:
-        slot_of[owner[best]] = -1
-    owner[best] = s
-    slot_of[s] = best
+    best = _slot(s, cache)
     t0 = cycles()
     fill_column(pool[best * W:(best + 1) * W], s, pos_of[s], W, kd)
-    cache[7][0] += cycles() - t0
+    prof[0] += cycles() - t0
     ctr[2] += 1
-    stamp[best] = ctr[0]
     return best * W
+
+
+@njit
+def batchable(kd):
+    """Whether columns can be computed four at a time: dense rows, inner-product kernel."""
+    return kd[4].shape[0] == 0 and kd[6] != LAPLACIAN and kd[6] != PRECOMPUTED
+
+
+@njit
+def get_column_batch(s, cache, kd, cand, n_cand):
+    """:func:`get_column`, and on a miss the columns of the candidates ``cand[:n_cand]``
+    (samples likely to be needed soon, not cached) computed in the same pass over the
+    data, into free slots only (a guess never evicts a column)."""
+    pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof = cache
+    if slot_of[s] >= 0 or n_cand == 0 or not batchable(kd) or ctr[4] + 1 >= ctr[3]:
+        return get_column(s, cache, kd)
+    W = ctr[1]
+    ctr[0] += 1
+    rows = np.empty(4, dtype=np.int64)
+    bases = np.empty(4, dtype=np.int64)
+    pos = np.empty(4, dtype=np.int64)
+    rows[0] = s
+    bases[0] = _slot(s, cache) * W
+    nr = 1
+    for c in range(n_cand):
+        t = cand[c]
+        if nr < 4 and slot_of[t] < 0 and ctr[4] < ctr[3]:
+            rows[nr] = t
+            bases[nr] = _slot(t, cache) * W
+            nr += 1
+    for u in range(4):
+        if u >= nr:
+            rows[u] = rows[nr - 1]
+        pos[u] = pos_of[rows[u]]
+    t0 = cycles()
+    if kd[14] > 1:
+        parallel_block_columns4(pool, bases, rows, nr, pos, W, kd)
+    else:
+        block_columns4(pool, bases, rows, nr, pos, W, kd)
+    prof[0] += cycles() - t0
+    ctr[2] += nr
+    return bases[0]
 
 
 @njit
@@ -283,6 +344,7 @@ def clear_cache(cache):
         if owner[k] >= 0:
             slot_of[owner[k]] = -1
             owner[k] = -1
+    cache[4][4] = 0
 
 
 @njit

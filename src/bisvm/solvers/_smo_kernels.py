@@ -39,7 +39,7 @@ from bisvm.solvers._smo_columns import (
     reset_cache,
     restrict_cache,
 )
-from bisvm.solvers._smo_select import select, select_nu
+from bisvm.solvers._smo_select import fetch, select, select_nu
 from bisvm.solvers._smo_threads import MIN_PARALLEL, parallel_update
 
 LOWER, UPPER, FREE = 0, 1, 2
@@ -423,7 +423,7 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
         sj = sidx[cmp[5][kj]]
         if base_i < 0 or not is_cached(si, base_i, cache):
             base_i = get_column(si, cache, kd)
-        base_j = get_column(sj, cache, kd)
+        base_j = fetch(sj, cache, kd, cmp, n_active, sidx)
         if not is_cached(si, base_i, cache):  # evicted by j's fetch (one-slot cache only)
             base_i = get_column(si, cache, kd)
         t0 = cycles()
@@ -436,6 +436,13 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
         t0 = cycles()
         n_active = _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache)
         prof[4] += cycles() - t0
+    _record(y, G, status, nu, n_iter, converged, gap, cache[4][2], sum_active, out_stats)
+    prof[5] += cycles() - t_start
+
+
+@njit
+def _record(y, G, status, nu, n_iter, converged, gap, n_columns, sum_active, out_stats):
+    """The bias (two per-class averages for ν) and the statistics of :func:`smo_solve`."""
     if nu:
         r1 = _bias(y, G, status, 1.0, False)
         r2 = _bias(y, G, status, -1.0, False)
@@ -448,6 +455,5 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     out_stats[1] = 1.0 if converged else 0.0
     out_stats[2] = gap
     out_stats[3] = rho
-    out_stats[4] = cache[4][2]
+    out_stats[4] = n_columns
     out_stats[5] = sum_active / max(n_iter, 1)
-    prof[5] += cycles() - t_start

@@ -23,10 +23,60 @@ from __future__ import annotations
 import numpy as np
 
 from bisvm._numba import njit
-from bisvm.solvers._smo_columns import get_column, is_cached
+from bisvm.solvers._smo_columns import get_column, get_column_batch, is_cached
 from bisvm.solvers._smo_threads import MIN_PARALLEL, parallel_pick_j
 
 TAU = 1e-12
+
+
+@njit
+def candidates(cmp, n_active, sidx, cache, s, cand):
+    r"""Up to three active samples other than ``s`` whose columns are not cached, of
+    largest violation (:math:`-y_tG_t` over :math:`I_{up}`, :math:`y_tG_t` over
+    :math:`I_{low}`): the likeliest next working-set members. Returns their number."""
+    ya, Ga, qa, fa, pa, va = cmp
+    slot_of = cache[1]
+    score = np.full(3, -np.inf)
+    n_c = 0
+    for k in range(n_active):
+        t = sidx[va[k]]
+        if t == s or slot_of[t] >= 0:
+            continue
+        yg = ya[k] * Ga[k]
+        v = -np.inf
+        if fa[k] & 1:
+            v = -yg
+        if fa[k] & 2 and yg > v:
+            v = yg
+        if v <= score[2]:
+            continue
+        dup = False
+        for c in range(n_c):
+            if cand[c] == t:
+                dup = True
+        if dup:
+            continue
+        # insert into the sorted top three
+        c = min(n_c, 2)
+        while c > 0 and score[c - 1] < v:
+            score[c] = score[c - 1]
+            cand[c] = cand[c - 1]
+            c -= 1
+        score[c] = v
+        cand[c] = t
+        n_c = min(n_c + 1, 3)
+    return n_c
+
+
+@njit
+def fetch(s, cache, kd, cmp, n_active, sidx):
+    """The pool offset of the column of sample ``s``; on a miss with dense data, the
+    columns of :func:`candidates` are computed in the same pass."""
+    if cache[1][s] >= 0:
+        return get_column(s, cache, kd)
+    cand = np.empty(3, dtype=np.int64)
+    n_c = candidates(cmp, n_active, sidx, cache, s, cand)
+    return get_column_batch(s, cache, kd, cand, n_c)
 
 
 @njit
@@ -89,7 +139,7 @@ def select(second_order, cmp, n_active, sidx, cache, kd, tol, pre_k, pre_gmax):
                     ki = k
     base_i = -1
     if second_order and ki >= 0:
-        base_i = get_column(sidx[va[ki]], cache, kd)
+        base_i = fetch(sidx[va[ki]], cache, kd, cmp, n_active, sidx)
     if kd[14] > 1 and n_active >= MIN_PARALLEL:
         kj, _, gmax2 = parallel_pick_j(ki, max(base_i, 0), gmax, 0.0, cmp, n_active,
                                        cache[0], second_order, kd[14])

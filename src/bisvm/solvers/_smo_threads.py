@@ -31,10 +31,12 @@ import numpy as np
 from bisvm._numba import njit, prange
 from bisvm.solvers._smo_blocks import (
     BQ,
+    BQ4,
     GEMM_ROWS,
     block_matvec,
     clear_dots,
     column_block,
+    columns4_block,
     csc_dots,
     gemm_operands,
     gemm_rows,
@@ -97,6 +99,25 @@ def parallel_block_column(out, s, pos_s, W, kd):
                      coef0, degree)
     if sparse:
         clear_dots(m, sx)
+
+
+@njit(parallel=True)
+def _parallel_columns4(pool, bases, rows, nr, pos, W, X, sqn, XT, sqa, kcode, gamma, coef0,
+                       degree):
+    n_blocks = (W + BQ4 - 1) // BQ4
+    for b in prange(n_blocks):
+        acc = np.empty((4, BQ4))
+        bits = np.empty(BQ4, dtype=np.int64)
+        q0 = b * BQ4
+        columns4_block(pool, bases, rows, nr, pos, q0, min(BQ4, W - q0), X, sqn, XT, sqa,
+                       kcode, gamma, coef0, degree, acc, bits)
+
+
+@njit
+def parallel_block_columns4(pool, bases, rows, nr, pos, W, kd):
+    """:func:`~bisvm.solvers._smo_blocks.block_columns4` with its blocks on threads."""
+    _parallel_columns4(pool, bases, rows, nr, pos, W, kd[0], kd[1], kd[11], kd[12], kd[6],
+                       kd[7], kd[8], kd[9])
 
 
 @njit(parallel=True)
