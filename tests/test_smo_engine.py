@@ -216,3 +216,21 @@ def test_one_feature_data_is_not_modified_and_refits_identically():
     assert np.array_equal(a.dual_coef_, b.dual_coef_)
     ref = SkSVC().fit(X0, y)
     np.testing.assert_array_equal(np.sort(a.support_), np.sort(ref.support_))
+
+
+def test_no_limit_stops_at_libsvm_safeguard():
+    """max_iter=-1 is LIBSVM's cap max(1e7, 100 l): a linear kernel on features near 1e150
+    makes the tolerance unreachable in floating point (it ran without end before)."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = X[:, 0] + 0.1 * rng.standard_normal(40)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = SVR(kernel="linear").fit(X * 1e150, y)
+    assert model.n_iter_ == 10_000_000
+    assert any(issubclass(w.category, ConvergenceWarning) and "max_iter=10000000"
+               in str(w.message) for w in caught)

@@ -378,7 +378,10 @@ def solve_smo(
     cache_size : float
         Kernel cache size in MB.
     max_iter : int
-        Iteration cap (``-1``: none). Stopping on it warns with ``ConvergenceWarning``.
+        Iteration cap; ``-1`` is LIBSVM's safeguard, max(10⁷, 100·l) (svm.cpp,
+        ``Solver::Solve``), which a well-posed problem never reaches but which ends
+        runs whose stopping tolerance is out of reach in floating point (features near
+        1e150 with a linear kernel). Stopping on it warns with ``ConvergenceWarning``.
     n_jobs : int or None
         Threads for the kernel columns, the gradient update, the selection scan and the
         gradient reconstruction (``None``: 1, ``-1``: every core; see
@@ -410,6 +413,7 @@ def solve_smo(
         if np.any(alpha < 0) or np.any(alpha > upper):
             raise ValueError("alpha0 must satisfy 0 <= alpha0 <= upper")
     n_threads = resolve_n_jobs(n_jobs)
+    cap = int(max_iter) if max_iter >= 0 else max(10_000_000, 100 * l)
     kd, kdiag = kernel_data(problem.X, problem.kernel, n_threads)
     pool = _column_pool(kdiag.shape[0], cache_size)
     G = np.empty(l)
@@ -432,14 +436,14 @@ def solve_smo(
             selection == "second_order",
             bool(shrinking),
             bool(problem.nu),
-            int(max_iter),
+            cap,
             stats,
             prof,
         ), n_threads)
     profile = _profile(prof, time.perf_counter() - start)
     n_iter, converged, gap, rho, ncols, mean_active, r = stats
     if not converged:
-        warn_cap("SMO", int(max_iter), float(gap), float(tol))
+        warn_cap("SMO", cap, float(gap), float(tol))
     objective = 0.5 * float(alpha @ (G + problem.p))
     return SMOResult(
         alpha=alpha,
