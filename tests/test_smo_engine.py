@@ -234,3 +234,39 @@ def test_no_limit_stops_at_libsvm_safeguard():
     assert model.n_iter_ == 10_000_000
     assert any(issubclass(w.category, ConvergenceWarning) and "max_iter=10000000"
                in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_gradient_from_a_snapshot_equals_the_dense_gradient(n_threads):
+    # Q alpha + p is affine in alpha, so the snapshot (alpha_ref, Q alpha_ref + p) plus the
+    # moved coefficients must give the dense gradient; two variables per sample (as
+    # epsilon-SVR) and a diagonal shift exercise the sample sums and the shift term
+    from bisvm.solvers import _smo_columns as cols
+
+    rng = np.random.default_rng(5)
+    n, d = 700, 6
+    X = rng.normal(size=(n, d))
+    ker = make_kernel("rbf", gamma=0.2)
+    kd, _ = kernel_data(X, ker, n_threads)
+    sidx = np.concatenate([np.arange(n), np.arange(n)])
+    y = np.concatenate([np.ones(n), -np.ones(n)])
+    shift = np.full(2 * n, 0.3)
+    p = rng.normal(size=2 * n)
+    C = 2.0
+    K = rbf_kernel(X, X, gamma=0.2)
+    Q = np.outer(y, y) * K[np.ix_(sidx, sidx)] + np.diag(shift)
+    free = rng.uniform(0, C, 2 * n) * (rng.random(2 * n) < 0.3)
+    a_ref = np.where(rng.random(2 * n) < 0.3, C, free)
+    alpha = a_ref.copy()
+    move = rng.random(2 * n) < 0.1
+    alpha[move] = rng.uniform(0, C, move.sum())
+    G_ref = Q @ a_ref + p
+    which = rng.random(2 * n) < 0.6
+    G = np.full(2 * n, np.nan)
+    cols.gradient_since(which, kd, sidx, y, shift, alpha, a_ref, G_ref, G)
+    np.testing.assert_allclose(G[which], (Q @ alpha + p)[which], rtol=1e-11, atol=1e-11)
+    assert np.all(np.isnan(G[~which]))
+    # from scratch: the snapshot (0, p)
+    G2 = np.full(2 * n, np.nan)
+    cols.gradient_from_scratch(which, kd, sidx, y, p, shift, alpha, G2)
+    np.testing.assert_allclose(G2[which], (Q @ alpha + p)[which], rtol=1e-11, atol=1e-11)

@@ -351,13 +351,32 @@ def clear_cache(cache):
 def gradient_from_scratch(which, kd, sidx, y, p, shift, alpha, G):
     r"""``G_t = p_t + y_t \sum_s c_s k(x_{s_t}, x_s) + shift_t alpha_t`` for ``which[t]``,
     with :math:`c_s = \sum_{u: s_u = s}\alpha_u y_u` (one kernel-vector product over the
-    support vectors)."""
+    support vectors): :func:`gradient_since` from the snapshot :math:`(\alpha, G) = (0, p)`."""
+    gradient_since(which, kd, sidx, y, shift, alpha, np.zeros_like(alpha), p, G)
+
+
+@njit
+def gradient_since(which, kd, sidx, y, shift, alpha, alpha_ref, G_ref, G):
+    r"""Bring ``G_t`` for ``which[t]`` from a snapshot to the current ``alpha``:
+
+    .. math:: G_t = G^{\text{ref}}_t + y_t \sum_s c_s k(x_{s_t}, x_s)
+              + \text{shift}_t(\alpha_t - \alpha^{\text{ref}}_t),\qquad
+              c_s = \sum_{u: s_u = s}(\alpha_u - \alpha^{\text{ref}}_u) y_u,
+
+    exact because the gradient :math:`Q\alpha + p` is affine in :math:`\alpha`
+    (``G_ref`` must be the full gradient at ``alpha_ref``). One kernel-vector product over
+    the samples whose coefficient moved since the snapshot only. This plays the part of
+    LIBSVM's :math:`\bar G` (Chang & Lin 2011, §5.1), which keeps
+    :math:`\sum_{\alpha_j = C_j} C_jQ_{tj}` for every ``t`` so that only the free
+    variables enter the rebuild: between two rebuilds of a converging solve, the
+    variables that move are essentially the free ones, and no full-length column is
+    needed each time a variable reaches or leaves its upper bound."""
     n = kd[0].shape[0]
     l = y.shape[0]
     c = np.zeros(n)
     for u in range(l):
-        if alpha[u] > 0.0:
-            c[sidx[u]] += alpha[u] * y[u]
+        if alpha[u] != alpha_ref[u]:
+            c[sidx[u]] += (alpha[u] - alpha_ref[u]) * y[u]
     m = 0
     for s in range(n):
         if c[s] != 0.0:
@@ -387,7 +406,7 @@ def gradient_from_scratch(which, kd, sidx, y, p, shift, alpha, G):
         row_of[rows[r]] = r
     for t in range(l):
         if which[t]:
-            G[t] = p[t] + y[t] * v[row_of[sidx[t]]] + shift[t] * alpha[t]
+            G[t] = G_ref[t] + y[t] * v[row_of[sidx[t]]] + shift[t] * (alpha[t] - alpha_ref[t])
 
 
 @njit

@@ -13,9 +13,11 @@ Variables ``t = 0..l-1`` of the dual are attached to samples ``sidx[t]`` with si
 .. math:: Q_{tu} = y_t y_u k(x_{s_t}, x_{s_u}) + \delta_{tu}\,\mathrm{shift}_t,
 
 so the cache holds *unsigned* kernel columns per sample and ε-SVR's two variables per
-sample share one column. Shrunk variables' gradients are rebuilt from scratch by one
-kernel-vector product over the support vectors, which replaces LIBSVM's :math:`\bar G`
-bookkeeping and its full-length column per bound change.
+sample share one column. Shrunk variables' gradients are rebuilt by one kernel-vector
+product over the variables that moved since the last full gradient (a snapshot
+``ref = (alpha_ref, G_ref)``, :func:`~bisvm.solvers._smo_columns.gradient_since`), which
+replaces LIBSVM's :math:`\bar G` bookkeeping and its full-length column per bound
+change.
 
 The ν formulations (``nu=True``) carry a second equality constraint
 :math:`e^\top\alpha = \text{const}` besides :math:`y^\top\alpha = \text{const}`; a pair
@@ -34,6 +36,7 @@ from bisvm.solvers._smo_blocks import cycles
 from bisvm.solvers._smo_columns import (
     get_column,
     gradient_from_scratch,
+    gradient_since,
     is_cached,
     new_cache,
     reset_cache,
@@ -113,7 +116,7 @@ def _max_violations(cmp, n_active, nu):
 
 
 @njit
-def _shrink(kd, sidx, y, p, shift, alpha, G, status, flags, apos, QD, active, n_active,
+def _shrink(kd, sidx, y, ref, shift, alpha, G, status, flags, apos, QD, active, n_active,
             is_active, cmp, cache, tol, nu, unshrunk):
     """Drop bounded variables that cannot enter a violating pair (LIBSVM's rule, per sign
     class for ν); once the gap is within ``10 tol`` every variable comes back once first.
@@ -130,7 +133,7 @@ def _shrink(kd, sidx, y, p, shift, alpha, G, status, flags, apos, QD, active, n_
             # be compacted instead of recomputed
             inactive = np.logical_not(is_active)
             t0 = cycles()
-            gradient_from_scratch(inactive, kd, sidx, y, p, shift, alpha, G)
+            _rebuild(inactive, kd, sidx, y, shift, alpha, G, ref)
             cache[7][4] += cycles() - t0
             for t in range(l):
                 active[t] = t
@@ -165,12 +168,22 @@ def _shrink(kd, sidx, y, p, shift, alpha, G, status, flags, apos, QD, active, n_
 
 
 @njit
-def _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache):
+def _rebuild(which, kd, sidx, y, shift, alpha, G, ref):
+    """Gradients of ``which`` from the snapshot ``ref``, after which ``G`` is the full
+    gradient and becomes the new snapshot (the active entries must be scattered first)."""
+    a_ref, G_ref = ref
+    gradient_since(which, kd, sidx, y, shift, alpha, a_ref, G_ref, G)
+    a_ref[:] = alpha
+    G_ref[:] = G
+
+
+@njit
+def _grow(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, cache):
     """Rebuild the shrunk variables' gradients, make every variable active again and
     empty the cache. Returns the number of active variables."""
     l = y.shape[0]
     inactive = np.logical_not(is_active)
-    gradient_from_scratch(inactive, kd, sidx, y, p, shift, alpha, G)
+    _rebuild(inactive, kd, sidx, y, shift, alpha, G, ref)
     for t in range(l):
         active[t] = t
         is_active[t] = True
@@ -364,6 +377,7 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     if np.any(alpha > 0.0):
         gradient_from_scratch(is_active, kd, sidx, y, p, shift, alpha, G)
         prof[4] += cycles() - t_start
+    ref = (alpha.copy(), G.copy())
     _compact(active, n_active, y, G, QD, flags, apos, cmp)
 
     n_iter = 0
@@ -383,7 +397,7 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
                 t0 = cycles()
                 c0 = prof[0]
                 r0 = prof[4]
-                n_active, unshrunk = _shrink(kd, sidx, y, p, shift, alpha, G, status, flags,
+                n_active, unshrunk = _shrink(kd, sidx, y, ref, shift, alpha, G, status, flags,
                                              apos, QD, active, n_active, is_active, cmp,
                                              cache, tol, nu, unshrunk)
                 prof[3] += cycles() - t0 - (prof[0] - c0) - (prof[4] - r0)
@@ -408,7 +422,7 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
             # optimal on the active set: bring every variable back and check again
             t0 = cycles()
             _scatter(n_active, cmp, G)
-            n_active = _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache)
+            n_active = _grow(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, cache)
             _compact(active, n_active, y, G, QD, flags, apos, cmp)
             prof[4] += cycles() - t0
             pre = (-2, 0.0, -1, 0.0)
@@ -434,7 +448,7 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     _scatter(n_active, cmp, G)
     if n_active < l:
         t0 = cycles()
-        n_active = _grow(kd, sidx, y, p, shift, alpha, G, active, is_active, apos, cache)
+        n_active = _grow(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, cache)
         prof[4] += cycles() - t0
     _record(y, G, status, nu, n_iter, converged, gap, cache[4][2], sum_active, out_stats)
     prof[5] += cycles() - t_start
