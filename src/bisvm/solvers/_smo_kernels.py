@@ -124,6 +124,11 @@ def _shrink(kd, sidx, y, ref, shift, alpha, G, status, flags, apos, QD, active, 
     l = y.shape[0]
     m = _max_violations(cmp, n_active, nu)
     _scatter(n_active, cmp, G)
+    if n_active == l:
+        # every gradient is current: a newer snapshot shortens the next rebuild's product
+        a_ref, G_ref = ref
+        a_ref[:] = alpha
+        G_ref[:] = G
     stale = False
     if not unshrunk and max(m[0] + m[1], m[2] + m[3]) <= tol * 10.0:
         unshrunk = True
