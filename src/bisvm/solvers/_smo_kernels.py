@@ -43,10 +43,9 @@ from bisvm.solvers._smo_columns import (
     restrict_cache,
 )
 from bisvm.solvers._smo_select import fetch, select, select_nu
-from bisvm.solvers._smo_threads import MIN_PARALLEL, parallel_update
+from bisvm.solvers._smo_threads import MIN_PARALLEL, TAU, parallel_update
 
 LOWER, UPPER, FREE = 0, 1, 2
-TAU = 1e-12
 
 
 @njit

@@ -24,9 +24,7 @@ import numpy as np
 
 from bisvm._numba import njit
 from bisvm.solvers._smo_columns import get_column, get_column_batch, is_cached
-from bisvm.solvers._smo_threads import MIN_PARALLEL, parallel_pick_j
-
-TAU = 1e-12
+from bisvm.solvers._smo_threads import MIN_PARALLEL, parallel_pick_j, second_order_gain
 
 
 @njit
@@ -102,9 +100,7 @@ def pick_j(k_i, base_i, gmax, sign, cmp, n_active, pool, second_order):
             gd = gmax + yg
             if gd > 0.0:
                 a = qd_i + qa[k] - 2.0 * pool[base_i + pa[k]]
-                if a <= 0.0:
-                    a = TAU
-                obj = -(gd * gd) / a
+                obj = second_order_gain(gd, a)
                 if obj <= best:
                     best = obj
                     kj = k
@@ -210,9 +206,7 @@ def select_nu(second_order, cmp, n_active, sidx, cache, kd, tol, pre):
         if second_order:
             if gd > 0.0:
                 a = q_i + qa[k] - 2.0 * pool[b_i + pa[k]]
-                if a <= 0.0:
-                    a = TAU
-                obj = -(gd * gd) / a
+                obj = second_order_gain(gd, a)
                 if obj <= best:
                     best = obj
                     kj = k

@@ -52,6 +52,16 @@ CHUNKS_PER_THREAD = 2
 TAU = 1e-12
 
 
+@njit(inline="always")
+def second_order_gain(gd, a):
+    """LIBSVM's second-order working-set gain -(b²)/a for the pair's curvature ``a``,
+    with a non-positive curvature (indefinite kernels) replaced by τ (Fan, Chen & Lin
+    2005, WSS 3)."""
+    if a <= 0.0:
+        a = TAU
+    return -(gd * gd) / a
+
+
 def resolve_n_jobs(n_jobs):
     """Number of threads for ``n_jobs``: ``None`` → 1, ``-1`` → every core, ``-k`` →
     all but ``k - 1`` cores (joblib's convention); capped by numba's thread pool
@@ -217,9 +227,7 @@ def _pick_chunks(k_i, base_i, gmax, sign, cmp, n_active, pool, second_order, res
                 gd = gmax + yg
                 if gd > 0.0:
                     a = qd_i + qa[k] - 2.0 * pool[base_i + pa[k]]
-                    if a <= 0.0:
-                        a = TAU
-                    obj = -(gd * gd) / a
+                    obj = second_order_gain(gd, a)
                     if obj <= best:
                         best = obj
                         kj = k
