@@ -329,14 +329,6 @@ class LinearProblem:
     bias: float = 0.0
     quadratic: object = None
 
-    @property
-    def n_samples(self):
-        return self.X.shape[0]
-
-    @property
-    def n_features(self):
-        return self.X.shape[1]
-
     def dual_box(self):
         """``(diag, upper)`` of the dual: the diagonal shift and the upper bound of each
         :math:`\alpha_i` (LIBLINEAR's ``D_ii`` and ``U``), from the loss."""
