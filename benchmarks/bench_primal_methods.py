@@ -46,7 +46,7 @@ from bisvm.solvers import (
     solve_newton,
     solve_nonlinear_cg,
 )
-from bisvm.solvers.finite_newton import solve_finite_newton_problem
+from bisvm.solvers.primal.finite_newton import solve_finite_newton_problem
 
 GAP = 1e-8
 TOL = 1e-10
@@ -136,7 +136,7 @@ def main():
                 secs = "—" if e is None else f"{log[e][1]:.3f}"
             else:
                 evals = "—" if k is None else (
-                    int(r.extra["evals_per_sweep"][k]) if "evals_per_sweep" in r.extra
+                    int(r.stats["evals_per_sweep"][k]) if "evals_per_sweep" in r.stats
                     else k + 1)
                 secs = "—" if k is None else f"{r.record.seconds[k]:.3f}"
             rows.append([pname, mname, "—" if k is None else k, evals, secs,

@@ -114,7 +114,7 @@ def test_small_smoothing_solved_by_continuation_reaches_the_direct_optimum():
     P = lower.problem(fold.X_train, fold.y_train, hyper.penalty_groups,
                       hyper.weights(np.full(hyper.n_hyper, 0.05)))
     cont = lower.solve(P, tol=1e-9)
-    from bisvm.solvers.newton import solve_newton
+    from bisvm.solvers.primal.newton import solve_newton
 
     direct = solve_newton(P, tol=1e-9, max_iter=5000)
     assert cont.converged and direct.converged

@@ -18,8 +18,9 @@ from sklearn.utils.estimator_checks import (
 from bisvm.estimators.kernel_logistic import KernelLogisticRegression
 from bisvm.kernels import make_kernel
 from bisvm.losses import Logistic, SquaredHinge
-from bisvm.solvers.finite_newton import solve_finite_newton
-from bisvm.solvers.kernel_problem import KernelExpansionProblem, solve_kernel_newton
+from bisvm.solvers.primal.finite_newton import solve_finite_newton
+from bisvm.solvers.primal.kernel import KernelExpansionProblem, solve_kernel_newton
+from bisvm.solvers.problems import LinearProblem
 
 
 @pytest.mark.parametrize("solver", ["newton", "lbfgs"])
@@ -83,7 +84,9 @@ def test_kernel_newton_equals_finite_newton_on_the_kernel_l2_svm():
     ys = 2.0 * y - 1.0
     P = KernelExpansionProblem(K, ys, SquaredHinge(), C=2.0)
     a = solve_kernel_newton(P, tol=1e-9)
-    b = solve_finite_newton(np.c_[K, np.ones(80)], ys, cost=2.0, R=np.pad(K, ((0, 1), (0, 1))))
+    R = np.pad(K, ((0, 1), (0, 1)))
+    b = solve_finite_newton(LinearProblem(np.c_[K, np.ones(80)], ys, SquaredHinge(),
+                                          np.full(80, 2.0), quadratic=R))
     assert a.converged and b.converged
     assert a.objective == pytest.approx(b.objective, rel=1e-9)
 

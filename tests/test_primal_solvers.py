@@ -9,10 +9,11 @@ from sklearn.exceptions import ConvergenceWarning
 from bisvm.losses import Logistic, SmoothedHinge, Squared, SquaredHinge
 from bisvm.penalties import L2, GroupPseudoHuber, SumPenalty
 from bisvm.solvers import SmoothProblem, solve_lbfgs, solve_newton
-from bisvm.solvers.cg import conjugate_gradient, solve_nonlinear_cg
-from bisvm.solvers.coordinate import solve_block_coordinate_descent
-from bisvm.solvers.gradient import solve_gradient_descent
-from bisvm.solvers.quasi_newton import solve_bfgs
+from bisvm.solvers.primal.cg import conjugate_gradient, solve_nonlinear_cg
+from bisvm.solvers.primal.coordinate import solve_block_coordinate_descent
+from bisvm.solvers.primal.gradient import solve_gradient_descent
+from bisvm.solvers.primal.quasi_newton import solve_bfgs
+from bisvm.solvers.problems import LinearProblem
 
 LOSSES = {
     "squared_hinge": SquaredHinge(),
@@ -100,7 +101,7 @@ def test_bfgs_inverse_hessian_approximates_the_true_one_on_a_quadratic():
     P = _problem(Squared())
     r = solve_bfgs(P, tol=1e-10)
     H = np.linalg.inv(P.hessian(r.coef))
-    Happ = r.extra["inverse_hessian"]
+    Happ = r.stats["inverse_hessian"]
     # inexact (Wolfe) line searches: close, not exact; and positive definite throughout
     assert np.linalg.norm(Happ - H) / np.linalg.norm(H) < 0.2
     assert np.all(np.linalg.eigvalsh(Happ) > 0)
@@ -131,7 +132,7 @@ def test_bad_parameters_are_rejected():
 
 # --- finite Newton method (seed 002 §7) ---------------------------------------------------
 
-from bisvm.solvers.finite_newton import (  # noqa: E402
+from bisvm.solvers.primal.finite_newton import (  # noqa: E402
     exact_line_search,
     greedy_kernel_finite_newton,
     solve_finite_newton,
@@ -159,8 +160,10 @@ def test_finite_newton_sparse_equals_dense():
 
     P = _problem(SquaredHinge())
     X = np.where(np.abs(P.X) > 0.5, P.X, 0.0)
-    a = solve_finite_newton(X, P.y, cost=0.3, R=1.0)
-    b = solve_finite_newton(sp.csr_matrix(X), P.y, cost=0.3, R=1.0)
+    c = np.full(len(P.y), 0.3)
+    a = solve_finite_newton(LinearProblem(X, P.y, SquaredHinge(), c, quadratic=1.0))
+    b = solve_finite_newton(LinearProblem(sp.csr_matrix(X), P.y, SquaredHinge(), c,
+                                          quadratic=1.0))
     np.testing.assert_allclose(a.coef, b.coef, atol=1e-10)
 
 
@@ -196,16 +199,17 @@ def test_greedy_kernel_finite_newton_reaches_the_full_kernel_solution():
     k = make_kernel("rbf", gamma=1.0)
     K = k(X, X)
     n = len(y)
-    full = solve_finite_newton(np.c_[K, np.ones(n)], y, cost=1.0,
-                               R=np.pad(K, ((0, 1), (0, 1))))
+    R = np.pad(K, ((0, 1), (0, 1)))
+    full = solve_finite_newton(LinearProblem(np.c_[K, np.ones(n)], y, SquaredHinge(),
+                                             np.ones(n), quadratic=R))
     out = greedy_kernel_finite_newton(k, X, y, C=1.0, n_basis=n, n_candidates=n,
                                       random_state=0)
-    obj = out["objective"]
+    obj = out.record.objective
     assert np.all(np.diff(obj) <= 1e-9 * obj[0])  # adding a basis function never hurts
     assert obj[-1] == pytest.approx(full.objective, rel=1e-6)
     # a small basis is already close (seed 002 §7.1.2)
     assert obj[14] <= 1.05 * full.objective
-    assert sorted(out["basis"].tolist()) == list(range(n))
+    assert sorted(out.active_set.tolist()) == list(range(n))
 
 
 def test_greedy_kernel_finite_newton_random_candidates_and_errors():
@@ -215,8 +219,8 @@ def test_greedy_kernel_finite_newton_random_candidates_and_errors():
     k = make_kernel("rbf", gamma=1.0)
     a = greedy_kernel_finite_newton(k, X, y, n_basis=12, random_state=1)
     b = greedy_kernel_finite_newton(k, X, y, n_basis=12, random_state=1)
-    np.testing.assert_array_equal(a["basis"], b["basis"])
-    z = k(X, X[a["basis"]]) @ a["coef"] + a["intercept"]
+    np.testing.assert_array_equal(a.active_set, b.active_set)
+    z = k(X, X[a.active_set]) @ a.coef + a.intercept
     assert np.mean(np.sign(z) == y) >= 0.85
     with pytest.raises(ValueError, match="n_basis"):
         greedy_kernel_finite_newton(k, X, y, n_basis=0)

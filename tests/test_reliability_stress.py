@@ -29,8 +29,8 @@ from bisvm import (
 from bisvm.losses import Squared
 from bisvm.penalties import L2
 from bisvm.solvers.base import SmoothProblem
-from bisvm.solvers.lbfgs import minimize_lbfgs, solve_lbfgs
-from bisvm.solvers.newton import minimize_newton, solve_newton
+from bisvm.solvers.primal.lbfgs import minimize_lbfgs, solve_lbfgs
+from bisvm.solvers.primal.newton import minimize_newton, solve_newton
 
 THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
 SEEDS = range(6) if THOROUGH else range(2)

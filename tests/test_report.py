@@ -91,7 +91,7 @@ def test_plot_convergence_from_solver_record_and_bilevel_history():
     from bisvm.losses import SmoothedHinge
     from bisvm.penalties import L2, SumPenalty
     from bisvm.solvers.base import SmoothProblem
-    from bisvm.solvers.newton import solve_newton
+    from bisvm.solvers.primal.newton import solve_newton
 
     X, y = _two_blobs()
     pen = SumPenalty((L2(0.1, np.ones(3, dtype=bool)),))

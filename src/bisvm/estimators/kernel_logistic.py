@@ -12,8 +12,8 @@ the primal of seed 002 §2.2.1 with the logistic loss (the document prints
 β expansion of §2.2.4 (labels folded into β). The intercept ``b`` is not penalised, so
 with the linear kernel the model is scikit-learn's ``LogisticRegression(C=C)``. It is
 solved by Newton's method (default; quadratic convergence, one :math:`O(n^3)` solve per
-step, :func:`~bisvm.solvers.kernel_problem.solve_kernel_newton`) or L-BFGS, both on
-:class:`~bisvm.solvers.kernel_problem.KernelExpansionProblem`.
+step, :func:`~bisvm.solvers.primal.kernel.solve_kernel_newton`) or L-BFGS, both on
+:class:`~bisvm.solvers.problems.KernelExpansionProblem`.
 
 :math:`P(y = +1 \mid x) = \sigma(f(x))`. Multiclass is one-vs-rest; the class
 probabilities are the ``K`` sigmoids normalised to sum to one, so ``predict`` (the largest
@@ -38,8 +38,8 @@ from ..kernels import (
     make_kernel,
 )
 from ..losses import Logistic
-from ..solvers.kernel_problem import KernelExpansionProblem, solve_kernel_newton
-from ..solvers.lbfgs import minimize_lbfgs
+from ..solvers.primal.kernel import KernelExpansionProblem, solve_kernel_newton
+from ..solvers.primal.lbfgs import minimize_lbfgs
 from ._verbose import print_solve
 
 __all__ = ["KernelLogisticRegression"]
@@ -212,7 +212,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             tol = self.tol * max(1.0, float(np.linalg.norm(P.gradient(theta0))))
             if self.solver == "newton":
                 try:
-                    r = solve_kernel_newton(P, theta0, tol=tol, max_iter=self.max_iter,
+                    r = solve_kernel_newton(P, w0=theta0, tol=tol, max_iter=self.max_iter,
                                             name="KernelLogisticRegression Newton")
                 except np.linalg.LinAlgError as exc:
                     # I + C D K is non-singular in exact arithmetic, but with kernel

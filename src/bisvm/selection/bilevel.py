@@ -29,7 +29,8 @@ import numpy as np
 from scipy.special import expit, logit
 
 from ..penalties import L2, SumPenalty
-from ..solvers.lbfgs import minimize_lbfgs
+from ..solvers._linalg import DenseFactor
+from ..solvers.primal.lbfgs import minimize_lbfgs
 from .criteria import balanced_weights, make_criterion
 from .early_stopping import HeldOutMonitor
 from .hypergradient import adjoint_hypergradient
@@ -324,7 +325,8 @@ class BilevelObjective:
             w = r.coef
             J, dJ = self._criteria[i].value_and_grad(w)
             ridge, pen = P.penalty.terms
-            factor = r.factor if r.factor is not None else _dense_factor(P, w)
+            # a solver that returns no factor (L-BFGS): the dense Hessian
+            factor = r.factor if r.factor is not None else DenseFactor(P.hessian(w))
             lam0 = None if adjoint_warm is None else adjoint_warm[i]
             # HOAG (Pedregosa 2016): the adjoint residual matches the lower level's
             # gradient tolerance, an absolute bound like the lower level's
@@ -364,13 +366,6 @@ class BilevelObjective:
                 rhs = rhs + ridge.gradient(w) / ridge.strength * dl2
             out.append(w - F.solve(rhs, rtol=1e-3))
         return tuple(out)
-
-
-def _dense_factor(P, w):
-    """The Newton factor of a solver that returns none (L-BFGS): the dense Hessian."""
-    from ..solvers.newton import DenseFactor
-
-    return DenseFactor(P.hessian(w))
 
 
 @dataclass(frozen=True)
@@ -438,7 +433,7 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
     Minimises :math:`f(\theta) = J(\beta(\theta))` with gradient
     :math:`\nabla_\theta f = \beta(1 - \beta/\beta_{\max}) \odot \nabla_\beta J`
     (the KKT hypergradient), by the
-    L-BFGS of :func:`~bisvm.solvers.lbfgs.minimize_lbfgs` with a strong-Wolfe line search.
+    L-BFGS of :func:`~bisvm.solvers.primal.lbfgs.minimize_lbfgs` with a strong-Wolfe line search.
     Every trial point costs one lower-level solve per fold, warm-started from the last
     solution.
 

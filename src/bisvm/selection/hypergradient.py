@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..solvers.newton import cholesky_solve
+from ..solvers._linalg import cholesky_solve
 
 __all__ = ["implicit_hypergradient", "adjoint_hypergradient"]
 

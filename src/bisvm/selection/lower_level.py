@@ -17,10 +17,10 @@ from sklearn.exceptions import ConvergenceWarning
 from ..losses import SmoothedHinge
 from ..penalties import L2, GroupPseudoHuber, SumPenalty
 from ..solvers.base import SmoothProblem
-from ..solvers.lbfgs import solve_lbfgs
-from ..solvers.newton import solve_newton
 from ..solvers.primal import choose_newton_method, solve_truncated_newton, solve_woodbury_newton
 from ..solvers.primal.exact_l1 import WeightedL1SVMProblem, solve_exact_l1
+from ..solvers.primal.lbfgs import solve_lbfgs
+from ..solvers.primal.newton import solve_newton
 from ..solvers.primal.truncated import prepare_cg_data
 
 __all__ = [

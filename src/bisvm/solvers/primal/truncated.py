@@ -5,7 +5,7 @@ For :math:`F(w) = \frac1n\sum_i s_i\ell(y_i, x_i^\top w) + P(w)` the Hessian
 block-diagonal Hessian, :class:`~bisvm.penalties.BlockDiagonalHessian`) is only ever
 applied, :math:`Hv = X^\top(c\odot Xv) + Dv`, at :math:`O(\mathrm{nnz}(X) + d)` per
 product. The Newton step is the preconditioned CG solution of :math:`Hp = -\nabla F`
-stopped at the forcing term of :func:`~bisvm.solvers.newton.newton_loop`
+stopped at the forcing term of :func:`~bisvm.solvers.primal.newton.newton_loop`
 (Dembo, Eisenstat & Steihaug 1982; Nocedal & Wright §7.1). The preconditioner is block
 Jacobi: :math:`D + \mathrm{diag}(X^{\circ 2\top} c)`, inverted exactly per group by
 Sherman-Morrison. It matters here: coordinates pinned near zero by the pseudo-Huber
@@ -34,7 +34,7 @@ from scipy.linalg import cho_solve
 
 from .._linalg import preconditioned_cg, shifted_cho_factor, structured_hessian_matvec
 from ..base import NewtonFactor
-from ..newton import newton_loop
+from .newton import newton_loop
 
 __all__ = ["CGData", "CGFactor", "cg_system", "prepare_cg_data", "solve_truncated_newton",
            "weighted_column_squares"]
@@ -263,7 +263,7 @@ def solve_truncated_newton(problem, *, w0=None, tol=1e-8, max_iter=100):
         Its penalty must provide ``structured_hessian``; ``X`` dense or sparse.
     w0 : ndarray or list of ndarray, optional
         Warm start (zeros by default), or candidate starts
-        (see :func:`~bisvm.solvers.newton.newton_loop`).
+        (see :func:`~bisvm.solvers.primal.newton.newton_loop`).
     tol : float
         Stop when :math:`\|\nabla F\|_2 \le` ``tol``.
     max_iter : int
@@ -272,8 +272,8 @@ def solve_truncated_newton(problem, *, w0=None, tol=1e-8, max_iter=100):
     Returns
     -------
     SolverResult
-        ``method="cg"``; ``extra["n_matvec"]`` counts Hessian-vector products; ``factor``
+        ``method="cg"``; ``stats["n_matvec"]`` counts Hessian-vector products; ``factor``
         is the :class:`CGFactor` at the solution.
     """
     x0 = np.zeros(problem.n_features) if w0 is None else w0
-    return newton_loop(problem, x0, cg_system, tol=tol, max_iter=max_iter, method="cg")
+    return newton_loop(problem, cg_system, w0=x0, tol=tol, max_iter=max_iter, method="cg")

@@ -36,7 +36,7 @@ from scipy.linalg.blas import dsyrk as syrk
 
 from .._linalg import shifted_cho_factor, structured_hessian_matvec
 from ..base import NewtonFactor
-from ..newton import newton_loop
+from .newton import newton_loop
 
 __all__ = ["WoodburyFactor", "woodbury_system", "solve_woodbury_newton"]
 
@@ -131,7 +131,7 @@ def solve_woodbury_newton(problem, *, w0=None, tol=1e-8, max_iter=100):
         ``X`` dense or sparse.
     w0 : ndarray or list of ndarray, optional
         Warm start (zeros by default), or candidate starts
-        (see :func:`~bisvm.solvers.newton.newton_loop`).
+        (see :func:`~bisvm.solvers.primal.newton.newton_loop`).
     tol : float
         Stop when :math:`\|\nabla F\|_2 \le` ``tol``.
     max_iter : int
@@ -143,5 +143,5 @@ def solve_woodbury_newton(problem, *, w0=None, tol=1e-8, max_iter=100):
         (built on first use).
     """
     x0 = np.zeros(problem.n_features) if w0 is None else w0
-    return newton_loop(problem, x0, woodbury_system, tol=tol, max_iter=max_iter,
+    return newton_loop(problem, woodbury_system, w0=x0, tol=tol, max_iter=max_iter,
                        method="woodbury")

@@ -1,0 +1,136 @@
+"""The one damped Newton loop (solvers/primal/newton.damped_newton) and its wrappers: Platt
+scaling over it gives the same bits as its former hand-written loop, and the loop's
+options do what they say."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+
+from bisvm.estimators._calibration import fit_platt
+from bisvm.solvers.primal.newton import damped_newton, minimize_newton
+
+
+def _platt_reference(dec, labels, weights=None):
+    """``fit_platt`` as it was before it ran on ``damped_newton`` (issue #16), verbatim."""
+    dec = np.asarray(dec, dtype=float)
+    w = np.ones(dec.size) if weights is None else np.asarray(weights, float)
+    w = w * (dec.size / w.sum())
+    n_pos = float(np.sum(w[labels == 1]))
+    n_neg = float(np.sum(w[labels != 1]))
+    t = np.where(labels == 1, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    A, B = 0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))
+
+    def fval(A, B):
+        z = dec * A + B
+        v = np.where(z >= 0, t * z + np.log1p(np.exp(-z)), (t - 1) * z + np.log1p(np.exp(z)))
+        return float(w @ v)
+
+    f = fval(A, B)
+    sigma = 1e-12
+    for _ in range(100):
+        z = dec * A + B
+        ez = np.exp(-np.abs(z))
+        p = np.where(z >= 0, ez / (1.0 + ez), 1.0 / (1.0 + ez))
+        d2 = w * p * (1.0 - p)
+        h11 = sigma + float(np.sum(dec * dec * d2))
+        h22 = sigma + float(np.sum(d2))
+        h21 = float(np.sum(dec * d2))
+        d1 = w * (t - p)
+        g1 = float(np.sum(dec * d1))
+        g2 = float(np.sum(d1))
+        if abs(g1) < 1e-5 and abs(g2) < 1e-5:
+            break
+        det = h11 * h22 - h21 * h21
+        dA = -(h22 * g1 - h21 * g2) / det
+        dB = -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * dA + g2 * dB
+        step = 1.0
+        while step >= 1e-10:
+            nA, nB = A + step * dA, B + step * dB
+            nf = fval(nA, nB)
+            if nf < f + 1e-4 * step * gd:
+                A, B, f = nA, nB, nf
+                break
+            step *= 0.5
+        else:
+            break
+    return A, B
+
+
+def _cases():
+    rng = np.random.default_rng(0)
+    X, y = load_iris(return_X_y=True)
+    for a, b in ((0, 1), (0, 2), (1, 2)):  # one-vs-one decision values of a linear score
+        keep = (y == a) | (y == b)
+        w = rng.normal(size=4)
+        yield X[keep] @ w - np.median(X[keep] @ w), (y[keep] == a).astype(int), None
+    for k in range(12):
+        n = int(rng.integers(5, 200))
+        dec = rng.normal(scale=10.0 ** rng.uniform(-2, 2), size=n)
+        labels = (rng.uniform(size=n) < 1 / (1 + np.exp(-3 * dec))).astype(int)
+        if k % 3 == 0:
+            labels = (dec > 0).astype(int)  # separable: the sigmoid steepens to the cap
+        weights = rng.uniform(0.1, 3.0, size=n) if k % 2 else None
+        yield dec, labels, weights
+
+
+@pytest.mark.parametrize("case", list(range(15)))
+def test_fit_platt_is_bit_equal_to_its_former_loop(case):
+    dec, labels, weights = list(_cases())[case]
+    A, B = fit_platt(dec, labels, weights)
+    A0, B0 = _platt_reference(dec, labels, weights)
+    assert (A, B) == (A0, B0)
+
+
+def test_svc_predict_proba_on_iris_is_unchanged():
+    from bisvm import SVC
+
+    X, y = load_iris(return_X_y=True)
+    m = SVC(probability=True, random_state=0).fit(X, y)
+    assert np.all(np.isfinite(m.probA_)) and np.all(m.probA_ < 0)
+    proba = m.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.mean(proba.argmax(1) == y) >= 0.9
+
+
+def _quadratic(H, b):
+    def evaluate(x):
+        return 0.5 * x @ H @ x - b @ x, H @ x - b, None
+    return evaluate
+
+
+def test_damped_newton_solves_a_quadratic_in_one_step_and_counts():
+    rng = np.random.default_rng(1)
+    M = rng.normal(size=(6, 6))
+    H, b = M @ M.T + np.eye(6), rng.normal(size=6)
+    run = damped_newton(_quadratic(H, b), lambda x, g, _: -np.linalg.solve(H, g),
+                        np.zeros(6), tol=1e-10)
+    assert run.converged and run.n_iter == 1 and run.n_evals == 2
+    np.testing.assert_allclose(run.x, np.linalg.solve(H, b), rtol=1e-10)
+    res = run.result(method="test")
+    assert res.certificate == "gradient_norm" and res.certificate_value <= 1e-10
+    assert len(res.record.objective) == 2
+
+
+def test_damped_newton_falls_back_to_steepest_descent_and_stops_on_the_cap():
+    H, b = np.diag([1.0, 10.0]), np.array([1.0, 1.0])
+    ascent = lambda x, g, _: g  # noqa: E731  (not a descent direction)
+    run = damped_newton(_quadratic(H, b), ascent, np.zeros(2), tol=1e-12, max_iter=3,
+                        warn=False)
+    assert run.n_iter == 3 and not run.converged
+    assert run.f < 0.0  # it descended along -g
+    with pytest.warns(Warning, match="max_iter=3"):
+        damped_newton(_quadratic(H, b), ascent, np.zeros(2), tol=1e-12, max_iter=3)
+    stuck = damped_newton(_quadratic(H, b), ascent, np.zeros(2), tol=1e-12, max_iter=3,
+                          steepest_fallback=False, max_ls=5)
+    assert stuck.n_iter == 0 and stuck.n_evals == 6  # no step passes: it stops at once
+
+
+def test_minimize_newton_matches_the_closed_form():
+    rng = np.random.default_rng(2)
+    M = rng.normal(size=(4, 4))
+    H, b = M @ M.T + np.eye(4), rng.normal(size=4)
+    r = minimize_newton(lambda x: (0.5 * x @ H @ x - b @ x, H @ x - b), lambda x: H,
+                        np.ones(4), tol=1e-12)
+    assert r.converged
+    np.testing.assert_allclose(r.coef, np.linalg.solve(H, b), rtol=1e-10)
