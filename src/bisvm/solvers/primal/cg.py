@@ -25,7 +25,7 @@ import numpy as np
 from .._linalg import preconditioned_cg
 from .._linesearch import line_search
 from .._record import IterationLog, check_tol_max_iter
-from ..base import warn_cap
+from ._driver import finish, solve_on_problem
 
 __all__ = ["conjugate_gradient", "minimize_nonlinear_cg", "solve_nonlinear_cg"]
 
@@ -67,12 +67,8 @@ def minimize_nonlinear_cg(fun_grad, x0, *, tol=1e-8, max_iter=10000, beta="PR+",
 
     Parameters
     ----------
-    fun_grad : callable
-        ``fun_grad(x) -> (f, g)``.
-    x0 : ndarray
-    tol : float
-        Stop when :math:`\|\nabla E\|_2 \le` ``tol``.
-    max_iter : int
+    fun_grad, x0, tol, max_iter, name, warn
+        See :mod:`bisvm.solvers.primal._driver`.
     beta : {"PR+", "FR", "HS"}
         Formula for :math:`\beta_k`.
     restart : int, optional
@@ -127,14 +123,12 @@ def minimize_nonlinear_cg(fun_grad, x0, *, tol=1e-8, max_iter=10000, beta="PR+",
         converged = log.value <= tol
         if log.stalled:
             break
-    if not converged and k >= max_iter and warn:
-        warn_cap(name, max_iter, log.value, tol)
-    return log.result(x, k, n_evals, converged)
+    return finish(log, x, k, n_evals, converged, max_iter=max_iter, tol=tol, name=name,
+                  warn=warn)
 
 
 def solve_nonlinear_cg(problem, *, w0=None, tol=1e-8, max_iter=10000, **kwargs):
     """Nonlinear CG on a :class:`~bisvm.solvers.base.SmoothProblem` (warm start ``w0``,
     zeros by default). See :func:`minimize_nonlinear_cg`."""
-    x0 = np.zeros(problem.n_features) if w0 is None else w0
-    return minimize_nonlinear_cg(problem.value_and_gradient, x0, tol=tol,
-                                 max_iter=max_iter, **kwargs)
+    return solve_on_problem(minimize_nonlinear_cg, problem, w0, tol=tol, max_iter=max_iter,
+                            **kwargs)

@@ -24,7 +24,7 @@ import numpy as np
 from .._linalg import cholesky_solve
 from .._linesearch import armijo
 from .._record import IterationLog, check_tol_max_iter
-from ..base import warn_cap
+from ._driver import finish
 
 __all__ = ["solve_block_coordinate_descent", "make_blocks"]
 
@@ -122,7 +122,6 @@ def solve_block_coordinate_descent(problem, *, w0=None, tol=1e-8, max_iter=5000,
         converged = log.value <= tol
         if not converged and len(log.objs) > 2 and log.objs[-1] >= log.objs[-2]:
             break  # a whole sweep without decrease: stalled at working precision
-    if not converged and k >= max_iter and warn:
-        warn_cap("block coordinate descent", max_iter, log.value, tol)
-    return log.result(w, k, n_evals, converged, stats={
+    return finish(log, w, k, n_evals, converged, max_iter=max_iter, tol=tol,
+                  name="block coordinate descent", warn=warn, stats={
         "n_blocks": len(blocks), "evals_per_sweep": np.array(evals_per_sweep)})

@@ -356,10 +356,10 @@ def solve_exact_l1(problem, *, w0=None, tol=1e-9, max_iter=500, max_outer=200,
         ``certificate="kkt_violation"``, ``grad_norm`` the final largest violation,
         ``method="exact_l1"``, ``n_iter`` Newton steps (all stages), ``record`` one entry
         per KKT check on all groups of the final stage (objective, violation, seconds),
-        ``factor`` a :class:`SupportNewtonFactor` at the solution; ``extra`` holds
-        ``support`` (coordinates of the non-zero groups and the unpenalised ones),
-        ``n_outer``, ``ws_sizes``, ``n_cd_passes``, ``continuation`` (the μ stages) and
-        ``stopped`` (None, or why it stopped unconverged).
+        ``factor`` a :class:`SupportNewtonFactor` at the solution, ``active_set`` the
+        support (coordinates of the non-zero groups and the unpenalised ones); ``stats``
+        holds ``n_outer``, ``ws_sizes``, ``n_cd_passes``, ``continuation`` (the μ stages)
+        and ``stopped`` (None, or why it stopped unconverged).
     """
     if not isinstance(problem, WeightedL1SVMProblem):
         raise TypeError(f"problem must be a WeightedL1SVMProblem, got {type(problem)}")
@@ -397,9 +397,8 @@ def solve_exact_l1(problem, *, w0=None, tol=1e-9, max_iter=500, max_outer=200,
     return SolverResult(
         coef=w, objective=obj, grad_norm=kkt, n_iter=stats["steps"], n_evals=stats["evals"],
         converged=converged, seconds=time.perf_counter() - t0,
-        record=ConvergenceRecord(obj_arr, kkt_arr, sec),
-        extra={"support": support, "n_outer": len(rec), "ws_sizes": ws_sizes,
-               "continuation": tuple(stages),
+        record=ConvergenceRecord(obj_arr, kkt_arr, sec), active_set=support,
+        stats={"n_outer": len(rec), "ws_sizes": ws_sizes, "continuation": tuple(stages),
                "n_cd_passes": stats["passes"], "stopped": None if converged else status},
         certificate="kkt_violation", factor=factor, method="exact_l1")
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._linesearch import line_search
 from .._record import IterationLog, check_tol_max_iter
-from ..base import warn_cap
+from ._driver import finish, solve_on_problem
 
 __all__ = ["minimize_gradient_descent", "solve_gradient_descent"]
 
@@ -30,13 +30,8 @@ def minimize_gradient_descent(fun_grad, x0, *, tol=1e-8, max_iter=20000, c1=1e-4
 
     Parameters
     ----------
-    fun_grad : callable
-        ``fun_grad(x) -> (f, g)``.
-    x0 : ndarray
-    tol : float
-        Stop when :math:`\|\nabla E\|_2 \le` ``tol``.
-    max_iter : int
-        Iteration cap (:class:`~sklearn.exceptions.ConvergenceWarning` when reached).
+    fun_grad, x0, tol, max_iter, name, warn
+        See :mod:`bisvm.solvers.primal._driver`.
     c1, c2 : float
         Wolfe constants.
 
@@ -63,14 +58,12 @@ def minimize_gradient_descent(fun_grad, x0, *, tol=1e-8, max_iter=20000, c1=1e-4
         converged = log.value <= tol
         if log.stalled:
             break
-    if not converged and k >= max_iter and warn:
-        warn_cap(name, max_iter, log.value, tol)
-    return log.result(x, k, n_evals, converged)
+    return finish(log, x, k, n_evals, converged, max_iter=max_iter, tol=tol, name=name,
+                  warn=warn)
 
 
 def solve_gradient_descent(problem, *, w0=None, tol=1e-8, max_iter=20000, **kwargs):
     """Gradient descent on a :class:`~bisvm.solvers.base.SmoothProblem` (warm start ``w0``,
     zeros by default). See :func:`minimize_gradient_descent`."""
-    x0 = np.zeros(problem.n_features) if w0 is None else w0
-    return minimize_gradient_descent(problem.value_and_gradient, x0, tol=tol,
-                                     max_iter=max_iter, **kwargs)
+    return solve_on_problem(minimize_gradient_descent, problem, w0, tol=tol, max_iter=max_iter,
+                            **kwargs)

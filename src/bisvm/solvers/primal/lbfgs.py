@@ -20,7 +20,7 @@ import numpy as np
 
 from .._linesearch import backtracking, wolfe_search
 from .._record import IterationLog
-from ..base import warn_cap
+from ._driver import finish, solve_on_problem
 
 __all__ = ["minimize_lbfgs", "solve_lbfgs", "two_loop"]
 
@@ -116,10 +116,8 @@ def minimize_lbfgs(fun_grad, x0, *, tol=1e-8, max_iter=1000, memory=10, c1=1e-4,
         log.add(f, g)
         stopped = callback is not None and bool(callback(k, x, f, g))
         converged = stopped or log.value <= tol or (ftol > 0 and small_decrease)
-    if not converged and k >= max_iter and warn:
-        warn_cap(name, max_iter, log.value, tol)
-    return log.result(x, k, n_evals, converged,
-                      certificate="callback" if stopped else "gradient_norm")
+    return finish(log, x, k, n_evals, converged, max_iter=max_iter, tol=tol, name=name,
+                  warn=warn, certificate="callback" if stopped else "gradient_norm")
 
 
 def _direction(g, s_list, y_list):
@@ -192,8 +190,6 @@ def solve_lbfgs(problem, *, w0=None, tol=1e-8, max_iter=1000, memory=10, **kwarg
     tol, max_iter, memory, **kwargs
         See :func:`minimize_lbfgs`.
     """
-    x0 = np.zeros(problem.n_features) if w0 is None else w0
-    return minimize_lbfgs(
-        problem.value_and_gradient, x0, tol=tol, max_iter=max_iter, memory=memory,
-        name="L-BFGS lower-level solver", **kwargs,
-    )
+    kwargs.setdefault("name", "L-BFGS lower-level solver")
+    return solve_on_problem(minimize_lbfgs, problem, w0, tol=tol, max_iter=max_iter,
+                            memory=memory, **kwargs)

@@ -192,7 +192,7 @@ def dense_system(problem, w, d2):
     return DenseFactor(problem.hessian_from_curvature(w, d2))
 
 
-def newton_loop(problem, system=dense_system, *, w0, tol, max_iter, c1=1e-4, rho=0.5,
+def newton_loop(problem, system=dense_system, *, w0=None, tol, max_iter, c1=1e-4, rho=0.5,
                 max_ls=50, name="Newton lower-level solver", method="dense"):
     r"""The damped (possibly inexact) Newton loop for a
     :class:`~bisvm.solvers.base.SmoothProblem` with per-sample curvature.
@@ -208,8 +208,9 @@ def newton_loop(problem, system=dense_system, *, w0, tol, max_iter, c1=1e-4, rho
     The absolute :math:`\sqrt{\|g_k\|}` matters for warm starts already close to the
     solution, where the relative term alone would ask only 0.5 of the first step. The
     per-sample curvature of the accepted point is reused (one pass over the data per
-    trial). ``w0`` may be a list of candidate starts: the loop starts from the one with
-    the smallest gradient norm, whose evaluation is the loop's first.
+    trial). ``w0`` is the warm start (zeros by default) or a list of candidate starts:
+    the loop starts from the one with the smallest gradient norm, whose evaluation is
+    the loop's first.
 
     Returns
     -------
@@ -218,6 +219,8 @@ def newton_loop(problem, system=dense_system, *, w0, tol, max_iter, c1=1e-4, rho
         ``stats["n_matvec"]`` counts the Hessian-vector products of iterative systems.
     """
     best = None
+    if w0 is None:
+        w0 = np.zeros(problem.n_features)
     starts = w0 if isinstance(w0, list) else [w0]
     for start in starts:
         x = np.array(start, dtype=float, copy=True)
@@ -268,10 +271,10 @@ def solve_newton(problem, *, w0=None, tol=1e-8, max_iter=100, **kwargs):
     tol, max_iter, **kwargs
         See :func:`damped_newton`.
     """
-    x0 = np.zeros(problem.n_features) if w0 is None else w0
     if hasattr(problem, "value_gradient_curvature"):
-        return newton_loop(problem, dense_system, w0=x0, tol=tol, max_iter=max_iter,
+        return newton_loop(problem, dense_system, w0=w0, tol=tol, max_iter=max_iter,
                            **kwargs)
+    x0 = np.zeros(problem.n_features) if w0 is None else w0
     return minimize_newton(
         problem.value_and_gradient, problem.hessian, x0, tol=tol, max_iter=max_iter,
         name="Newton lower-level solver", **kwargs,

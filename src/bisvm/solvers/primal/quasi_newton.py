@@ -21,7 +21,7 @@ import numpy as np
 
 from .._linesearch import line_search
 from .._record import IterationLog, check_tol_max_iter
-from ..base import warn_cap
+from ._driver import finish, solve_on_problem
 
 __all__ = ["minimize_bfgs", "solve_bfgs"]
 
@@ -32,12 +32,8 @@ def minimize_bfgs(fun_grad, x0, *, tol=1e-8, max_iter=2000, c1=1e-4, c2=0.9, max
 
     Parameters
     ----------
-    fun_grad : callable
-        ``fun_grad(x) -> (f, g)``.
-    x0 : ndarray
-    tol : float
-        Stop when :math:`\|\nabla E\|_2 \le` ``tol``.
-    max_iter : int
+    fun_grad, x0, tol, max_iter, name, warn
+        See :mod:`bisvm.solvers.primal._driver`.
     c1, c2 : float
         Wolfe constants.
 
@@ -84,14 +80,12 @@ def minimize_bfgs(fun_grad, x0, *, tol=1e-8, max_iter=2000, c1=1e-4, c2=0.9, max
         converged = log.value <= tol
         if log.stalled:
             break
-    if not converged and k >= max_iter and warn:
-        warn_cap(name, max_iter, log.value, tol)
-    return log.result(x, k, n_evals, converged, stats={"inverse_hessian": H})
+    return finish(log, x, k, n_evals, converged, max_iter=max_iter, tol=tol, name=name,
+                  warn=warn, stats={"inverse_hessian": H})
 
 
 def solve_bfgs(problem, *, w0=None, tol=1e-8, max_iter=2000, **kwargs):
     """BFGS on a :class:`~bisvm.solvers.base.SmoothProblem` (warm start ``w0``, zeros by
     default). See :func:`minimize_bfgs`."""
-    x0 = np.zeros(problem.n_features) if w0 is None else w0
-    return minimize_bfgs(problem.value_and_gradient, x0, tol=tol, max_iter=max_iter,
-                         **kwargs)
+    return solve_on_problem(minimize_bfgs, problem, w0, tol=tol, max_iter=max_iter,
+                            **kwargs)

@@ -261,13 +261,9 @@ def solve_truncated_newton(problem, *, w0=None, tol=1e-8, max_iter=100):
     ----------
     problem : SmoothProblem
         Its penalty must provide ``structured_hessian``; ``X`` dense or sparse.
-    w0 : ndarray or list of ndarray, optional
-        Warm start (zeros by default), or candidate starts
-        (see :func:`~bisvm.solvers.primal.newton.newton_loop`).
-    tol : float
-        Stop when :math:`\|\nabla F\|_2 \le` ``tol``.
-    max_iter : int
-        Cap on Newton steps.
+    w0, tol, max_iter
+        Warm start(s), tolerance and cap of
+        :func:`~bisvm.solvers.primal.newton.newton_loop`.
 
     Returns
     -------
@@ -275,5 +271,4 @@ def solve_truncated_newton(problem, *, w0=None, tol=1e-8, max_iter=100):
         ``method="cg"``; ``stats["n_matvec"]`` counts Hessian-vector products; ``factor``
         is the :class:`CGFactor` at the solution.
     """
-    x0 = np.zeros(problem.n_features) if w0 is None else w0
-    return newton_loop(problem, cg_system, w0=x0, tol=tol, max_iter=max_iter, method="cg")
+    return newton_loop(problem, cg_system, w0=w0, tol=tol, max_iter=max_iter, method="cg")

@@ -142,6 +142,5 @@ def solve_woodbury_newton(problem, *, w0=None, tol=1e-8, max_iter=100):
         ``method="woodbury"``; ``factor`` is the :class:`WoodburyFactor` at the solution
         (built on first use).
     """
-    x0 = np.zeros(problem.n_features) if w0 is None else w0
-    return newton_loop(problem, woodbury_system, w0=x0, tol=tol, max_iter=max_iter,
+    return newton_loop(problem, woodbury_system, w0=w0, tol=tol, max_iter=max_iter,
                        method="woodbury")

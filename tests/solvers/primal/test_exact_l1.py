@@ -172,7 +172,7 @@ def test_dense_csr_csc_agree_and_certificate(penalize_intercept, weighted):
         assert r.grad_norm <= 1e-10
         assert r.grad_norm == pytest.approx(np.max(P.kkt_violation(r.coef)), abs=1e-14)
         assert r.record.grad_norm[-1] == r.grad_norm and r.record.objective.size == \
-            r.extra["n_outer"]
+            r.stats["n_outer"]
         assert r.objective == pytest.approx(P.value(r.coef), rel=1e-13)
         assert isinstance(r.factor, NewtonFactor)
         _assert_kkt(P, r.coef, 1e-9)
@@ -198,7 +198,7 @@ def test_zero_weight_group_equals_unpenalised_coordinates():
     Q = _problem(X, y, g_free, beta[[0, 2, 3]], penalize_intercept=False)
     r, q = solve_exact_l1(P, tol=1e-11), solve_exact_l1(Q, tol=1e-11)
     np.testing.assert_allclose(r.coef, q.coef, atol=1e-10)
-    np.testing.assert_array_equal(r.extra["support"], q.extra["support"])
+    np.testing.assert_array_equal(r.active_set, q.active_set)
     np.testing.assert_allclose(r.factor.hessian(), q.factor.hessian(), rtol=1e-9,
                                atol=1e-12)
 
@@ -223,7 +223,7 @@ def test_warm_starts_are_cheap():
     P = _problem(X, y, np.arange(60), np.full(60, 0.03), penalize_intercept=False)
     cold = solve_exact_l1(P)
     again = solve_exact_l1(P, w0=cold.coef)
-    assert again.converged and again.n_iter == 0 and again.extra["n_outer"] == 1
+    assert again.converged and again.n_iter == 0 and again.stats["n_outer"] == 1
     np.testing.assert_array_equal(again.coef, cold.coef)
     for beta in (P.weights * 1.01, P.weights * np.exp(0.02 * rng.standard_normal(61)[:60])):
         P2 = P.with_weights(beta)
@@ -250,7 +250,7 @@ def test_large_weights_give_the_intercept_only_model():
     P = _problem(X, y, groups, np.full(5, 100.0), penalize_intercept=False)
     r = solve_exact_l1(P)
     assert np.all(r.coef[:-1] == 0.0) and r.coef[-1] != 0.0
-    np.testing.assert_array_equal(r.extra["support"], [15])
+    np.testing.assert_array_equal(r.active_set, [15])
     # beta_max,k = ||grad_k f|| at the intercept-only model: just above it w stays 0,
     # just below it group k enters (alone)
     g = _smooth_grad(P, r.coef)
@@ -269,7 +269,7 @@ def test_small_hinge_smoothing_by_continuation():
     P = WeightedL1SVMProblem(X, y, 1e-3, ALPHA, np.r_[np.ones(30, bool), False],
                              np.full(17, 0.02), np.r_[groups, -1])
     r = solve_exact_l1(P, tol=1e-11)
-    assert r.converged and r.extra["continuation"] == (0.25, 0.025, 0.0025)
+    assert r.converged and r.stats["continuation"] == (0.25, 0.025, 0.0025)
     s = np.ones(len(y))
     g = P.X.T @ (s * SmoothedHinge(1e-3).derivative(y, X @ r.coef)) / len(y) \
         + ALPHA * P.l2_mask * r.coef
@@ -282,7 +282,7 @@ def test_small_hinge_smoothing_by_continuation():
                 np.linalg.norm(g[idx]) <= P.weights[k] + 1e-11)
     # the minimiser is unique (alpha-strongly convex): any start reaches it
     other = solve_exact_l1(P, w0=np.full(31, 0.3), tol=1e-11)
-    assert other.extra["continuation"] == ()
+    assert other.stats["continuation"] == ()
     np.testing.assert_allclose(other.coef, r.coef, atol=1e-8)
 
 
@@ -335,7 +335,7 @@ def test_hypergradient_matches_finite_differences(model, sparse):
             b = P.weights.copy()
             b[k] += sgn * h
             rk = solve_exact_l1(P.with_weights(b), w0=r.coef, tol=1e-13)
-            assert np.array_equal(rk.extra["support"], r.extra["support"])
+            assert np.array_equal(rk.active_set, r.active_set)
             vals.append(J(rk.coef))
         fd[k] = (vals[0] - vals[1]) / (2 * h)
     # the same through the package's adjoint hypergradient and the problem's penalty terms
@@ -365,7 +365,7 @@ def test_directional_derivative_of_the_solution():
 def test_support_factor_is_the_hessian_on_the_support():
     P, _, _ = _hypergradient_case("group")
     r = solve_exact_l1(P, tol=1e-13)
-    w, S = r.coef, r.extra["support"]
+    w, S = r.coef, r.active_set
 
     def grad_E(w):  # smooth on the support: loss, ridge and beta_k w_k / ||w_k||
         norms = P.group_norms(w)
