@@ -62,7 +62,7 @@ def test_group_hypergradient_uses_exact_block_hessian():
     beta = np.full(hyper.n_hyper, 0.08)
     P = obj.problems(beta)[0]
     w = obj.solve(beta, tol=1e-13)[0][0]
-    J, dJ = obj._criteria[0].value_and_grad(w)
+    J, dJ = obj.criteria[0].value_and_grad(w)
     pen = P.penalty.terms[1]
     H = P.hessian(w)
     s = np.sqrt(0.1**2 + pen.group_norms(w) ** 2)

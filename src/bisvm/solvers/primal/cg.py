@@ -24,8 +24,8 @@ import numpy as np
 
 from .._linalg import preconditioned_cg
 from .._linesearch import line_search
-from .._record import IterationLog, check_tol_max_iter
-from ._driver import finish, solve_on_problem
+from .._record import check_tol_max_iter
+from ._driver import descent_loop, solve_on_problem
 
 __all__ = ["conjugate_gradient", "minimize_nonlinear_cg", "solve_nonlinear_cg"]
 
@@ -83,48 +83,48 @@ def minimize_nonlinear_cg(fun_grad, x0, *, tol=1e-8, max_iter=10000, beta="PR+",
     check_tol_max_iter(tol, max_iter)
     if beta not in _BETAS:
         raise ValueError(f"beta must be one of {_BETAS}, got {beta!r}")
-    x = np.array(x0, dtype=float, copy=True)
-    restart = x.shape[0] if restart is None else int(restart)
-    f, g = fun_grad(x)
-    log = IterationLog(f, g)
-    p = -g
-    a1 = min(1.0, 1.0 / max(float(np.max(np.abs(g))), 1e-300))
-    n_evals, k, since_restart = 1, 0, 0
-    converged = log.value <= tol
-    while not converged and k < max_iter:
-        gp = float(g @ p)
-        if not gp < 0:
-            p, gp, since_restart = -g, -float(g @ g), 0
-        a, f_new, x_new, g_new, ev = line_search(fun_grad, x, f, g, p, a1,
-                                                 c1=c1, c2=c2, max_ls=max_ls)
-        n_evals += ev
-        if a is None:
-            if since_restart == 0:
+    restart = np.shape(x0)[0] if restart is None else int(restart)
+    st = {"p": None, "a1": None, "since_restart": 0}
+
+    def step(x, f, g):
+        if st["p"] is None:  # the first iteration: steepest descent
+            st["p"], st["a1"] = -g, min(1.0, 1.0 / max(float(np.max(np.abs(g))), 1e-300))
+        p, evals = st["p"], 0
+        while True:
+            gp = float(g @ p)
+            if not gp < 0:
+                p, gp, st["since_restart"] = -g, -float(g @ g), 0
+            a, f_new, x_new, g_new, ev = line_search(fun_grad, x, f, g, p, st["a1"],
+                                                     c1=c1, c2=c2, max_ls=max_ls)
+            evals += ev
+            if a is not None:
                 break
-            p, since_restart = -g, 0  # retry once along the steepest descent
-            continue
-        gg = float(g @ g)
-        yv = g_new - g
-        if beta == "FR":
-            b = float(g_new @ g_new) / gg
-        elif beta == "HS":
-            b = max(0.0, float(g_new @ yv) / float(p @ yv)) if float(p @ yv) != 0 else 0.0
-        else:
-            b = max(0.0, float(g_new @ yv) / gg)
-        since_restart += 1
-        if since_restart >= restart:
-            b, since_restart = 0.0, 0
+            if st["since_restart"] == 0:
+                return None, evals
+            p, st["since_restart"] = -g, 0  # retry once along the steepest descent
+        b = _beta(beta, g, g_new, p)
+        st["since_restart"] += 1
+        if st["since_restart"] >= restart:
+            b, st["since_restart"] = 0.0, 0
         p_new = -g_new + b * p
         # N&W (5.43)-style initial step: keep the first-order change of the last step
-        a1 = a * gp / float(g_new @ p_new) if float(g_new @ p_new) < 0 else 1.0
-        x, f, g, p = x_new, f_new, g_new, p_new
-        k += 1
-        log.add(f, g)
-        converged = log.value <= tol
-        if log.stalled:
-            break
-    return finish(log, x, k, n_evals, converged, max_iter=max_iter, tol=tol, name=name,
-                  warn=warn)
+        st["a1"] = a * gp / float(g_new @ p_new) if float(g_new @ p_new) < 0 else 1.0
+        st["p"] = p_new
+        return (x_new, f_new, g_new), evals
+
+    return descent_loop(fun_grad, x0, step, tol=tol, max_iter=max_iter, name=name,
+                        warn=warn)
+
+
+def _beta(beta, g, g_new, p):
+    r"""The :math:`\beta_k` of Fletcher-Reeves, Hestenes-Stiefel or Polak-Ribière+."""
+    gg = float(g @ g)
+    yv = g_new - g
+    if beta == "FR":
+        return float(g_new @ g_new) / gg
+    if beta == "HS":
+        return max(0.0, float(g_new @ yv) / float(p @ yv)) if float(p @ yv) != 0 else 0.0
+    return max(0.0, float(g_new @ yv) / gg)
 
 
 def solve_nonlinear_cg(problem, *, w0=None, tol=1e-8, max_iter=10000, **kwargs):

@@ -360,18 +360,10 @@ def greedy_kernel_finite_newton(kernel, X, y, *, C=1.0, n_basis=50, n_candidates
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     n = X.shape[0]
-    if not (np.isfinite(C) and C > 0):
-        raise ValueError(f"C must be a positive float, got {C!r}")
-    if int(n_basis) != n_basis or not 1 <= n_basis <= n:
-        raise ValueError(f"n_basis must be an integer in [1, {n}], got {n_basis!r}")
-    if int(n_candidates) != n_candidates or n_candidates < 1:
-        raise ValueError(f"n_candidates must be a positive integer, got {n_candidates!r}")
+    _check_greedy(C, n_basis, n_candidates, n)
     rng = check_random_state(random_state)
     cost = np.full(n, float(C))
-    J = []
-    KJ = np.zeros((n, 0))  # K[:, J]
-    beta = np.zeros(0)
-    b = 0.0
+    J, KJ, beta, b = [], np.zeros((n, 0)), np.zeros(0), 0.0  # basis, K[:, J], β, b
     z = np.zeros(n)  # K[:, J] β + b
     chosen = np.zeros(n, dtype=bool)
     results = []
@@ -390,21 +382,42 @@ def greedy_kernel_finite_newton(kernel, X, y, *, C=1.0, n_basis=50, n_candidates
         J.append(j)
         chosen[j] = True
         KJ = np.c_[KJ, Kc[:, m]]
-        KJJ = KJ[J]
-        KJJ = 0.5 * (KJJ + KJJ.T)
-        if fit_intercept:
-            design = np.c_[KJ, np.ones(n)]
-            R = np.zeros((len(J) + 1, len(J) + 1))
-            R[:-1, :-1] = KJJ
-            w0 = np.r_[beta, t, b]
-        else:
-            design, R, w0 = KJ, KJJ, np.r_[beta, t]
+        design, R, w0 = _basis_problem(KJ, J, beta, t, b, fit_intercept)
         res = solve_finite_newton(LinearProblem(design, y, SquaredHinge(), cost, quadratic=R),
                                   w0=w0, tol=tol, max_iter=max_iter)
         beta = res.coef[: len(J)]
         b = float(res.coef[-1]) if fit_intercept else 0.0
         z = design @ res.coef
         results.append((res, time.perf_counter() - t0))
+    return _greedy_result(beta, b, J, results, time.perf_counter() - t0)
+
+
+def _check_greedy(C, n_basis, n_candidates, n):
+    if not (np.isfinite(C) and C > 0):
+        raise ValueError(f"C must be a positive float, got {C!r}")
+    if int(n_basis) != n_basis or not 1 <= n_basis <= n:
+        raise ValueError(f"n_basis must be an integer in [1, {n}], got {n_basis!r}")
+    if int(n_candidates) != n_candidates or n_candidates < 1:
+        raise ValueError(f"n_candidates must be a positive integer, got {n_candidates!r}")
+
+
+def _basis_problem(KJ, J, beta, t, b, fit_intercept):
+    """The kernel L2-SVM restricted to the basis ``J``: design :math:`K_{:,J}` (with a
+    column of ones for the intercept), :math:`R = K_{JJ}` (zero row and column for the
+    unpenalised intercept), and the warm start ``(β, t, b)``."""
+    KJJ = KJ[J]
+    KJJ = 0.5 * (KJJ + KJJ.T)
+    if not fit_intercept:
+        return KJ, KJJ, np.r_[beta, t]
+    R = np.zeros((len(J) + 1, len(J) + 1))
+    R[:-1, :-1] = KJJ
+    return np.c_[KJ, np.ones(KJ.shape[0])], R, np.r_[beta, t, b]
+
+
+def _greedy_result(beta, b, J, results, seconds):
+    """The greedy run's result: the last solve's certificate, one record row per basis
+    size."""
+    res = results[-1][0]
     rec = ConvergenceRecord(np.array([r.objective for r, _ in results]),
                             np.array([r.certificate_value for r, _ in results]),
                             np.array([sec for _, sec in results]))
@@ -412,7 +425,7 @@ def greedy_kernel_finite_newton(kernel, X, y, *, C=1.0, n_basis=50, n_candidates
         coef=beta, intercept=b, active_set=np.array(J, dtype=np.int64), n_iter=len(J),
         n_evals=sum(r.n_evals for r, _ in results), objective=res.objective,
         grad_norm=res.certificate_value, converged=res.converged,
-        certificate=res.certificate, seconds=time.perf_counter() - t0, record=rec,
+        certificate=res.certificate, seconds=seconds, record=rec,
         stats={"gradient_scale": res.stats["gradient_scale"]})
 
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._linesearch import line_search
-from .._record import IterationLog, check_tol_max_iter
-from ._driver import finish, solve_on_problem
+from .._record import check_tol_max_iter
+from ._driver import descent_loop, solve_on_problem
 
 __all__ = ["minimize_gradient_descent", "solve_gradient_descent"]
 
@@ -40,26 +40,20 @@ def minimize_gradient_descent(fun_grad, x0, *, tol=1e-8, max_iter=20000, c1=1e-4
     SolverResult
     """
     check_tol_max_iter(tol, max_iter)
-    x = np.array(x0, dtype=float, copy=True)
-    f, g = fun_grad(x)
-    log = IterationLog(f, g)
-    n_evals, k = 1, 0
-    a_prev = min(1.0, 1.0 / max(float(np.max(np.abs(g))), 1e-300)) / 2.0
-    converged = log.value <= tol
-    while not converged and k < max_iter:
-        a, f, x, g, ev = line_search(fun_grad, x, f, g, -g, 2.0 * a_prev,
+    state = {"a_prev": None}
+
+    def step(x, f, g):
+        if state["a_prev"] is None:
+            state["a_prev"] = min(1.0, 1.0 / max(float(np.max(np.abs(g))), 1e-300)) / 2.0
+        a, f, x, g, ev = line_search(fun_grad, x, f, g, -g, 2.0 * state["a_prev"],
                                      c1=c1, c2=c2, max_ls=max_ls)
-        n_evals += ev
         if a is None:
-            break
-        a_prev = a
-        k += 1
-        log.add(f, g)
-        converged = log.value <= tol
-        if log.stalled:
-            break
-    return finish(log, x, k, n_evals, converged, max_iter=max_iter, tol=tol, name=name,
-                  warn=warn)
+            return None, ev
+        state["a_prev"] = a
+        return (x, f, g), ev
+
+    return descent_loop(fun_grad, x0, step, tol=tol, max_iter=max_iter, name=name,
+                        warn=warn)
 
 
 def solve_gradient_descent(problem, *, w0=None, tol=1e-8, max_iter=20000, **kwargs):

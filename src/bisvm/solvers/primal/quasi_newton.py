@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._linesearch import line_search
-from .._record import IterationLog, check_tol_max_iter
-from ._driver import finish, solve_on_problem
+from .._record import check_tol_max_iter
+from ._driver import descent_loop, solve_on_problem
 
 __all__ = ["minimize_bfgs", "solve_bfgs"]
 
@@ -43,45 +43,37 @@ def minimize_bfgs(fun_grad, x0, *, tol=1e-8, max_iter=2000, c1=1e-4, c2=0.9, max
         ``stats["inverse_hessian"]`` holds the final :math:`H_k`.
     """
     check_tol_max_iter(tol, max_iter)
-    x = np.array(x0, dtype=float, copy=True)
-    d = x.shape[0]
-    f, g = fun_grad(x)
-    log = IterationLog(f, g)
-    H = np.eye(d)
-    scaled = False
-    n_evals, k = 1, 0
-    converged = log.value <= tol
-    while not converged and k < max_iter:
+    d = np.shape(x0)[0]
+    state = {"H": np.eye(d), "scaled": False}
+
+    def step(x, f, g):
+        H = state["H"]
         p = -H @ g
         if not float(g @ p) < 0:  # lost positive definiteness numerically: restart
-            H = np.eye(d)
-            scaled = False
+            H = state["H"] = np.eye(d)
+            state["scaled"] = False
             p = -g
-        a1 = 1.0 if scaled else min(1.0, 1.0 / max(float(np.max(np.abs(g))), 1e-300))
+        a1 = 1.0 if state["scaled"] else min(1.0, 1.0 / max(float(np.max(np.abs(g))),
+                                                              1e-300))
         a, f_new, x_new, g_new, ev = line_search(fun_grad, x, f, g, p, a1,
                                                  c1=c1, c2=c2, max_ls=max_ls)
-        n_evals += ev
         if a is None:
-            break
+            return None, ev
         s, yv = x_new - x, g_new - g
         sy = float(s @ yv)
         if sy > 1e-12 * float(yv @ yv):
-            if not scaled:
+            if not state["scaled"]:
                 H *= sy / float(yv @ yv)
-                scaled = True
+                state["scaled"] = True
             rho = 1.0 / sy
             Hy = H @ yv
             # (I - ρ s yᵀ) H (I - ρ y sᵀ) + ρ s sᵀ, expanded to two rank-one corrections
             H += (rho * rho * float(yv @ Hy) + rho) * np.outer(s, s)
             H -= rho * (np.outer(Hy, s) + np.outer(s, Hy))
-        x, f, g = x_new, f_new, g_new
-        k += 1
-        log.add(f, g)
-        converged = log.value <= tol
-        if log.stalled:
-            break
-    return finish(log, x, k, n_evals, converged, max_iter=max_iter, tol=tol, name=name,
-                  warn=warn, stats={"inverse_hessian": H})
+        return (x_new, f_new, g_new), ev
+
+    return descent_loop(fun_grad, x0, step, tol=tol, max_iter=max_iter, name=name,
+                        warn=warn, stats=lambda: {"inverse_hessian": state["H"]})
 
 
 def solve_bfgs(problem, *, w0=None, tol=1e-8, max_iter=2000, **kwargs):
