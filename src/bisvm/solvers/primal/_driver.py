@@ -14,6 +14,10 @@ tol : float
 max_iter : int
     Iteration cap; a :class:`~sklearn.exceptions.ConvergenceWarning` (with ``warn``) when
     it is reached without convergence.
+c1, c2 : float
+    Strong-Wolfe constants, :math:`0 < c_1 < c_2 < 1` (Nocedal & Wright 2006, (3.7)).
+max_ls : int
+    Evaluations per line search at most.
 name : str
     The solver's name in that warning.
 """

@@ -67,8 +67,8 @@ def minimize_nonlinear_cg(fun_grad, x0, *, tol=1e-8, max_iter=10000, beta="PR+",
 
     Parameters
     ----------
-    fun_grad, x0, tol, max_iter, name, warn
-        See :mod:`bisvm.solvers.primal._driver`.
+    fun_grad, x0, tol, max_iter, max_ls, name, warn
+        The common parameters (:mod:`bisvm.solvers.primal._driver`).
     beta : {"PR+", "FR", "HS"}
         Formula for :math:`\beta_k`.
     restart : int, optional

@@ -26,19 +26,11 @@ __all__ = ["minimize_gradient_descent", "solve_gradient_descent"]
 
 def minimize_gradient_descent(fun_grad, x0, *, tol=1e-8, max_iter=20000, c1=1e-4, c2=0.9,
                               max_ls=40, name="gradient descent", warn=True):
-    r"""Minimise a smooth function by steepest descent with a strong-Wolfe line search.
-
-    Parameters
-    ----------
-    fun_grad, x0, tol, max_iter, name, warn
-        See :mod:`bisvm.solvers.primal._driver`.
-    c1, c2 : float
-        Wolfe constants.
-
-    Returns
-    -------
-    SolverResult
-    """
+    r"""Minimise a smooth function by steepest descent with a strong-Wolfe line search
+    from twice the last accepted step; returns a
+    :class:`~bisvm.solvers.base.SolverResult`. The parameters (``fun_grad``, ``x0``,
+    ``tol``, ``max_iter``, ``c1``, ``c2``, ``max_ls``, ``name``, ``warn``) are the common
+    ones of :mod:`bisvm.solvers.primal._driver`."""
     check_tol_max_iter(tol, max_iter)
     state = {"a_prev": None}
 

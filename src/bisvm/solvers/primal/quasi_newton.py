@@ -32,10 +32,8 @@ def minimize_bfgs(fun_grad, x0, *, tol=1e-8, max_iter=2000, c1=1e-4, c2=0.9, max
 
     Parameters
     ----------
-    fun_grad, x0, tol, max_iter, name, warn
-        See :mod:`bisvm.solvers.primal._driver`.
-    c1, c2 : float
-        Wolfe constants.
+    fun_grad, x0, tol, max_iter, c1, c2, max_ls, name, warn
+        The common parameters (:mod:`bisvm.solvers.primal._driver`).
 
     Returns
     -------
