@@ -1,6 +1,19 @@
-"""Primal solvers that scale with the data: sample-space (Woodbury) Newton for d > n,
-truncated Newton with preconditioned CG for large sparse X, and the exact weighted-L1
-working-set solver. Each follows the solver contract of ``solvers/base.py``."""
+"""The primal solvers: methods on the weights ``w`` of a smooth or piecewise-quadratic
+problem, each following the solver contract of ``solvers/base.py``.
+
+* line-search minimisers (seed 002 §3): :mod:`.gradient`, :mod:`.quasi_newton` (BFGS),
+  :mod:`.lbfgs`, :mod:`.cg` (nonlinear CG), over :mod:`._driver`'s descent loop;
+  :mod:`.coordinate` (block coordinate descent);
+* Newton's method, one damped loop (:func:`.newton.damped_newton`): dense Cholesky
+  (:mod:`.newton`), the sample-space Woodbury system for d > n (:mod:`.wide`), truncated
+  Newton-CG for large sparse X (:mod:`.truncated`), and the kernel expansion
+  (:mod:`.kernel`);
+* the finite Newton method with exact line search (seed 002 §7): :mod:`.finite_newton`
+  (L2-SVM, greedy kernel basis) and :mod:`.svr_finite_newton`;
+* the exact weighted-L1 working-set solver (:mod:`.exact_l1`).
+
+:func:`choose_newton_method` picks the Newton system by shape and sparsity.
+"""
 
 import scipy.sparse as _sp
 

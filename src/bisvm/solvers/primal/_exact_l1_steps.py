@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ...losses import SmoothedHinge
+from .._linesearch import armijo
 from ._exact_l1_kernels import block_curvature, cd_quadratic
 
 __all__ = ["WorkingSet", "prox_newton", "block_violation", "multi_blocks"]
@@ -210,6 +211,9 @@ def _support_step(ws, v, z, g, D, bnorm, f0, stats):
         H[np.ix_(loc, loc)] -= (ws.beta[b] / bnorm[b]) * np.outer(ub, ub)
     if not np.all(np.isfinite(H)):
         return None
+    # unshifted on purpose (not _linalg.shifted_cho_factor): a support Hessian that is
+    # not positive definite means no Newton step on the support, and the caller takes
+    # the damped proximal model step (_model_step) instead
     try:
         dS = -cho_solve(cho_factor(H, check_finite=False), grad, check_finite=False)
     except LinAlgError:
@@ -229,18 +233,16 @@ def _support_step(ws, v, z, g, D, bnorm, f0, stats):
 def _armijo(ws, v, z, delta, u, f0, dec, stats):
     r"""Backtracking step on :math:`E_0` along ``delta`` (0 when none of 30 halvings
     passes the proximal Armijo test :math:`E_0(v + t\delta) \le E_0(v) + c\,t\,dec`)."""
-    t = 1.0
-    for _ in range(30):
+    def phi(t):
         vt = v + t * delta
         with np.errstate(over="ignore", invalid="ignore"):  # a wild trial step is only
-            ft = (float(ws.sn @ ws.loss.value_derivatives(ws.y, z + t * u)[0])  # rejected
-                  + 0.5 * float(ws.ridge @ (vt * vt)) + ws.penalty(vt))
-        stats["evals"] += 1
-        # the slack absorbs rounding once the model decrease is at machine precision
-        if ft <= f0 + 1e-4 * t * dec + 1e-15 * abs(f0):
-            return t
-        t *= 0.5
-    return 0.0
+            return (float(ws.sn @ ws.loss.value_derivatives(ws.y, z + t * u)[0])  # rejected
+                    + 0.5 * float(ws.ridge @ (vt * vt)) + ws.penalty(vt),)
+
+    # the slack absorbs rounding once the model decrease is at machine precision
+    t, _, n_evals = armijo(phi, f0, dec, max_ls=30, slack=1e-15 * abs(f0))
+    stats["evals"] += n_evals
+    return 0.0 if t is None else t
 
 
 def multi_blocks(labels):
