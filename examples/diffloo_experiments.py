@@ -116,7 +116,7 @@ def run_logistic(seeds, n_mu, ridge, loo_seeds):
 
 
 def _prob(X, y, loss, ridge, mu):
-    from bisvm.solvers.dual_newton import SelectiveProblem
+    from bisvm.solvers.selective import SelectiveProblem
 
     return SelectiveProblem(X, y, loss, ridge, float(mu))
 
@@ -394,7 +394,7 @@ Training criterion (seed 004 (9)): γ Σᵢ pen_μ(aᵢ) + Σₜ q(yₜ, xₜᵀ
 pen_μ(a) = 2μ|a| for |a| ≤ μ and μ² + a² beyond, q = (y − z)² or ln(1 + e^{−yz}); the
 intercept b (unpenalised) is an option beyond the document. `selectivity` is μ, `ridge` γ.
 
-`bisvm.solvers.dual_newton.solve_dual_newton` is the thesis's Algorithm A — Newton on the
+`bisvm.solvers.selective.solve_dual_newton` is the thesis's Algorithm A — Newton on the
 N-dimensional dual, Woodbury form when fewer features are active than objects,
 μ_max = maxᵢ|xᵢᵀλ*| with the closed forms λ* = y/γ (regression) and y/(4γ) (logistic),
 the log grid μ_l = 10^(−8l/m) μ_max with warm starts (Algorithm B) — with two corrections

@@ -9,9 +9,9 @@ from threadpoolctl import threadpool_limits
 
 from bisvm.penalties import SelectiveRidge
 from bisvm.solvers.base import ConvergenceWarning
-from bisvm.solvers.dual_newton import (
+from bisvm.solvers.selective import (
+    SelectiveNewtonFactor,
     SelectiveProblem,
-    _NewtonMatrix,
     selective_loss,
     selectivity_grid,
     selectivity_max,
@@ -148,9 +148,9 @@ def test_woodbury_equals_direct_newton_matrix():
         c = rng.uniform(0.1, 2.0, size=20)
         v = rng.normal(size=(20, 2))
         A = XF @ XF.T + np.diag(c)
-        np.testing.assert_allclose(_NewtonMatrix(XF, c).solve(v), np.linalg.solve(A, v),
+        np.testing.assert_allclose(SelectiveNewtonFactor(XF, c).solve(v), np.linalg.solve(A, v),
                                    rtol=1e-10, atol=1e-12)
-        assert _NewtonMatrix(XF, c).woodbury == (nF < 20)
+        assert SelectiveNewtonFactor(XF, c).woodbury == (nF < 20)
 
 
 def test_ridge_limit_mu_zero_is_closed_form_ridge():

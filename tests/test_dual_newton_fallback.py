@@ -12,7 +12,7 @@ from threadpoolctl import threadpool_limits
 
 from bisvm.selection.loo import CHEAP_CRITERIA, cheap_criteria, leverage_factors
 from bisvm.solvers.base import ConvergenceWarning
-from bisvm.solvers.dual_newton import (
+from bisvm.solvers.selective import (
     SelectiveProblem,
     selective_scalar_min,
     selectivity_max,

@@ -21,7 +21,7 @@ from bisvm.selection.loo import (
     leverage_factors,
 )
 from bisvm.solvers import SmoothProblem, solve_newton
-from bisvm.solvers.dual_newton import (
+from bisvm.solvers.selective import (
     SelectiveProblem,
     selective_loss,
     selectivity_max,

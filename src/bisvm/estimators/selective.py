@@ -10,7 +10,7 @@ Training criterion (seed 004 (9), sums over objects, optional unpenalised interc
 with :math:`q = (y - z)^2` or :math:`\ln(1 + e^{-yz})`. ``selectivity`` is the thesis's
 μ (in the units of the coefficients: every non-zero coefficient is either a *kink*
 coefficient in :math:`(0, \mu]` or a ridge coefficient beyond μ), ``ridge`` its γ. Solved
-by the dual Newton method of :mod:`bisvm.solvers.dual_newton` (Algorithm A).
+by the dual Newton method of :mod:`bisvm.solvers.selective` (Algorithm A).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..progress import Progress, mode_for_verbose
 from ..selection.loo import CRITERIA, SELECTION_RULES, criterion_path, select_index
 from ..selection.threads import blas_threads, limit_blas
-from ..solvers.dual_newton import SelectiveProblem, solve_dual_newton, solve_selectivity_path
+from ..solvers.selective import SelectiveProblem, solve_dual_newton, solve_selectivity_path
 from ._verbose import print_solve
 
 __all__ = [

@@ -1,7 +1,7 @@
 r"""Leave-one-out model selection at the cost of one fit (seed 004 §2–3, with the
 extraction's errata), and the approximate leave-one-out of a smooth SVM.
 
-**Selective-ridge GLMs** (:mod:`bisvm.solvers.dual_newton`). At a fitted μ the model is,
+**Selective-ridge GLMs** (:mod:`bisvm.solvers.selective`). At a fitted μ the model is,
 locally, a smooth weighted problem in the *unfrozen* coordinates
 :math:`\theta = (a_F, a_K, b)`: ridge features ``F`` (curvature :math:`2\gamma`), kink
 features ``K`` (:math:`0 < |a_i| \le \mu`, linear penalty, no curvature) and the intercept
@@ -52,9 +52,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, solve_triangular
 
-from ..solvers.dual_newton import (
+from ..solvers.selective import (
+    SelectiveNewtonFactor,
     SelectiveProblem,
-    _NewtonMatrix,
     selective_loss,
     selectivity_grid,
     selectivity_max,
@@ -134,7 +134,7 @@ class LeverageFactors:
 
 
 def leverage_factors(problem, result):
-    r"""Leverages of a converged :func:`~bisvm.solvers.dual_newton.solve_dual_newton` fit.
+    r"""Leverages of a converged :func:`~bisvm.solvers.selective.solve_dual_newton` fit.
 
     Everything comes from one factorisation of the solver's Newton matrix
     :math:`A = X_F X_F^\top + 2\gamma\,\mathrm{diag}(1/Q)` (seed 004 (42)/(48), the
@@ -176,7 +176,7 @@ def leverage_factors(problem, result):
         Q = 2.0 * gam / A.c
     else:
         Q = np.maximum(r * d2q, _Q_FLOOR)
-        A = _NewtonMatrix(X[:, Fidx], 2.0 * gam / Q)
+        A = SelectiveNewtonFactor(X[:, Fidx], 2.0 * gam / Q)
     XK = X[:, kink]
     C = np.hstack([XK, np.ones((N, 1))]) if problem.fit_intercept else XK
     dA = A.inv_diag()

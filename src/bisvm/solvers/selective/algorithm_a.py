@@ -1,0 +1,410 @@
+r"""Dual Newton active-set solver for selective-ridge linear and logistic regression
+(seed 004, Algorithm A, §2.5–2.6).
+
+Primal problem (seed 004 (9)/(13), objects are the rows of ``X``, shape ``(N, n)``)
+
+.. math::
+    J(a, b) = \gamma \sum_{i=1}^n \mathrm{pen}_\mu(a_i) + \sum_{t=1}^N r_t\, q(y_t, x_t^\top a + b),
+
+with :math:`q = (y - z)^2` (regression) or :math:`\ln(1 + e^{-yz})` (``y = ±1``), object
+weights :math:`r_t > 0` and an optional unpenalised intercept ``b`` (beyond the document).
+
+Exact dual (errata 1 of the extraction: *with* the :math:`-\mu^2` terms, so that it is
+continuous and convex), :math:`s = X^\top \lambda`:
+
+.. math::
+    W(\lambda) = \tfrac12 \sum_i \max(0, s_i^2 - \mu^2) + \sum_t \varphi_t(\lambda_t),
+    \qquad \varphi_t(\lambda) = -\min_z \Big(\frac{r_t}{2\gamma} q(y_t, z) + \lambda z\Big),
+
+subject to :math:`\sum_t \lambda_t = 0` when there is an intercept. Regression:
+:math:`\varphi = \gamma\lambda^2/(2r) - y\lambda`; logistic: with
+:math:`u = 2\gamma y\lambda / r \in [0, 1]`,
+:math:`\varphi = \frac{r}{2\gamma}[u\ln u + (1-u)\ln(1-u)]` (Theorem 1, (21)–(22)).
+Primal–dual map (25): :math:`a_i = s_i` where :math:`|s_i| > \mu`, else 0.
+
+**What this module adds to Algorithm A, and why.** :math:`W` is not differentiable where
+:math:`|s_i| = \mu` and its minimiser generically sits on such *kinks*: they are exactly
+the features whose primal coefficient lies in :math:`0 < |a_i| \le \mu` (the linear part
+of :math:`\mathrm{pen}_\mu`; e.g. :math:`n = N = 1` gives
+:math:`a = (xy - \gamma\mu)/x^2`). The strict active set :math:`\{|s_i| > \mu\}` of the
+thesis cannot represent them, so the printed iteration alternates forever (this is the
+non-convergence observed in erratum 8). We keep a third set ``K`` of kink features,
+pinned by the equality constraints :math:`x_i^\top\lambda = \mu\sigma_i` whose Lagrange
+multipliers *are* their primal coefficients; the intercept is one more such constraint
+(:math:`\mathbf 1^\top\lambda = 0`, multiplier ``b``). The sets are guessed by a
+primal–dual active-set (semismooth Newton) rule: after every full Newton step the sets
+the candidate asks for are adopted at once (a kink feature whose multiplier left
+:math:`\sigma_i[0, \mu]` is released, a ridge feature whose :math:`|s_i|` fell below μ
+or a zero feature whose :math:`|s_i|` rose above it is pinned), so that near the solution
+each set change costs one Newton step; after a bounded number of such switches the faces
+are solved exactly before switching. The exact :math:`W` at successive face solutions is
+*not* monotone (a degenerate feature sitting at :math:`|s_i| = \mu` with multiplier 0 or
+μ can raise it slightly), so only a revisited face counts as cycling; then a safe mode
+takes exact line searches on :math:`W` and pins a feature when the search stops on its
+kink. Everything else is Algorithm A:
+
+1. ``F = {i ∉ K : |s_i| > μ}``; Newton model of :math:`W` on the face, curvature
+   :math:`V_F + \gamma \tilde G^{-1}` (seed 004 (38)–(43), :math:`\tilde g_t =
+   r_t q''_t/2 + \varepsilon`, working response
+   :math:`\tilde y_t = z_t - r_t q'_t / (2\tilde g_t)`, which reduces to the thesis's
+   :math:`z - q'/q''` at :math:`\varepsilon = 0` but, unlike it, keeps the fixed point
+   exact when the curvature floor ε of (34) is active).
+   The :math:`N\times N` system, or its Woodbury form (48) through an
+   :math:`n_F\times n_F` Cholesky factor when :math:`n_F < N`.
+2. Step length: ``line_search="exact"`` minimises the exact :math:`W` along the segment
+   (piecewise smooth and convex; breakpoints where a feature crosses its kink),
+   ``"golden"`` is the thesis's rule (44)–(46) (full step if :math:`W` does not
+   increase, else golden section on :math:`(0, 1)`, with the corrected combination
+   :math:`(1-\tau)\lambda^k + \tau\tilde\lambda`) and no kink set -- kept to reproduce
+   the document, it may cycle (reported by a ``ConvergenceWarning``).
+3. Stop (47)/(50): sets unchanged and a full step, plus
+   :math:`\|\lambda^{k+1}-\lambda^k\|_\infty \le` ``tol`` for the logistic loss; the
+   duality gap :math:`J/(2\gamma) + W` is reported as an independent certificate.
+
+The curvature is that of :math:`\varphi` at :math:`\lambda^k` (the quadratic Taylor model
+of :math:`W` itself, seed 004 (28)): :math:`z_t` in :math:`\tilde g, \tilde y` is the
+conjugate point :math:`z_t(\lambda_t) = -\varphi'_t(\lambda_t)`, which coincides with the
+thesis's :math:`V_I\lambda^k` at the solution and makes every candidate a descent direction.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import warnings
+
+import numpy as np
+
+from ..base import ConvergenceRecord, ConvergenceWarning, SolverResult
+from .fallback import primal_fallback
+from .linalg import face_candidate
+from .linesearch import (
+    exact_line_search,
+    face_line_search,
+    feasible_start,
+    golden_section,
+    max_step,
+)
+from .problem import empty_dual
+
+__all__ = ["solve_dual_newton"]
+
+
+def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500,
+                      line_search="exact", curvature_floor=1e-12, fallback=True,
+                      primal0=None):
+    r"""Algorithm A of seed 004: Newton's method on the exact dual with active sets.
+
+    Parameters
+    ----------
+    problem : SelectiveProblem
+    lam0 : ndarray, shape (N,), optional
+        Warm start :math:`\lambda^0` (the empty-model dual :math:`\lambda^*` by default).
+    sets0 : tuple (free, kink, kink_sign) of ndarrays, optional
+        Warm start of the sets (``extra["sets"]`` of a previous result): along a path
+        the kink features of the previous μ mostly stay kinks, while the strict rule
+        :math:`|s_i| > \mu` would call them all ridge features.
+    tol : float
+        The ε of (50): stop when the sets are unchanged after a full step and
+        :math:`\|\lambda^{k+1}-\lambda^k\|_\infty \le` ``tol`` :math:`\max(1, \|\lambda\|_\infty)`
+        (the logistic rule; for the squared loss a full step on unchanged sets is exact).
+    max_iter : int
+    line_search : {"exact", "golden"}
+        See the module docstring; ``"golden"`` is the thesis as printed (no kink set).
+    curvature_floor : float
+        The ε of seed 004 (34) added to :math:`\tilde g_t` (logistic), relative to
+        :math:`\max_t r_t`.
+    primal0 : tuple (coef, intercept), optional
+        A primal warm start for the fallback only (the path passes the previous μ's fit).
+    fallback : bool or int
+        ``True``, or the sweep cap of the fallback (``max_iter`` for ``True``; one sweep
+        costs about :math:`Nn` flops against up to :math:`N^3` for a Newton candidate,
+        :func:`solve_selectivity_path` passes ``20 * max_iter``).
+        Squared loss, ``line_search="exact"``: when the Newton iteration stops without
+        convergence (its cap, or no descent at working precision -- the set guesses of
+        a lasso-like problem can oscillate), finish with :func:`primal_fallback`
+        (cyclic coordinate descent on the primal J, warm started from the lowest-J of
+        ``primal0``, the final and the best dual iterate's primal coefficients) until
+        the duality gap meets the solver's acceptance rule
+        :math:`J/(2\gamma) + W \le 10^{-9}\max(1, |W|)`. The result then has the same
+        form as a converged Newton solve (λ from the residuals, the sets from
+        :math:`|a_i|`), ``extra["newton"] = None`` and ``extra["fallback"]`` the number
+        of sweeps. If CD does not reach the gap within its cap, Newton is restarted once
+        from the CD point and its sets (CD identifies the sets long before the gap);
+        a ``ConvergenceWarning`` is issued only if that fails too.
+        The logistic loss has no fallback yet.
+
+    Returns
+    -------
+    SolverResult
+        ``coef`` (the :math:`\hat a`), ``n_iter`` (Newton candidates), ``converged``,
+        ``grad_norm`` (the final duality gap); ``extra``: ``dual_coef`` (λ),
+        ``intercept``, ``free`` (F), ``kink`` (K), ``support``, ``decision`` (in-sample
+        :math:`\hat z`), ``duality_gap``, ``dual_objective``, ``cycled``.
+    """
+    if line_search not in ("exact", "golden"):
+        raise ValueError(f"line_search must be 'exact' or 'golden', got {line_search!r}")
+    t0 = time.perf_counter()
+    X, mu = problem.X, problem.selectivity
+    N, n = X.shape
+    if lam0 is None:
+        lam = empty_dual(X, problem.y, problem.loss, problem.ridge, problem.r,
+                          problem.fit_intercept)[0]
+    else:
+        lam0 = np.asarray(lam0, float)
+        if lam0.shape != (N,):
+            raise ValueError(f"lam0 must have shape ({N},), got {lam0.shape}")
+        lam = feasible_start(problem, lam0)
+    eps = curvature_floor * float(np.max(problem.r))
+    s = X.T @ lam
+    W = problem.dual_value(lam)
+    objs, secs = [W], [0.0]
+    # guessed sets for the next Newton candidate: F (ridge part), K (kinks, sign sigma)
+    free = np.abs(s) > mu
+    kink = np.zeros(n, bool)
+    sigma = np.zeros(n)
+    if sets0 is not None and line_search == "exact":
+        free = np.array(sets0[0], bool, copy=True)
+        kink = np.array(sets0[1], bool, copy=True)
+        sigma = np.array(sets0[2], float, copy=True)
+        if free.shape != (n,) or kink.shape != (n,) or sigma.shape != (n,):
+            raise ValueError(f"sets0 must hold three arrays of shape ({n},)")
+        free &= ~kink
+    theta = np.zeros(0)
+    safe = line_search == "golden"  # the thesis's iteration never guesses sets
+    converged = cycled = False
+    seen = {}
+    trace = []
+    best = None  # (W, lam, s) at the lowest solved face: where the safe mode restarts
+    n_inexact, max_inexact = 0, 30
+    newton = None
+    k = 0
+    tau = 1.0
+
+    def pinned_kinks():
+        return kink & (np.abs(np.abs(s) - mu) <= 1e-9 * max(mu, 1e-300))
+
+    while k < max_iter:
+        k += 1
+        z, curv = problem.conj_point(lam)
+        if problem.loss == "logistic":
+            g = problem.ridge / curv + eps  # r q''/2 + eps (curv = 2 gamma / (r q''))
+            c = problem.ridge / g
+        else:
+            c = curv
+        ytil = z + c * lam
+        Kidx = np.flatnonzero(kink)
+        Fidx = np.flatnonzero(free)
+        lam_c, theta_c, A_k = face_candidate(X, Fidx, Kidx, sigma[Kidx], mu, c, ytil,
+                                         problem.fit_intercept)
+        if lam_c is None:
+            # the guessed kink constraints cannot all hold: restart from the last solved
+            # face with the kinks pinned there
+            if best is not None:
+                W, lam, s = best
+            pk = pinned_kinks()
+            kink[:] = pk if not (safe and np.array_equal(pk, kink)) else False
+            free = (np.abs(s) > mu) & ~kink
+            safe = True
+            continue
+        d = lam_c - lam
+        ds = X.T @ d
+        s_c = s + ds
+        # sets the candidate asks for (primal-dual active-set rule)
+        # (a relative margin of 1e-12 keeps a coefficient sitting at |a| = mu from
+        # bouncing between F and K on rounding)
+        aK = theta_c[: Kidx.size] * sigma[Kidx]
+        k_to_z, k_to_f = Kidx[aK < -1e-12 * mu], Kidx[aK > mu * (1 + 1e-12)]
+        zero = ~free & ~kink
+        f_to_k = np.flatnonzero(free & (np.abs(s_c) < mu * (1 - 1e-12)))
+        z_to_k = np.flatnonzero(zero & (np.abs(s_c) > mu * (1 + 1e-12)))
+        if line_search == "golden":
+            f_to_k = z_to_k = np.zeros(0, int)
+        consistent = not (k_to_z.size or k_to_f.size or f_to_k.size or z_to_k.size)
+        if safe and (k_to_z.size or k_to_f.size):
+            # release kink features whose multiplier left sigma*[0, mu]; re-solve
+            kink[k_to_z] = kink[k_to_f] = False
+            free[k_to_f] = True
+            continue
+        newk = np.zeros(0, int)
+        if not safe:
+            # damped Newton on the guessed face: W restricted to the sets (smooth); a
+            # point off the face (new kink constraints) goes straight onto it
+            off = Kidx.size and np.max(np.abs(s[Kidx] - mu * sigma[Kidx])) > 1e-9 * mu
+            if off or (problem.fit_intercept and abs(lam.sum()) > 1e-9 * np.abs(lam).sum()):
+                tau = max_step(problem, lam, d)
+            else:
+                tau = face_line_search(problem, lam, d, s, ds, free, mu)
+        elif problem.dual_value(lam_c) <= W:
+            tau = 1.0
+        elif line_search == "golden":
+            tmax = max_step(problem, lam, d)
+            tau = golden_section(lambda t_, l0=lam, d0=d: problem.dual_value(l0 + t_ * d0),
+                                 0.0, tmax)
+        else:
+            tau, newk = exact_line_search(problem, lam, d, s, ds, ~pinned_kinks())
+        if tau == 1.0:
+            lam_new, s_new = lam_c, s_c
+        else:
+            lam_new = lam + tau * d
+            s_new = X.T @ lam_new
+        step = float(np.max(np.abs(lam_new - lam))) if N else 0.0
+        scale = max(1.0, float(np.max(np.abs(lam_new)))) if N else 1.0
+        lam, s, theta = lam_new, s_new, theta_c
+        W = problem.dual_value(lam)
+        objs.append(W)
+        secs.append(time.perf_counter() - t0)
+        trace.append((tau, int(free.sum()), int(kink.sum()), bool(consistent), newk.size,
+                      step, W, safe))
+        dnorm = float(np.max(np.abs(d))) if N else 0.0
+        if problem.loss == "squared":
+            face_solved = tau == 1.0 or dnorm <= tol * scale
+        else:
+            face_solved = dnorm <= tol * scale or (tau == 1.0 and step <= tol * scale)
+        if line_search == "golden":
+            # the thesis's stopping rule (47)/(50): I(lambda^{k+1}) = I^k (+ small step)
+            free_new = np.abs(s) > mu
+            same = np.array_equal(free_new, free)
+            if same and (step <= tol * scale or (problem.loss == "squared" and tau == 1.0)):
+                converged = True
+                break
+            key = free_new.tobytes()
+            if key in seen and not same and objs[-2] - W <= 1e-14 * max(1.0, abs(W)):
+                cycled = True
+                break
+            seen[key] = k
+            free = free_new
+            continue
+        if consistent and face_solved:
+            converged = True
+            newton = (A_k, Fidx)  # factor of the final face (criteria reuse it)
+            break
+        if not safe:
+            # semismooth-Newton switching: after a full Newton step the candidate's sets
+            # are adopted at once (one step per set change near the solution, instead of
+            # a face solved to tol before each change); limited, so that a pathological
+            # sequence still ends in the exactly solved faces guarded below
+            inexact = tau == 1.0 and not consistent and n_inexact < max_inexact
+            if not face_solved and not inexact:
+                continue  # more Newton steps on this face
+            if inexact and not face_solved:
+                n_inexact += 1
+            else:
+                # W at successive face solutions is not monotone (a face's solution
+                # can sit above the previous one when a degenerate feature changes
+                # set), so only a revisited face counts as failure
+                key = (free.tobytes(), kink.tobytes())
+                if key in seen:  # the set guesses cycle: finish in safe mode
+                    if best is not None and best[0] < W:
+                        W, lam, s = best
+                    kink[:] = pinned_kinks()
+                    free = (np.abs(s) > mu) & ~kink
+                    safe = True
+                    continue
+                seen[key] = k
+                if best is None or W <= best[0]:
+                    best = (W, lam, s)
+        elif tau != 1.0:
+            # damped safe step: the sets of the current point (pinned kinks, plus those
+            # where the exact line search stopped)
+            kink[:] = pinned_kinks()
+            if newk.size:
+                kink[newk] = True
+                sigma[newk] = np.sign(s[newk])
+                s[newk] = mu * sigma[newk]
+            free = (np.abs(s) > mu) & ~kink
+            if tau == 0.0 and not newk.size:
+                break  # no descent at working precision; the gap below decides
+            continue
+        # a face is solved (or a full safe step was taken): adopt the sets it asks for
+        kink[k_to_z] = kink[k_to_f] = False
+        free[k_to_f] = True
+        free[f_to_k] = False
+        kink[f_to_k] = True
+        sigma[f_to_k] = np.sign(s[f_to_k] - ds[f_to_k])
+        kink[z_to_k] = True
+        sigma[z_to_k] = np.sign(s_c[z_to_k])
+        safe = False
+        if best is None or W <= best[0]:
+            best = (W, lam, s)
+    # primal solution from the dual (25) plus the kink multipliers
+    if line_search == "golden":
+        kink[:] = False
+    Kidx = np.flatnonzero(kink)
+    coef = np.zeros(n)
+    free = free & ~kink
+    coef[free] = s[free]
+    nK = Kidx.size
+    if nK and theta.size >= nK:
+        coef[Kidx] = theta[:nK]
+    intercept = float(theta[nK]) if problem.fit_intercept and theta.size > nK else 0.0
+    gap = problem.duality_gap(lam, coef, intercept)
+    def gap_tol(W_):
+        return 1e-9 * max(1.0, abs(W_))
+
+    if not converged and line_search == "exact" and k < max_iter:
+        converged = bool(gap <= gap_tol(W))
+    n_sweeps = None
+    if not isinstance(fallback, (bool, int, np.integer)) or fallback < 0:
+        raise ValueError(f"fallback must be a bool or an int >= 0, got {fallback!r}")
+    if not converged and fallback and line_search == "exact" and problem.loss == "squared":
+        starts = [(coef, intercept)]
+        if primal0 is not None:
+            starts.append((np.asarray(primal0[0], float), float(primal0[1])))
+        if best is not None:
+            # the primal point of the lowest solved face: a = s on |s| > mu (25), the
+            # outputs z = y - gamma lam / r of the conjugate point fix the intercept
+            s_b = best[2]
+            a_b = np.where(np.abs(s_b) > mu, s_b, 0.0)
+            b_b = 0.0
+            if problem.fit_intercept:
+                z_b = problem.y - problem.ridge * best[1] / problem.r
+                b_b = float(np.sum(problem.r * (z_b - X @ a_b)) / np.sum(problem.r))
+            starts.append((a_b, b_b))
+        a_f, b_f, lam_f, gap_f, W_f, n_sweeps, ok = primal_fallback(
+            problem, starts, max_iter if fallback is True else int(fallback), gap_tol)
+        if not ok:
+            # CD identifies the sets long before it reaches the gap: Newton restarted
+            # from its point and sets converges locally in a few steps
+            af = np.abs(a_f)
+            kf = (af > 0) & (af <= mu)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                again = solve_dual_newton(problem, lam0=lam_f,
+                                          sets0=(af > mu, kf, np.where(kf, np.sign(a_f), 0.0)),
+                                          tol=tol, max_iter=max_iter,
+                                          curvature_floor=curvature_floor, fallback=False)
+            if again.converged:
+                again.extra["fallback"] = n_sweeps
+                again.extra["newton"] = None
+                n_all = k + n_sweeps + again.n_iter
+                return dataclasses.replace(again, n_iter=n_all, n_evals=n_all,
+                                           seconds=time.perf_counter() - t0)
+        if ok or gap_f < gap:
+            coef, intercept, lam, gap, W = a_f, b_f, lam_f, gap_f, W_f
+            aa = np.abs(coef)
+            free = aa > mu
+            kink = (aa > 0) & ~free
+            sigma = np.sign(coef)
+            newton = None  # no Newton factor of this face: criteria form their own
+        converged = bool(ok)
+        k += n_sweeps
+    if not converged:
+        msg = ("Algorithm A (dual Newton) cycled between active sets" if cycled else
+               f"Algorithm A (dual Newton) stopped after max_iter={max_iter} iterations")
+        if n_sweeps is not None:
+            msg += f" and its coordinate-descent fallback after {n_sweeps} sweeps"
+        warnings.warn(f"{msg} at selectivity={mu:.4g}; duality gap {gap:.3g}",
+                      ConvergenceWarning, stacklevel=2)
+    rec = ConvergenceRecord(np.array(objs), np.array([gap] * len(objs)), np.array(secs))
+    decision = X @ coef + intercept
+    return SolverResult(
+        coef=coef, objective=problem.primal_value(coef, intercept), grad_norm=float(gap),
+        n_iter=k, n_evals=k, converged=bool(converged), seconds=time.perf_counter() - t0,
+        record=rec,
+        extra=dict(dual_coef=lam, intercept=intercept, free=free, kink=kink.copy(),
+                   support=coef != 0, decision=decision, duality_gap=float(gap),
+                   dual_objective=float(W), cycled=cycled, trace=trace,
+                   sets=(free.copy(), kink.copy(), np.where(kink, sigma, 0.0)),
+                   newton=newton, fallback=n_sweeps),
+    )
