@@ -72,6 +72,7 @@ from __future__ import annotations
 import dataclasses
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -88,6 +89,386 @@ from .linesearch import (
 from .problem import empty_dual
 
 __all__ = ["solve_dual_newton"]
+
+
+def _gap_tol(W):
+    """The solver's acceptance rule for the duality gap, :math:`10^{-9}\\max(1, |W|)`."""
+    return 1e-9 * max(1.0, abs(W))
+
+
+class _FaceState:
+    r"""The iterate of Algorithm A and its guessed face, shared by the step functions.
+
+    ``lam`` (λ), ``s`` (:math:`X^\top\lambda`), ``W`` (:math:`W(\lambda)`); the guessed
+    sets of the next candidate: ``free`` (F, ridge), ``kink`` (K) with signs ``sigma``;
+    ``theta`` the multipliers of the last candidate (kink coefficients, then the
+    intercept); ``safe`` (exact line searches, sets from the current point, no guesses);
+    ``seen`` the faces solved so far (a revisit is a cycle), ``best`` = (W, λ, s) at the
+    lowest solved face (where the safe mode restarts), ``newton`` the factor of the final
+    face; ``objs``/``secs`` the record, ``trace`` one tuple per candidate.
+    """
+
+    def __init__(self, problem, lam, safe, t0):
+        self.problem, self.t0 = problem, t0
+        self.lam = lam
+        self.s = problem.X.T @ lam
+        self.W = problem.dual_value(lam)
+        self.objs, self.secs = [self.W], [0.0]
+        n = problem.X.shape[1]
+        self.free = np.abs(self.s) > problem.selectivity
+        self.kink = np.zeros(n, bool)
+        self.sigma = np.zeros(n)
+        self.theta = np.zeros(0)
+        self.safe = safe
+        self.converged = self.cycled = False
+        self.seen, self.trace = {}, []
+        self.best = None
+        self.n_inexact, self.max_inexact = 0, 30
+        self.newton = None
+        self.k = 0
+
+    def pinned_kinks(self):
+        """Kink features whose :math:`|s_i|` still sits at μ."""
+        mu = self.problem.selectivity
+        return self.kink & (np.abs(np.abs(self.s) - mu) <= 1e-9 * max(mu, 1e-300))
+
+    def restart_safe(self):
+        """Back to the lowest solved face (if lower), kinks pinned there, safe mode."""
+        if self.best is not None and self.best[0] < self.W:
+            self.W, self.lam, self.s = self.best
+        self.kink[:] = self.pinned_kinks()
+        self.free = (np.abs(self.s) > self.problem.selectivity) & ~self.kink
+        self.safe = True
+
+    def keep_best(self):
+        if self.best is None or self.W <= self.best[0]:
+            self.best = (self.W, self.lam, self.s)
+
+
+def _start(problem, lam0, sets0, line_search, t0):
+    """The state at :math:`\\lambda^0` (the empty-model dual by default) and its sets."""
+    N, n = problem.X.shape
+    if lam0 is None:
+        lam = empty_dual(problem.X, problem.y, problem.loss, problem.ridge, problem.r,
+                         problem.fit_intercept)[0]
+    else:
+        lam0 = np.asarray(lam0, float)
+        if lam0.shape != (N,):
+            raise ValueError(f"lam0 must have shape ({N},), got {lam0.shape}")
+        lam = feasible_start(problem, lam0)
+    # the thesis's iteration never guesses sets
+    st = _FaceState(problem, lam, line_search == "golden", t0)
+    if sets0 is not None and line_search == "exact":
+        free = np.array(sets0[0], bool, copy=True)
+        kink = np.array(sets0[1], bool, copy=True)
+        sigma = np.array(sets0[2], float, copy=True)
+        if free.shape != (n,) or kink.shape != (n,) or sigma.shape != (n,):
+            raise ValueError(f"sets0 must hold three arrays of shape ({n},)")
+        free &= ~kink
+        st.free, st.kink, st.sigma = free, kink, sigma
+    return st
+
+
+@dataclass
+class _Move:
+    """One Newton candidate and the step taken towards it."""
+
+    d: np.ndarray          # candidate - lam
+    ds: np.ndarray         # X^T d
+    s_c: np.ndarray        # s at the candidate
+    k_to_z: np.ndarray     # set changes the candidate asks for
+    k_to_f: np.ndarray
+    f_to_k: np.ndarray
+    z_to_k: np.ndarray
+    consistent: bool
+    tau: float
+    newk: np.ndarray       # kinks where the exact line search stopped
+    step: float            # ||lam_new - lam||_inf
+    scale: float           # max(1, ||lam_new||_inf)
+    factor: object         # SelectiveNewtonFactor of the face
+    free_index: np.ndarray
+
+
+def _step_length(problem, st, lam_c, d, ds, line_search):
+    """τ along ``d``: damped Newton on the guessed face, or the safe rules on exact W."""
+    mu = problem.selectivity
+    Kidx = np.flatnonzero(st.kink)
+    if not st.safe:
+        # damped Newton on the guessed face: W restricted to the sets (smooth); a
+        # point off the face (new kink constraints) goes straight onto it
+        off = Kidx.size and np.max(np.abs(st.s[Kidx] - mu * st.sigma[Kidx])) > 1e-9 * mu
+        lam = st.lam
+        if off or (problem.fit_intercept and abs(lam.sum()) > 1e-9 * np.abs(lam).sum()):
+            return max_step(problem, lam, d), np.zeros(0, int)
+        return face_line_search(problem, lam, d, st.s, ds, st.free, mu), np.zeros(0, int)
+    if problem.dual_value(lam_c) <= st.W:
+        return 1.0, np.zeros(0, int)
+    if line_search == "golden":
+        tmax = max_step(problem, st.lam, d)
+        return golden_section(lambda t_, l0=st.lam, d0=d: problem.dual_value(l0 + t_ * d0),
+                              0.0, tmax), np.zeros(0, int)
+    return exact_line_search(problem, st.lam, d, st.s, ds, ~st.pinned_kinks())
+
+
+def _newton_face_step(problem, st, line_search, eps):
+    r"""One candidate of Algorithm A on the guessed face (seed 004 (38)–(43)) and the step.
+
+    Returns the :class:`_Move`, or ``None`` when the sets were corrected instead (the
+    kink constraints cannot all hold, or safe mode releases kinks) and the loop re-solves.
+    """
+    X, mu = problem.X, problem.selectivity
+    z, curv = problem.conj_point(st.lam)
+    if problem.loss == "logistic":
+        g = problem.ridge / curv + eps  # r q''/2 + eps (curv = 2 gamma / (r q''))
+        c = problem.ridge / g
+    else:
+        c = curv
+    ytil = z + c * st.lam
+    kink, free, sigma = st.kink, st.free, st.sigma
+    Kidx = np.flatnonzero(kink)
+    Fidx = np.flatnonzero(free)
+    lam_c, theta_c, A_k = face_candidate(X, Fidx, Kidx, sigma[Kidx], mu, c, ytil,
+                                         problem.fit_intercept)
+    if lam_c is None:
+        # the guessed kink constraints cannot all hold: restart from the last solved
+        # face with the kinks pinned there
+        if st.best is not None:
+            st.W, st.lam, st.s = st.best
+        pk = st.pinned_kinks()
+        kink[:] = pk if not (st.safe and np.array_equal(pk, kink)) else False
+        st.free = (np.abs(st.s) > mu) & ~kink
+        st.safe = True
+        return None
+    d = lam_c - st.lam
+    ds = X.T @ d
+    s_c = st.s + ds
+    # sets the candidate asks for (primal-dual active-set rule)
+    # (a relative margin of 1e-12 keeps a coefficient sitting at |a| = mu from
+    # bouncing between F and K on rounding)
+    aK = theta_c[: Kidx.size] * sigma[Kidx]
+    k_to_z, k_to_f = Kidx[aK < -1e-12 * mu], Kidx[aK > mu * (1 + 1e-12)]
+    zero = ~free & ~kink
+    f_to_k = np.flatnonzero(free & (np.abs(s_c) < mu * (1 - 1e-12)))
+    z_to_k = np.flatnonzero(zero & (np.abs(s_c) > mu * (1 + 1e-12)))
+    if line_search == "golden":
+        f_to_k = z_to_k = np.zeros(0, int)
+    consistent = not (k_to_z.size or k_to_f.size or f_to_k.size or z_to_k.size)
+    if st.safe and (k_to_z.size or k_to_f.size):
+        # release kink features whose multiplier left sigma*[0, mu]; re-solve
+        kink[k_to_z] = kink[k_to_f] = False
+        free[k_to_f] = True
+        return None
+    tau, newk = _step_length(problem, st, lam_c, d, ds, line_search)
+    if tau == 1.0:
+        lam_new, s_new = lam_c, s_c
+    else:
+        lam_new = st.lam + tau * d
+        s_new = X.T @ lam_new
+    N = X.shape[0]
+    step = float(np.max(np.abs(lam_new - st.lam))) if N else 0.0
+    scale = max(1.0, float(np.max(np.abs(lam_new)))) if N else 1.0
+    st.lam, st.s, st.theta = lam_new, s_new, theta_c
+    st.W = problem.dual_value(st.lam)
+    st.objs.append(st.W)
+    st.secs.append(time.perf_counter() - st.t0)
+    st.trace.append((tau, int(st.free.sum()), int(kink.sum()), bool(consistent), newk.size,
+                     step, st.W, st.safe))
+    return _Move(d, ds, s_c, k_to_z, k_to_f, f_to_k, z_to_k, consistent, tau, newk, step,
+                 scale, A_k, Fidx)
+
+
+def _golden_rule(problem, st, mv, tol):
+    """The thesis's stopping rule (47)/(50), :math:`I(\\lambda^{k+1}) = I^k` (plus a
+    small step), and its cycle test. Returns True to stop."""
+    free_new = np.abs(st.s) > problem.selectivity
+    same = np.array_equal(free_new, st.free)
+    if same and (mv.step <= tol * mv.scale or (problem.loss == "squared" and mv.tau == 1.0)):
+        st.converged = True
+        return True
+    key = free_new.tobytes()
+    if key in st.seen and not same and st.objs[-2] - st.W <= 1e-14 * max(1.0, abs(st.W)):
+        st.cycled = True
+        return True
+    st.seen[key] = st.k
+    st.free = free_new
+    return False
+
+
+def _switch_sets(st, mv, face_solved):
+    """Semismooth-Newton switching (not in safe mode). Returns True when the sets the
+    candidate asks for are to be adopted, False for another step on this face."""
+    # after a full Newton step the candidate's sets are adopted at once (one step per set
+    # change near the solution, instead of a face solved to tol before each change);
+    # limited, so that a pathological sequence still ends in the exactly solved faces
+    # guarded below
+    inexact = mv.tau == 1.0 and not mv.consistent and st.n_inexact < st.max_inexact
+    if not face_solved and not inexact:
+        return False  # more Newton steps on this face
+    if inexact and not face_solved:
+        st.n_inexact += 1
+        return True
+    # W at successive face solutions is not monotone (a face's solution can sit above
+    # the previous one when a degenerate feature changes set), so only a revisited face
+    # counts as failure
+    key = (st.free.tobytes(), st.kink.tobytes())
+    if key in st.seen:  # the set guesses cycle: finish in safe mode
+        st.restart_safe()
+        return False
+    st.seen[key] = st.k
+    st.keep_best()
+    return True
+
+
+def _safe_step(problem, st, mv):
+    """After a damped safe step: the sets of the current point (pinned kinks, plus those
+    where the exact line search stopped). Returns True when there is no descent left."""
+    mu = problem.selectivity
+    st.kink[:] = st.pinned_kinks()
+    newk = mv.newk
+    if newk.size:
+        st.kink[newk] = True
+        st.sigma[newk] = np.sign(st.s[newk])
+        st.s[newk] = mu * st.sigma[newk]
+    st.free = (np.abs(st.s) > mu) & ~st.kink
+    return mv.tau == 0.0 and not newk.size  # no descent at working precision
+
+
+def _adopt_sets(st, mv):
+    """A face is solved (or a full safe step was taken): adopt the sets it asks for."""
+    kink, free, sigma = st.kink, st.free, st.sigma
+    kink[mv.k_to_z] = kink[mv.k_to_f] = False
+    free[mv.k_to_f] = True
+    free[mv.f_to_k] = False
+    kink[mv.f_to_k] = True
+    sigma[mv.f_to_k] = np.sign(st.s[mv.f_to_k] - mv.ds[mv.f_to_k])
+    kink[mv.z_to_k] = True
+    sigma[mv.z_to_k] = np.sign(mv.s_c[mv.z_to_k])
+    st.safe = False
+    st.keep_best()
+
+
+def _iterate(problem, st, *, tol, max_iter, line_search, eps):
+    """The loop of Algorithm A until convergence, a cycle, no descent or ``max_iter``."""
+    while st.k < max_iter:
+        st.k += 1
+        mv = _newton_face_step(problem, st, line_search, eps)
+        if mv is None:
+            continue
+        if line_search == "golden":
+            if _golden_rule(problem, st, mv, tol):
+                break
+            continue
+        dnorm = float(np.max(np.abs(mv.d))) if mv.d.size else 0.0
+        if problem.loss == "squared":
+            face_solved = mv.tau == 1.0 or dnorm <= tol * mv.scale
+        else:
+            face_solved = dnorm <= tol * mv.scale or (mv.tau == 1.0 and
+                                                      mv.step <= tol * mv.scale)
+        if mv.consistent and face_solved:
+            st.converged = True
+            st.newton = mv.factor  # factor of the final face (criteria reuse it)
+            break
+        if not st.safe:
+            if not _switch_sets(st, mv, face_solved):
+                continue
+        elif mv.tau != 1.0:
+            if _safe_step(problem, st, mv):
+                break  # the gap below decides
+            continue
+        _adopt_sets(st, mv)
+
+
+def _primal_from_dual(problem, st, line_search):
+    """The primal solution from the dual (25) plus the kink and intercept multipliers."""
+    if line_search == "golden":
+        st.kink[:] = False
+    Kidx = np.flatnonzero(st.kink)
+    coef = np.zeros(problem.X.shape[1])
+    st.free = st.free & ~st.kink
+    coef[st.free] = st.s[st.free]
+    nK, theta = Kidx.size, st.theta
+    if nK and theta.size >= nK:
+        coef[Kidx] = theta[:nK]
+    intercept = float(theta[nK]) if problem.fit_intercept and theta.size > nK else 0.0
+    return coef, intercept
+
+
+def _fallback_starts(problem, st, coef, intercept, primal0):
+    """Primal starts of the fallback: the final iterate, ``primal0``, and the primal point
+    of the lowest solved face (:math:`a = s` on :math:`|s| > \\mu` (25); the outputs
+    :math:`z = y - \\gamma\\lambda/r` of the conjugate point fix the intercept)."""
+    starts = [(coef, intercept)]
+    if primal0 is not None:
+        starts.append((np.asarray(primal0[0], float), float(primal0[1])))
+    if st.best is not None:
+        s_b, mu = st.best[2], problem.selectivity
+        a_b = np.where(np.abs(s_b) > mu, s_b, 0.0)
+        b_b = 0.0
+        if problem.fit_intercept:
+            z_b = problem.y - problem.ridge * st.best[1] / problem.r
+            b_b = float(np.sum(problem.r * (z_b - problem.X @ a_b)) / np.sum(problem.r))
+        starts.append((a_b, b_b))
+    return starts
+
+
+def _run_fallback(problem, st, sol, primal0, fallback, opts):
+    """The primal coordinate-descent fallback (squared loss) of :func:`solve_dual_newton`.
+
+    ``sol = (coef, intercept, gap)`` of the Newton iteration. Returns either a finished
+    :class:`SolverResult` (Newton restarted from the CD point converged) or the updated
+    ``(coef, intercept, gap, n_sweeps)``; the state's λ, W, sets and counters follow.
+    """
+    coef, intercept, gap = sol
+    mu = problem.selectivity
+    a_f, b_f, lam_f, gap_f, W_f, n_sweeps, ok = primal_fallback(
+        problem, _fallback_starts(problem, st, coef, intercept, primal0),
+        opts["max_iter"] if fallback is True else int(fallback), _gap_tol)
+    if not ok:
+        # CD identifies the sets long before it reaches the gap: Newton restarted
+        # from its point and sets converges locally in a few steps
+        af = np.abs(a_f)
+        kf = (af > 0) & (af <= mu)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            again = solve_dual_newton(problem, lam0=lam_f,
+                                      sets0=(af > mu, kf, np.where(kf, np.sign(a_f), 0.0)),
+                                      fallback=False, **opts)
+        if again.converged:
+            again.extra["fallback"] = n_sweeps
+            again.extra["newton"] = None
+            n_all = st.k + n_sweeps + again.n_iter
+            return dataclasses.replace(again, n_iter=n_all, n_evals=n_all,
+                                       seconds=time.perf_counter() - st.t0)
+    if ok or gap_f < gap:
+        coef, intercept, st.lam, gap, st.W = a_f, b_f, lam_f, gap_f, W_f
+        aa = np.abs(coef)
+        st.free = aa > mu
+        st.kink = (aa > 0) & ~st.free
+        st.sigma = np.sign(coef)
+        st.newton = None  # no Newton factor of this face: criteria form their own
+    st.converged = bool(ok)
+    st.k += n_sweeps
+    return coef, intercept, gap, n_sweeps
+
+
+def _result(problem, st, coef, intercept, gap, n_sweeps):
+    """The :class:`SolverResult` of :func:`solve_dual_newton`."""
+    X = problem.X
+    rec = ConvergenceRecord(np.array(st.objs), np.array([gap] * len(st.objs)),
+                            np.array(st.secs))
+    decision = X @ coef + intercept
+    kink, free = st.kink, st.free
+    return SolverResult(
+        coef=coef, objective=problem.primal_value(coef, intercept), grad_norm=float(gap),
+        n_iter=st.k, n_evals=st.k, converged=bool(st.converged),
+        seconds=time.perf_counter() - st.t0, record=rec,
+        extra=dict(dual_coef=st.lam, intercept=intercept, free=free, kink=kink.copy(),
+                   support=coef != 0, decision=decision, duality_gap=float(gap),
+                   dual_objective=float(st.W), cycled=st.cycled, trace=st.trace,
+                   sets=(free.copy(), kink.copy(), np.where(kink, st.sigma, 0.0)),
+                   newton=None if st.newton is None else (st.newton, st.newton.free_index),
+                   fallback=n_sweeps),
+    )
 
 
 def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500,
@@ -144,267 +525,28 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
     """
     if line_search not in ("exact", "golden"):
         raise ValueError(f"line_search must be 'exact' or 'golden', got {line_search!r}")
-    t0 = time.perf_counter()
-    X, mu = problem.X, problem.selectivity
-    N, n = X.shape
-    if lam0 is None:
-        lam = empty_dual(X, problem.y, problem.loss, problem.ridge, problem.r,
-                          problem.fit_intercept)[0]
-    else:
-        lam0 = np.asarray(lam0, float)
-        if lam0.shape != (N,):
-            raise ValueError(f"lam0 must have shape ({N},), got {lam0.shape}")
-        lam = feasible_start(problem, lam0)
-    eps = curvature_floor * float(np.max(problem.r))
-    s = X.T @ lam
-    W = problem.dual_value(lam)
-    objs, secs = [W], [0.0]
-    # guessed sets for the next Newton candidate: F (ridge part), K (kinks, sign sigma)
-    free = np.abs(s) > mu
-    kink = np.zeros(n, bool)
-    sigma = np.zeros(n)
-    if sets0 is not None and line_search == "exact":
-        free = np.array(sets0[0], bool, copy=True)
-        kink = np.array(sets0[1], bool, copy=True)
-        sigma = np.array(sets0[2], float, copy=True)
-        if free.shape != (n,) or kink.shape != (n,) or sigma.shape != (n,):
-            raise ValueError(f"sets0 must hold three arrays of shape ({n},)")
-        free &= ~kink
-    theta = np.zeros(0)
-    safe = line_search == "golden"  # the thesis's iteration never guesses sets
-    converged = cycled = False
-    seen = {}
-    trace = []
-    best = None  # (W, lam, s) at the lowest solved face: where the safe mode restarts
-    n_inexact, max_inexact = 0, 30
-    newton = None
-    k = 0
-    tau = 1.0
-
-    def pinned_kinks():
-        return kink & (np.abs(np.abs(s) - mu) <= 1e-9 * max(mu, 1e-300))
-
-    while k < max_iter:
-        k += 1
-        z, curv = problem.conj_point(lam)
-        if problem.loss == "logistic":
-            g = problem.ridge / curv + eps  # r q''/2 + eps (curv = 2 gamma / (r q''))
-            c = problem.ridge / g
-        else:
-            c = curv
-        ytil = z + c * lam
-        Kidx = np.flatnonzero(kink)
-        Fidx = np.flatnonzero(free)
-        lam_c, theta_c, A_k = face_candidate(X, Fidx, Kidx, sigma[Kidx], mu, c, ytil,
-                                         problem.fit_intercept)
-        if lam_c is None:
-            # the guessed kink constraints cannot all hold: restart from the last solved
-            # face with the kinks pinned there
-            if best is not None:
-                W, lam, s = best
-            pk = pinned_kinks()
-            kink[:] = pk if not (safe and np.array_equal(pk, kink)) else False
-            free = (np.abs(s) > mu) & ~kink
-            safe = True
-            continue
-        d = lam_c - lam
-        ds = X.T @ d
-        s_c = s + ds
-        # sets the candidate asks for (primal-dual active-set rule)
-        # (a relative margin of 1e-12 keeps a coefficient sitting at |a| = mu from
-        # bouncing between F and K on rounding)
-        aK = theta_c[: Kidx.size] * sigma[Kidx]
-        k_to_z, k_to_f = Kidx[aK < -1e-12 * mu], Kidx[aK > mu * (1 + 1e-12)]
-        zero = ~free & ~kink
-        f_to_k = np.flatnonzero(free & (np.abs(s_c) < mu * (1 - 1e-12)))
-        z_to_k = np.flatnonzero(zero & (np.abs(s_c) > mu * (1 + 1e-12)))
-        if line_search == "golden":
-            f_to_k = z_to_k = np.zeros(0, int)
-        consistent = not (k_to_z.size or k_to_f.size or f_to_k.size or z_to_k.size)
-        if safe and (k_to_z.size or k_to_f.size):
-            # release kink features whose multiplier left sigma*[0, mu]; re-solve
-            kink[k_to_z] = kink[k_to_f] = False
-            free[k_to_f] = True
-            continue
-        newk = np.zeros(0, int)
-        if not safe:
-            # damped Newton on the guessed face: W restricted to the sets (smooth); a
-            # point off the face (new kink constraints) goes straight onto it
-            off = Kidx.size and np.max(np.abs(s[Kidx] - mu * sigma[Kidx])) > 1e-9 * mu
-            if off or (problem.fit_intercept and abs(lam.sum()) > 1e-9 * np.abs(lam).sum()):
-                tau = max_step(problem, lam, d)
-            else:
-                tau = face_line_search(problem, lam, d, s, ds, free, mu)
-        elif problem.dual_value(lam_c) <= W:
-            tau = 1.0
-        elif line_search == "golden":
-            tmax = max_step(problem, lam, d)
-            tau = golden_section(lambda t_, l0=lam, d0=d: problem.dual_value(l0 + t_ * d0),
-                                 0.0, tmax)
-        else:
-            tau, newk = exact_line_search(problem, lam, d, s, ds, ~pinned_kinks())
-        if tau == 1.0:
-            lam_new, s_new = lam_c, s_c
-        else:
-            lam_new = lam + tau * d
-            s_new = X.T @ lam_new
-        step = float(np.max(np.abs(lam_new - lam))) if N else 0.0
-        scale = max(1.0, float(np.max(np.abs(lam_new)))) if N else 1.0
-        lam, s, theta = lam_new, s_new, theta_c
-        W = problem.dual_value(lam)
-        objs.append(W)
-        secs.append(time.perf_counter() - t0)
-        trace.append((tau, int(free.sum()), int(kink.sum()), bool(consistent), newk.size,
-                      step, W, safe))
-        dnorm = float(np.max(np.abs(d))) if N else 0.0
-        if problem.loss == "squared":
-            face_solved = tau == 1.0 or dnorm <= tol * scale
-        else:
-            face_solved = dnorm <= tol * scale or (tau == 1.0 and step <= tol * scale)
-        if line_search == "golden":
-            # the thesis's stopping rule (47)/(50): I(lambda^{k+1}) = I^k (+ small step)
-            free_new = np.abs(s) > mu
-            same = np.array_equal(free_new, free)
-            if same and (step <= tol * scale or (problem.loss == "squared" and tau == 1.0)):
-                converged = True
-                break
-            key = free_new.tobytes()
-            if key in seen and not same and objs[-2] - W <= 1e-14 * max(1.0, abs(W)):
-                cycled = True
-                break
-            seen[key] = k
-            free = free_new
-            continue
-        if consistent and face_solved:
-            converged = True
-            newton = (A_k, Fidx)  # factor of the final face (criteria reuse it)
-            break
-        if not safe:
-            # semismooth-Newton switching: after a full Newton step the candidate's sets
-            # are adopted at once (one step per set change near the solution, instead of
-            # a face solved to tol before each change); limited, so that a pathological
-            # sequence still ends in the exactly solved faces guarded below
-            inexact = tau == 1.0 and not consistent and n_inexact < max_inexact
-            if not face_solved and not inexact:
-                continue  # more Newton steps on this face
-            if inexact and not face_solved:
-                n_inexact += 1
-            else:
-                # W at successive face solutions is not monotone (a face's solution
-                # can sit above the previous one when a degenerate feature changes
-                # set), so only a revisited face counts as failure
-                key = (free.tobytes(), kink.tobytes())
-                if key in seen:  # the set guesses cycle: finish in safe mode
-                    if best is not None and best[0] < W:
-                        W, lam, s = best
-                    kink[:] = pinned_kinks()
-                    free = (np.abs(s) > mu) & ~kink
-                    safe = True
-                    continue
-                seen[key] = k
-                if best is None or W <= best[0]:
-                    best = (W, lam, s)
-        elif tau != 1.0:
-            # damped safe step: the sets of the current point (pinned kinks, plus those
-            # where the exact line search stopped)
-            kink[:] = pinned_kinks()
-            if newk.size:
-                kink[newk] = True
-                sigma[newk] = np.sign(s[newk])
-                s[newk] = mu * sigma[newk]
-            free = (np.abs(s) > mu) & ~kink
-            if tau == 0.0 and not newk.size:
-                break  # no descent at working precision; the gap below decides
-            continue
-        # a face is solved (or a full safe step was taken): adopt the sets it asks for
-        kink[k_to_z] = kink[k_to_f] = False
-        free[k_to_f] = True
-        free[f_to_k] = False
-        kink[f_to_k] = True
-        sigma[f_to_k] = np.sign(s[f_to_k] - ds[f_to_k])
-        kink[z_to_k] = True
-        sigma[z_to_k] = np.sign(s_c[z_to_k])
-        safe = False
-        if best is None or W <= best[0]:
-            best = (W, lam, s)
-    # primal solution from the dual (25) plus the kink multipliers
-    if line_search == "golden":
-        kink[:] = False
-    Kidx = np.flatnonzero(kink)
-    coef = np.zeros(n)
-    free = free & ~kink
-    coef[free] = s[free]
-    nK = Kidx.size
-    if nK and theta.size >= nK:
-        coef[Kidx] = theta[:nK]
-    intercept = float(theta[nK]) if problem.fit_intercept and theta.size > nK else 0.0
-    gap = problem.duality_gap(lam, coef, intercept)
-    def gap_tol(W_):
-        return 1e-9 * max(1.0, abs(W_))
-
-    if not converged and line_search == "exact" and k < max_iter:
-        converged = bool(gap <= gap_tol(W))
+    st = _start(problem, lam0, sets0, line_search, time.perf_counter())
+    _iterate(problem, st, tol=tol, max_iter=max_iter, line_search=line_search,
+             eps=curvature_floor * float(np.max(problem.r)))
+    coef, intercept = _primal_from_dual(problem, st, line_search)
+    gap = problem.duality_gap(st.lam, coef, intercept)
+    if not st.converged and line_search == "exact" and st.k < max_iter:
+        st.converged = bool(gap <= _gap_tol(st.W))
     n_sweeps = None
     if not isinstance(fallback, (bool, int, np.integer)) or fallback < 0:
         raise ValueError(f"fallback must be a bool or an int >= 0, got {fallback!r}")
-    if not converged and fallback and line_search == "exact" and problem.loss == "squared":
-        starts = [(coef, intercept)]
-        if primal0 is not None:
-            starts.append((np.asarray(primal0[0], float), float(primal0[1])))
-        if best is not None:
-            # the primal point of the lowest solved face: a = s on |s| > mu (25), the
-            # outputs z = y - gamma lam / r of the conjugate point fix the intercept
-            s_b = best[2]
-            a_b = np.where(np.abs(s_b) > mu, s_b, 0.0)
-            b_b = 0.0
-            if problem.fit_intercept:
-                z_b = problem.y - problem.ridge * best[1] / problem.r
-                b_b = float(np.sum(problem.r * (z_b - X @ a_b)) / np.sum(problem.r))
-            starts.append((a_b, b_b))
-        a_f, b_f, lam_f, gap_f, W_f, n_sweeps, ok = primal_fallback(
-            problem, starts, max_iter if fallback is True else int(fallback), gap_tol)
-        if not ok:
-            # CD identifies the sets long before it reaches the gap: Newton restarted
-            # from its point and sets converges locally in a few steps
-            af = np.abs(a_f)
-            kf = (af > 0) & (af <= mu)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                again = solve_dual_newton(problem, lam0=lam_f,
-                                          sets0=(af > mu, kf, np.where(kf, np.sign(a_f), 0.0)),
-                                          tol=tol, max_iter=max_iter,
-                                          curvature_floor=curvature_floor, fallback=False)
-            if again.converged:
-                again.extra["fallback"] = n_sweeps
-                again.extra["newton"] = None
-                n_all = k + n_sweeps + again.n_iter
-                return dataclasses.replace(again, n_iter=n_all, n_evals=n_all,
-                                           seconds=time.perf_counter() - t0)
-        if ok or gap_f < gap:
-            coef, intercept, lam, gap, W = a_f, b_f, lam_f, gap_f, W_f
-            aa = np.abs(coef)
-            free = aa > mu
-            kink = (aa > 0) & ~free
-            sigma = np.sign(coef)
-            newton = None  # no Newton factor of this face: criteria form their own
-        converged = bool(ok)
-        k += n_sweeps
-    if not converged:
-        msg = ("Algorithm A (dual Newton) cycled between active sets" if cycled else
+    if (not st.converged and fallback and line_search == "exact"
+            and problem.loss == "squared"):
+        out = _run_fallback(problem, st, (coef, intercept, gap), primal0, fallback,
+                            dict(tol=tol, max_iter=max_iter, curvature_floor=curvature_floor))
+        if isinstance(out, SolverResult):
+            return out
+        coef, intercept, gap, n_sweeps = out
+    if not st.converged:
+        msg = ("Algorithm A (dual Newton) cycled between active sets" if st.cycled else
                f"Algorithm A (dual Newton) stopped after max_iter={max_iter} iterations")
         if n_sweeps is not None:
             msg += f" and its coordinate-descent fallback after {n_sweeps} sweeps"
-        warnings.warn(f"{msg} at selectivity={mu:.4g}; duality gap {gap:.3g}",
-                      ConvergenceWarning, stacklevel=2)
-    rec = ConvergenceRecord(np.array(objs), np.array([gap] * len(objs)), np.array(secs))
-    decision = X @ coef + intercept
-    return SolverResult(
-        coef=coef, objective=problem.primal_value(coef, intercept), grad_norm=float(gap),
-        n_iter=k, n_evals=k, converged=bool(converged), seconds=time.perf_counter() - t0,
-        record=rec,
-        extra=dict(dual_coef=lam, intercept=intercept, free=free, kink=kink.copy(),
-                   support=coef != 0, decision=decision, duality_gap=float(gap),
-                   dual_objective=float(W), cycled=cycled, trace=trace,
-                   sets=(free.copy(), kink.copy(), np.where(kink, sigma, 0.0)),
-                   newton=newton, fallback=n_sweeps),
-    )
+        warnings.warn(f"{msg} at selectivity={problem.selectivity:.4g}; duality gap "
+                      f"{gap:.3g}", ConvergenceWarning, stacklevel=2)
+    return _result(problem, st, coef, intercept, gap, n_sweeps)
