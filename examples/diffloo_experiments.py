@@ -97,7 +97,7 @@ def run_logistic(seeds, n_mu, ridge, loo_seeds):
             supp = set(np.flatnonzero(res.coef).tolist())
             row[name] = (supp == true, len(supp), true <= supp)
             row["chosen"][name] = l
-            row[name + "_test"] = test_loss(res.coef, res.extra["intercept"], s)
+            row[name + "_test"] = test_loss(res.coef, res.intercept, s)
         if "loo" in cp.values:
             loo = cp.values["loo"]
             row["rel"] = {n: float(np.median(np.abs(cp.values[n] - loo) / loo))

@@ -76,7 +76,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..base import ConvergenceRecord, ConvergenceWarning, SolverResult
+from ..base import ActivePartition, ConvergenceRecord, ConvergenceWarning, SolverResult
 from .fallback import primal_fallback
 from .linalg import face_candidate
 from .linesearch import (
@@ -105,7 +105,8 @@ class _FaceState:
     intercept); ``safe`` (exact line searches, sets from the current point, no guesses);
     ``seen`` the faces solved so far (a revisit is a cycle), ``best`` = (W, λ, s) at the
     lowest solved face (where the safe mode restarts), ``newton`` the factor of the final
-    face; ``objs``/``secs`` the record, ``trace`` one tuple per candidate.
+    face; ``objs``/``steps``/``secs`` the record (:math:`W` and the relative step of
+    (50) per iteration), ``trace`` one tuple per candidate.
     """
 
     def __init__(self, problem, lam, safe, t0):
@@ -113,7 +114,8 @@ class _FaceState:
         self.lam = lam
         self.s = problem.X.T @ lam
         self.W = problem.dual_value(lam)
-        self.objs, self.secs = [self.W], [0.0]
+        # the start point has no step: nan in the record's step column
+        self.objs, self.steps, self.secs = [self.W], [np.nan], [0.0]
         n = problem.X.shape[1]
         self.free = np.abs(self.s) > problem.selectivity
         self.kink = np.zeros(n, bool)
@@ -145,25 +147,28 @@ class _FaceState:
             self.best = (self.W, self.lam, self.s)
 
 
-def _start(problem, lam0, sets0, line_search, t0):
+def _start(problem, alpha0, partition0, line_search, t0):
     """The state at :math:`\\lambda^0` (the empty-model dual by default) and its sets."""
     N, n = problem.X.shape
-    if lam0 is None:
+    if alpha0 is None:
         lam = empty_dual(problem.X, problem.y, problem.loss, problem.ridge, problem.r,
                          problem.fit_intercept)[0]
     else:
-        lam0 = np.asarray(lam0, float)
-        if lam0.shape != (N,):
-            raise ValueError(f"lam0 must have shape ({N},), got {lam0.shape}")
-        lam = feasible_start(problem, lam0)
+        alpha0 = np.asarray(alpha0, float)
+        if alpha0.shape != (N,):
+            raise ValueError(f"alpha0 must have shape ({N},), got {alpha0.shape}")
+        lam = feasible_start(problem, alpha0)
     # the thesis's iteration never guesses sets
     st = _FaceState(problem, lam, line_search == "golden", t0)
-    if sets0 is not None and line_search == "exact":
-        free = np.array(sets0[0], bool, copy=True)
-        kink = np.array(sets0[1], bool, copy=True)
-        sigma = np.array(sets0[2], float, copy=True)
+    if partition0 is not None and line_search == "exact":
+        if not isinstance(partition0, ActivePartition):
+            raise TypeError("partition0 must be an ActivePartition (a result's partition), "
+                            f"got {type(partition0).__name__}")
+        free = np.array(partition0.free, bool, copy=True)
+        kink = np.array(partition0.kink, bool, copy=True)
+        sigma = np.array(partition0.kink_sign, float, copy=True)
         if free.shape != (n,) or kink.shape != (n,) or sigma.shape != (n,):
-            raise ValueError(f"sets0 must hold three arrays of shape ({n},)")
+            raise ValueError(f"partition0 must hold three arrays of shape ({n},)")
         free &= ~kink
         st.free, st.kink, st.sigma = free, kink, sigma
     return st
@@ -270,6 +275,7 @@ def _newton_face_step(problem, st, line_search, eps):
     st.lam, st.s, st.theta = lam_new, s_new, theta_c
     st.W = problem.dual_value(st.lam)
     st.objs.append(st.W)
+    st.steps.append(step / scale)
     st.secs.append(time.perf_counter() - st.t0)
     st.trace.append((tau, int(st.free.sum()), int(kink.sum()), bool(consistent), newk.size,
                      step, st.W, st.safe))
@@ -393,13 +399,13 @@ def _primal_from_dual(problem, st, line_search):
     return coef, intercept
 
 
-def _fallback_starts(problem, st, coef, intercept, primal0):
-    """Primal starts of the fallback: the final iterate, ``primal0``, and the primal point
-    of the lowest solved face (:math:`a = s` on :math:`|s| > \\mu` (25); the outputs
+def _fallback_starts(problem, st, coef, intercept, w0, intercept0):
+    """Primal starts of the fallback: the final iterate, ``(w0, intercept0)``, and the
+    primal point of the lowest solved face (:math:`a = s` on :math:`|s| > \\mu` (25); the outputs
     :math:`z = y - \\gamma\\lambda/r` of the conjugate point fix the intercept)."""
     starts = [(coef, intercept)]
-    if primal0 is not None:
-        starts.append((np.asarray(primal0[0], float), float(primal0[1])))
+    if w0 is not None:
+        starts.append((np.asarray(w0, float), float(intercept0 or 0.0)))
     if st.best is not None:
         s_b, mu = st.best[2], problem.selectivity
         a_b = np.where(np.abs(s_b) > mu, s_b, 0.0)
@@ -421,7 +427,7 @@ def _run_fallback(problem, st, sol, primal0, fallback, opts):
     coef, intercept, gap = sol
     mu = problem.selectivity
     a_f, b_f, lam_f, gap_f, W_f, n_sweeps, ok = primal_fallback(
-        problem, _fallback_starts(problem, st, coef, intercept, primal0),
+        problem, _fallback_starts(problem, st, coef, intercept, *primal0),
         opts["max_iter"] if fallback is True else int(fallback), _gap_tol)
     if not ok:
         # CD identifies the sets long before it reaches the gap: Newton restarted
@@ -430,15 +436,15 @@ def _run_fallback(problem, st, sol, primal0, fallback, opts):
         kf = (af > 0) & (af <= mu)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            again = solve_dual_newton(problem, lam0=lam_f,
-                                      sets0=(af > mu, kf, np.where(kf, np.sign(a_f), 0.0)),
-                                      fallback=False, **opts)
+            again = solve_dual_newton(
+                problem, alpha0=lam_f,
+                partition0=ActivePartition(af > mu, kf, np.where(kf, np.sign(a_f), 0.0)),
+                fallback=False, **opts)
         if again.converged:
-            again.extra["fallback"] = n_sweeps
-            again.extra["newton"] = None
             n_all = st.k + n_sweeps + again.n_iter
-            return dataclasses.replace(again, n_iter=n_all, n_evals=n_all,
-                                       seconds=time.perf_counter() - st.t0)
+            return dataclasses.replace(
+                again, n_iter=n_all, n_evals=n_all, seconds=time.perf_counter() - st.t0,
+                factor=None, stats={**again.stats, "fallback_sweeps": n_sweeps})
     if ok or gap_f < gap:
         coef, intercept, st.lam, gap, st.W = a_f, b_f, lam_f, gap_f, W_f
         aa = np.abs(coef)
@@ -453,38 +459,38 @@ def _run_fallback(problem, st, sol, primal0, fallback, opts):
 
 def _result(problem, st, coef, intercept, gap, n_sweeps):
     """The :class:`SolverResult` of :func:`solve_dual_newton`."""
-    X = problem.X
-    rec = ConvergenceRecord(np.array(st.objs), np.array([gap] * len(st.objs)),
-                            np.array(st.secs))
-    decision = X @ coef + intercept
+    rec = ConvergenceRecord(np.array(st.objs), np.array(st.steps), np.array(st.secs))
     kink, free = st.kink, st.free
     return SolverResult(
-        coef=coef, objective=problem.primal_value(coef, intercept), grad_norm=float(gap),
+        coef=coef, intercept=intercept, dual_coef=st.lam, active_set=np.flatnonzero(coef),
+        partition=ActivePartition(free.copy(), kink.copy(), np.where(kink, st.sigma, 0.0)),
+        objective=problem.primal_value(coef, intercept), dual_objective=float(st.W),
+        certificate="duality_gap", grad_norm=abs(float(gap)),
         n_iter=st.k, n_evals=st.k, converged=bool(st.converged),
-        seconds=time.perf_counter() - st.t0, record=rec,
-        extra=dict(dual_coef=st.lam, intercept=intercept, free=free, kink=kink.copy(),
-                   support=coef != 0, decision=decision, duality_gap=float(gap),
-                   dual_objective=float(st.W), cycled=st.cycled, trace=st.trace,
-                   sets=(free.copy(), kink.copy(), np.where(kink, st.sigma, 0.0)),
-                   newton=None if st.newton is None else (st.newton, st.newton.free_index),
-                   fallback=n_sweeps),
+        seconds=time.perf_counter() - st.t0, record=rec, factor=st.newton,
+        method="dual_newton",
+        stats=dict(cycled=st.cycled, trace=st.trace, fallback_sweeps=n_sweeps),
     )
 
 
-def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500,
-                      line_search="exact", curvature_floor=1e-12, fallback=True,
-                      primal0=None):
+def solve_dual_newton(problem, *, alpha0=None, partition0=None, w0=None, intercept0=None,
+                      tol=1e-10, max_iter=500, line_search="exact", curvature_floor=1e-12,
+                      fallback=True):
     r"""Algorithm A of seed 004: Newton's method on the exact dual with active sets.
 
     Parameters
     ----------
     problem : SelectiveProblem
-    lam0 : ndarray, shape (N,), optional
-        Warm start :math:`\lambda^0` (the empty-model dual :math:`\lambda^*` by default).
-    sets0 : tuple (free, kink, kink_sign) of ndarrays, optional
-        Warm start of the sets (``extra["sets"]`` of a previous result): along a path
-        the kink features of the previous μ mostly stay kinks, while the strict rule
-        :math:`|s_i| > \mu` would call them all ridge features.
+    alpha0 : ndarray, shape (N,), optional
+        Warm start :math:`\lambda^0` (the empty-model dual :math:`\lambda^*` by default),
+        e.g. a previous result's ``dual_coef``; moved into the feasible set (the intercept
+        constraint, the logistic domain) if needed.
+    partition0 : ActivePartition, optional
+        Warm start of the sets (``partition`` of a previous result): along a path the
+        kink features of the previous μ mostly stay kinks, while the strict rule
+        :math:`|s_i| > \mu` would call them all ridge features. Ignored by ``"golden"``.
+    w0, intercept0 : ndarray, shape (n,), and float, optional
+        A primal warm start for the fallback only (the path passes the previous μ's fit).
     tol : float
         The ε of (50): stop when the sets are unchanged after a full step and
         :math:`\|\lambda^{k+1}-\lambda^k\|_\infty \le` ``tol`` :math:`\max(1, \|\lambda\|_\infty)`
@@ -495,8 +501,6 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
     curvature_floor : float
         The ε of seed 004 (34) added to :math:`\tilde g_t` (logistic), relative to
         :math:`\max_t r_t`.
-    primal0 : tuple (coef, intercept), optional
-        A primal warm start for the fallback only (the path passes the previous μ's fit).
     fallback : bool or int
         ``True``, or the sweep cap of the fallback (``max_iter`` for ``True``; one sweep
         costs about :math:`Nn` flops against up to :math:`N^3` for a Newton candidate,
@@ -505,11 +509,11 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
         convergence (its cap, or no descent at working precision -- the set guesses of
         a lasso-like problem can oscillate), finish with :func:`primal_fallback`
         (cyclic coordinate descent on the primal J, warm started from the lowest-J of
-        ``primal0``, the final and the best dual iterate's primal coefficients) until
-        the duality gap meets the solver's acceptance rule
+        ``(w0, intercept0)``, the final and the best dual iterate's primal coefficients)
+        until the duality gap meets the solver's acceptance rule
         :math:`J/(2\gamma) + W \le 10^{-9}\max(1, |W|)`. The result then has the same
         form as a converged Newton solve (λ from the residuals, the sets from
-        :math:`|a_i|`), ``extra["newton"] = None`` and ``extra["fallback"]`` the number
+        :math:`|a_i|`), ``factor = None`` and ``stats["fallback_sweeps"]`` the number
         of sweeps. If CD does not reach the gap within its cap, Newton is restarted once
         from the CD point and its sets (CD identifies the sets long before the gap);
         a ``ConvergenceWarning`` is issued only if that fails too.
@@ -518,14 +522,26 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
     Returns
     -------
     SolverResult
-        ``coef`` (the :math:`\hat a`), ``n_iter`` (Newton candidates), ``converged``,
-        ``grad_norm`` (the final duality gap); ``extra``: ``dual_coef`` (λ),
-        ``intercept``, ``free`` (F), ``kink`` (K), ``support``, ``decision`` (in-sample
-        :math:`\hat z`), ``duality_gap``, ``dual_objective``, ``cycled``.
+        ``coef`` (:math:`\hat a`), ``intercept`` (``b``, the multiplier of
+        :math:`\mathbf 1^\top\lambda = 0`), ``dual_coef`` (λ), ``active_set`` (the indices
+        of :math:`\hat a \ne 0`), ``partition`` (``free`` = F, ``kink`` = K and the kink
+        signs σ: the warm start of the next solve), ``objective`` (the primal
+        :math:`J(\hat a, b)`), ``dual_objective`` (:math:`W(\lambda)`),
+        ``certificate="duality_gap"`` with value :math:`|J/(2\gamma) + W|` (zero at the
+        optimum, :math:`\ge 0` in exact arithmetic: a negative rounding residue is
+        reported by its magnitude), ``factor`` (the :class:`~.linalg.SelectiveNewtonFactor` of the
+        final face, its ``free_index`` = F; ``None`` after the fallback), ``n_iter``
+        (Newton candidates plus fallback sweeps), ``converged``; ``record``: per
+        iteration, :math:`W(\lambda^k)` (``objective``) and the relative step
+        :math:`\|\lambda^k-\lambda^{k-1}\|_\infty/\max(1, \|\lambda^k\|_\infty)` of (50)
+        (``grad_norm`` column, ``nan`` at the start point); ``stats``: ``cycled`` (the
+        golden variant revisited its sets), ``trace`` (per candidate: τ, ``|F|``,
+        ``|K|``, consistent, kinks met by the line search, step, W, safe mode),
+        ``fallback_sweeps`` (``None`` without the fallback).
     """
     if line_search not in ("exact", "golden"):
         raise ValueError(f"line_search must be 'exact' or 'golden', got {line_search!r}")
-    st = _start(problem, lam0, sets0, line_search, time.perf_counter())
+    st = _start(problem, alpha0, partition0, line_search, time.perf_counter())
     _iterate(problem, st, tol=tol, max_iter=max_iter, line_search=line_search,
              eps=curvature_floor * float(np.max(problem.r)))
     coef, intercept = _primal_from_dual(problem, st, line_search)
@@ -537,7 +553,7 @@ def solve_dual_newton(problem, *, lam0=None, sets0=None, tol=1e-10, max_iter=500
         raise ValueError(f"fallback must be a bool or an int >= 0, got {fallback!r}")
     if (not st.converged and fallback and line_search == "exact"
             and problem.loss == "squared"):
-        out = _run_fallback(problem, st, (coef, intercept, gap), primal0, fallback,
+        out = _run_fallback(problem, st, (coef, intercept, gap), (w0, intercept0), fallback,
                             dict(tol=tol, max_iter=max_iter, curvature_floor=curvature_floor))
         if isinstance(out, SolverResult):
             return out

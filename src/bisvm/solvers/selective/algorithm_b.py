@@ -3,8 +3,11 @@ and continuation."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
+from ..base import SelectivityPath
 from .algorithm_a import solve_dual_newton
 from .problem import SelectiveProblem, selectivity_grid, selectivity_max
 
@@ -34,9 +37,12 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
 
     Returns
     -------
-    mus : ndarray, shape (n_mu,)
-    results : list of SolverResult
-    mu_max : float
+    SelectivityPath
+        ``selectivities`` (the μ grid, decreasing), ``results`` (one
+        :class:`~bisvm.solvers.base.SolverResult` of :func:`solve_dual_newton` per μ, with
+        ``factor=None``: the final Newton factor is :math:`N\times N`, handed to
+        ``callback`` only) and ``selectivity_max`` (:math:`\mu_{max}`). It unpacks as
+        ``mus, results, mu_max``.
     """
     if not (np.isfinite(max_step_ratio) and max_step_ratio > 1):
         raise ValueError(f"max_step_ratio must be a finite number > 1, got {max_step_ratio!r}")
@@ -48,7 +54,7 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
         if mus.size == 0 or np.any(~np.isfinite(mus)) or np.any(mus < 0):
             raise ValueError("selectivities must be finite and >= 0")
     results = []
-    sets = None
+    part = None
     base = SelectiveProblem(X, y, loss, ridge, float(mus[0]), sample_weight, fit_intercept)
     prev = mu_max
     for l, mu in enumerate(mus):
@@ -58,19 +64,21 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
         if mu > 0 and prev > mu * max_step_ratio:
             for mid in np.geomspace(prev, mu, int(np.ceil(np.log(prev / mu)
                                                          / np.log(max_step_ratio))) + 1)[1:-1]:
-                r_mid = solve_dual_newton(base.with_selectivity(mid), lam0=lam, sets0=sets,
-                                          tol=tol, max_iter=max_iter, line_search=line_search)
-                lam, sets = r_mid.extra["dual_coef"], r_mid.extra["sets"]
+                r_mid = solve_dual_newton(base.with_selectivity(mid), alpha0=lam,
+                                          partition0=part, tol=tol, max_iter=max_iter,
+                                          line_search=line_search)
+                lam, part = r_mid.dual_coef, r_mid.partition
         prev = mu
         prob = base.with_selectivity(mu)
-        res = solve_dual_newton(prob, lam0=lam, sets0=sets, tol=tol, max_iter=max_iter,
+        prev_fit = results[-1] if results else None
+        res = solve_dual_newton(prob, alpha0=lam, partition0=part, tol=tol, max_iter=max_iter,
                                 line_search=line_search, fallback=20 * max_iter,
-                                primal0=(results[-1].coef, results[-1].extra["intercept"])
-                                if results else None)
-        lam, sets = res.extra["dual_coef"], res.extra["sets"]
-        results.append(res)
+                                w0=None if prev_fit is None else prev_fit.coef,
+                                intercept0=None if prev_fit is None else prev_fit.intercept)
+        lam, part = res.dual_coef, res.partition
         if callback is not None:
             callback(l, mu, prob, res)
         # the final Newton factor is N x N: kept for the callback only, not along the path
-        res.extra["newton"] = None
-    return mus, results, mu_max
+        results.append(dataclasses.replace(res, factor=None) if res.factor is not None
+                       else res)
+    return SelectivityPath(mus, results, mu_max)

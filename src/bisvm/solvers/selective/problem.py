@@ -30,6 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, xlogy
 
+from ...losses import Logistic, Squared
+from ...penalties import SelectiveRidge
+
 __all__ = [
     "LOSSES",
     "SelectiveProblem",
@@ -41,6 +44,7 @@ __all__ = [
 ]
 
 LOSSES = ("squared", "logistic")
+_SQUARED, _LOGISTIC = Squared(), Logistic()
 
 
 # --------------------------------------------------------------------------------------
@@ -49,15 +53,15 @@ LOSSES = ("squared", "logistic")
 def selective_loss(loss, y, z):
     r"""Per-object loss :math:`q(y, z)`, its first and second derivative in ``z``.
 
-    ``"squared"``: :math:`(y-z)^2, -2(y-z), 2`; ``"logistic"``:
-    :math:`\ln(1+e^{-yz}), -y\sigma(-yz), \sigma(yz)\sigma(-yz)` (seed 004 (31)–(32)).
+    ``"squared"``: :math:`(y-z)^2, -2(y-z), 2` (twice :class:`bisvm.losses.Squared`, the
+    thesis's scale; exact, a factor 2); ``"logistic"``:
+    :math:`\ln(1+e^{-yz}), -y\sigma(-yz), \sigma(yz)\sigma(-yz)`
+    (:meth:`bisvm.losses.Logistic.value_derivatives`; seed 004 (31)–(32)).
     """
     if loss == "squared":
-        r = y - z
-        return r * r, -2.0 * r, np.full_like(r, 2.0)
-    m = y * z
-    p = expit(-m)
-    return np.logaddexp(0.0, -m), -y * p, p * (1.0 - p)
+        q, d1, d2 = _SQUARED.value_derivatives(y, z)
+        return 2.0 * q, 2.0 * d1, 2.0 * d2
+    return _LOGISTIC.value_derivatives(y, z)
 
 
 def check_magnitude(X, y, loss, ridge):
@@ -145,11 +149,11 @@ class SelectiveProblem:
 
     # ---- primal -------------------------------------------------------------------
     def primal_value(self, coef, intercept=0.0):
-        """:math:`J(a, b)` (seed 004 (9)/(13))."""
-        mu, a = self.selectivity, np.abs(coef)
-        pen = np.sum(np.where(a <= mu, 2.0 * mu * a, mu * mu + a * a))
+        r""":math:`J(a, b) = \gamma\sum_i\mathrm{pen}_\mu(a_i) + \sum_t r_t q(y_t, x_t^\top a + b)`
+        (seed 004 (9)/(13)): :class:`bisvm.penalties.SelectiveRidge` plus the loss."""
+        pen = SelectiveRidge(self.selectivity, self.ridge).value(np.asarray(coef))
         q = selective_loss(self.loss, self.y, self.X @ coef + intercept)[0]
-        return float(self.ridge * pen + np.sum(self.r * q))
+        return float(pen + np.sum(self.r * q))
 
     # ---- dual ---------------------------------------------------------------------
     def _u(self, lam):
