@@ -428,7 +428,7 @@ that the tests show to be necessary:
 Checked against an independent primal solver (FISTA with restarts on the same objective)
 to 1e-6 in the coefficients, with and without intercept and object weights, and on the
 thesis-sized 200 × 400 logistic problem, where every fit of the 50-point path and the
-warm-started leave-one-out refits converge (`tests/test_dual_newton.py`;
+warm-started leave-one-out refits converge (`tests/solvers/selective/test_dual_newton.py`;
 `benchmarks/bench_diffloo.py` counts the ConvergenceWarnings of all 10 000 refits of the
 path: 0).
 
@@ -447,7 +447,7 @@ H the Hessian of that local problem, Lⱼ = x̃ⱼᵀH⁻¹x̃ⱼ and the levera
 | `"loo"` | q(yⱼ, zⱼ^{(−j)}) by N refits | exact leave-one-out (reference) |
 | `"kfold"` | held-out loss of `n_splits` folds | k-fold CV (reference) |
 
-What the tests show (`tests/test_loo.py`): the exact derivative equals central finite
+What the tests show (`tests/selection/test_loo.py`): the exact derivative equals central finite
 differences of weighted refits (p → 0) to 1e-5 relative (observed ~1e-8), for both losses,
 with kink features and an intercept; at p = 1 with the active set fixed the ALO output
 equals a refit without the object to 1e-10 (regression); where removing an object leaves
@@ -465,7 +465,7 @@ the active set unchanged, ALO equals exact LOO by refitting.
    derivative, by a factor that varies per object (erratum 4).
 3. For regression it is half the derivative (harmless), but its leverage treats every
    active feature as a ridge feature; with kink features present (the usual case) it is
-   not the derivative of anything (`tests/test_loo.py`, finite-difference test).
+   not the derivative of anything (`tests/selection/test_loo.py`, finite-difference test).
 4. "DiffLOO keeps the active set fixed" is true of the derivative (p → 0); at p = 1 the
    active set of a refit does change for some objects, which is where ALO and exact LOO
    part (figure below).
