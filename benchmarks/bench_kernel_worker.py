@@ -206,8 +206,8 @@ def _bisvm_profile(X, y, params, task, threads):
     """Seconds per SMO phase of one more solve (the estimator does not keep the solver's
     record): the same dual, solved directly."""
     from bisvm.kernels import make_kernel
-    from bisvm.solvers.nu_smo import one_class_dual
-    from bisvm.solvers.smo import csvc_dual, epsilon_svr_dual, solve_smo
+    from bisvm.solvers.dual.nu_smo import one_class_dual
+    from bisvm.solvers.dual.smo import csvc_dual, epsilon_svr_dual, solve_smo
 
     ker = make_kernel(params["kernel"], gamma=params["gamma"], coef0=params.get("coef0", 0.0),
                       degree=params.get("degree", 3))

@@ -9,8 +9,8 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from bisvm.kernels import make_kernel
-from bisvm.solvers.active_set import solve_active_set
-from bisvm.solvers.smo import csvc_dual, dense_hessian, epsilon_svr_dual, solve_smo
+from bisvm.solvers.dual.active_set import solve_active_set
+from bisvm.solvers.dual.smo import csvc_dual, dense_hessian, epsilon_svr_dual, solve_smo
 
 
 def _random_problem(rng, kind, kernel):

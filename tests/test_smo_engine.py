@@ -20,8 +20,8 @@ from sklearn.svm import SVC as SkSVC
 import bisvm.kernels as bk
 from bisvm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 from bisvm.kernels import make_kernel, resolve_gamma
-from bisvm.solvers._smo_blocks import block_column, block_matvec, exp_block
-from bisvm.solvers.smo import PROFILE_PHASES, csvc_dual, kernel_data, resolve_n_jobs, solve_smo
+from bisvm.solvers.dual._smo_blocks import block_column, block_matvec, exp_block
+from bisvm.solvers.dual.smo import PROFILE_PHASES, csvc_dual, kernel_data, resolve_n_jobs, solve_smo
 
 KERNELS = {
     "rbf": lambda A, B, g, c: rbf_kernel(A, B, gamma=g),
@@ -186,7 +186,7 @@ def test_sparse_gamma_scale_is_the_exact_variance(monkeypatch):
 
 
 def test_four_columns_in_one_pass_equal_single_columns():
-    from bisvm.solvers._smo_blocks import block_columns4
+    from bisvm.solvers.dual._smo_blocks import block_columns4
 
     X = _sparse_data(2100, 17, 9, density=0.7)
     for name in sorted(KERNELS):
@@ -241,7 +241,7 @@ def test_gradient_from_a_snapshot_equals_the_dense_gradient(n_threads):
     # Q alpha + p is affine in alpha, so the snapshot (alpha_ref, Q alpha_ref + p) plus the
     # moved coefficients must give the dense gradient; two variables per sample (as
     # epsilon-SVR) and a diagonal shift exercise the sample sums and the shift term
-    from bisvm.solvers import _smo_columns as cols
+    from bisvm.solvers.dual import _smo_columns as cols
 
     rng = np.random.default_rng(5)
     n, d = 700, 6

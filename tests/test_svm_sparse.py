@@ -12,7 +12,7 @@ from sklearn.exceptions import NotFittedError
 
 from bisvm.estimators.svm import SVC, SVR
 from bisvm.kernels import make_kernel
-from bisvm.solvers.smo import csvc_dual, solve_smo
+from bisvm.solvers.dual.smo import csvc_dual, solve_smo
 
 KERNELS = ["linear", "rbf", "poly", "sigmoid"]
 PARAMS = {"linear": {}, "rbf": {"gamma": 0.05}, "poly": {"gamma": 0.3, "coef0": 1.0},

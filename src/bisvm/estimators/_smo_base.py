@@ -23,7 +23,7 @@ from bisvm.kernels import (
     make_kernel,
     warn_if_indefinite,
 )
-from bisvm.solvers.smo import resolve_n_jobs, solve_smo
+from bisvm.solvers.dual.smo import resolve_n_jobs, solve_smo
 
 __all__ = ["BaseSMO", "check_positive", "warm_alpha", "positive_weight_rows",
            "LINEAR_GRAM_MAX_BYTES"]

@@ -15,7 +15,7 @@ With ``loss="squared_hinge"`` the per-sample loss is :math:`\tfrac12\max(0, 1-y_
 ε-SVR (seed 003 eq. (88), seed 001 §8.7) minimises
 :math:`\tfrac12\lVert w\rVert^2 + \sum_i C_i\max(0, |y_i - f(x_i)| - \varepsilon)`.
 
-Both are solved by :func:`bisvm.solvers.smo.solve_smo`; the decision function is
+Both are solved by :func:`bisvm.solvers.dual.smo.solve_smo`; the decision function is
 :math:`f(x) = \sum_{i \in SV}` ``dual_coef_`` :math:`_i\,k(x_i, x)` ``+ intercept_``, with
 the same attribute layout and sign conventions as scikit-learn's LIBSVM wrappers.
 """
@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bisvm.estimators._calibration import couple, fit_platt, sigmoid_prob
 from bisvm.estimators._smo_base import BaseSMO, check_positive, positive_weight_rows, warm_alpha
-from bisvm.solvers.smo import csvc_dual, epsilon_svr_dual
+from bisvm.solvers.dual.smo import csvc_dual, epsilon_svr_dual
 
 __all__ = ["SVC", "SVR"]
 
