@@ -21,7 +21,9 @@ profiles.
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+from threadpoolctl import threadpool_limits
 
 settings.register_profile(
     "ci",
@@ -39,3 +41,12 @@ settings.register_profile(
     print_blob=True,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="module")
+def one_blas_thread():
+    """One BLAS thread for a test module whose factorisations are small: extra BLAS
+    threads only spin and contend on a shared machine. Use it with
+    ``pytestmark = pytest.mark.usefixtures("one_blas_thread")``."""
+    with threadpool_limits(1):
+        yield

@@ -24,11 +24,12 @@ from sklearn.datasets import load_iris
 import bisvm
 from bisvm.persistence import (
     ModelFileError,
-    _registry,  # the allow-list, patched per test
     check_round_trip,
+    is_registered,
     load_model,
     register_estimator,
     save_model,
+    unregister_estimator,
 )
 
 
@@ -43,9 +44,12 @@ class Holder(BaseEstimator):
 
 
 @pytest.fixture(autouse=True)
-def registry(monkeypatch):
-    monkeypatch.setattr(_registry, "_REGISTRY", dict(_registry._REGISTRY))
+def registry():
+    added = not is_registered(Holder)
     register_estimator(Holder)
+    yield
+    if added:
+        unregister_estimator(Holder)
 
 
 @pytest.fixture(scope="module")

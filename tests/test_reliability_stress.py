@@ -330,13 +330,13 @@ def test_rbf_with_huge_gamma_predicts_training_points_like_the_identity_kernel(r
     X, y, t = rbf_data
     from sklearn.svm import SVC as LibSVC
 
-    from bisvm.kernels import _sq_dists, rbf_kernel
+    from bisvm.kernels import rbf_kernel, squared_distances
 
     np.testing.assert_array_equal(rbf_kernel(X, X.copy(), gamma=1e12), np.eye(len(y)))
     # nearly coincident rows: the direct form, not the cancelled GEMM one
     Z = X + 1e-9
     direct = ((X[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
-    np.testing.assert_allclose(np.diag(_sq_dists(X, Z)), np.diag(direct), rtol=1e-12)
+    np.testing.assert_allclose(np.diag(squared_distances(X, Z)), np.diag(direct), rtol=1e-12)
     lib = LibSVC(kernel="rbf", gamma=1e12, tol=1e-9).fit(X, y)
     np.testing.assert_allclose(SVC(kernel="rbf", gamma=1e12, tol=1e-9).fit(X, y)
                                .decision_function(X), lib.decision_function(X), atol=1e-8)

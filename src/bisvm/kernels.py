@@ -34,6 +34,7 @@ __all__ = [
     "KERNELS",
     "Kernel",
     "linear_kernel",
+    "squared_distances",
     "polynomial_kernel",
     "rbf_kernel",
     "laplacian_kernel",
@@ -110,7 +111,7 @@ _NEAR_REL = 1e-6
 _NEAR_CHUNK = 1 << 16
 
 
-def _sq_dists(X, Y):
+def squared_distances(X, Y):
     r""":math:`\lVert x_i - y_j\rVert^2 = \lVert x_i\rVert^2 + \lVert y_j\rVert^2 - 2x_i^\top y_j`
     through one GEMM, clipped at 0 against cancellation.
 
@@ -164,7 +165,7 @@ def rbf_kernel(X, Y=None, gamma=1.0):
     r"""Gaussian kernel :math:`K_{ij} = \exp(-\gamma\lVert x_i - y_j\rVert^2)` (seed 003
     eq. (54); seed 001's ``exp(-‖x − y‖²/(2σ²))`` is ``gamma = 1/(2σ²)``)."""
     X, Y = _pair(X, Y)
-    K = _sq_dists(X, Y)
+    K = squared_distances(X, Y)
     K *= -gamma
     np.exp(K, out=K)
     return K

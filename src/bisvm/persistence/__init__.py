@@ -97,7 +97,13 @@ import scipy.sparse as sp
 
 from bisvm.persistence._archive import read_arrays, read_member, sniff_foreign, zip_members
 from bisvm.persistence._codec import Decoder, Encoder, fitted_attribute_names
-from bisvm.persistence._registry import ModelFileError, class_path, register_estimator
+from bisvm.persistence._registry import (
+    ModelFileError,
+    class_path,
+    is_registered,
+    register_estimator,
+    unregister_estimator,
+)
 from bisvm.persistence._sparse import same_sparse
 
 __all__ = [
@@ -108,7 +114,9 @@ __all__ = [
     "check_round_trip",
     "class_path",
     "load_model",
+    "is_registered",
     "register_estimator",
+    "unregister_estimator",
     "save_model",
 ]
 

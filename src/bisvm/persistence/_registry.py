@@ -12,8 +12,8 @@ import dataclasses
 import importlib
 import re
 
-__all__ = ["ModelFileError", "allowed_for_save", "class_path", "register_estimator",
-           "resolve_class"]
+__all__ = ["ModelFileError", "allowed_for_save", "class_path", "is_registered",
+           "register_estimator", "resolve_class", "unregister_estimator"]
 
 _IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -56,6 +56,27 @@ def register_estimator(cls=None, *, name=None):
         return c
 
     return add if cls is None else add(cls)
+
+
+def _key(cls_or_path):
+    return cls_or_path if isinstance(cls_or_path, str) else class_path(cls_or_path)
+
+
+def is_registered(cls_or_path):
+    """Whether a class (or a class path) is on the allow-list of :func:`register_estimator`
+    (bisvm's own classes are allowed without being on it)."""
+    return _key(cls_or_path) in _REGISTRY
+
+
+def unregister_estimator(cls_or_path):
+    """Take a class (or a class path) off the allow-list; files naming it no longer load.
+
+    Returns
+    -------
+    bool
+        Whether it was registered.
+    """
+    return _REGISTRY.pop(_key(cls_or_path), None) is not None
 
 
 def _is_kind(cls, kind):

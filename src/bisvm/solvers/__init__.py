@@ -1,7 +1,14 @@
 """Solvers: one module per algorithm of the documents. A solver takes a problem and an
 explicit warm start and returns a frozen :class:`~bisvm.solvers.base.SolverResult`."""
 
-from .base import ConvergenceRecord, SmoothProblem, SolverResult
+from .base import (
+    CERTIFICATES,
+    ActivePartition,
+    ConvergenceRecord,
+    SelectivityPath,
+    SmoothProblem,
+    SolverResult,
+)
 from .cg import conjugate_gradient, minimize_nonlinear_cg, solve_nonlinear_cg
 from .coordinate import solve_block_coordinate_descent
 from .crammer_singer import solve_crammer_singer
@@ -13,13 +20,20 @@ from .newton import minimize_newton, solve_newton
 from .path import L1SVMPath, l1_svm_path
 from .primal import solve_truncated_newton, solve_woodbury_newton
 from .primal.exact_l1 import WeightedL1SVMProblem, solve_exact_l1
+from .problems import DualProblem, KernelExpansionProblem, LinearProblem
 from .quasi_newton import minimize_bfgs, solve_bfgs
 from .rz_path import L1SqHingePath, l1_sqhinge_path
 from .svr_primal import solve_svr_finite_newton
 
 __all__ = [
+    "CERTIFICATES",
+    "ActivePartition",
     "ConvergenceRecord",
+    "SelectivityPath",
     "SmoothProblem",
+    "KernelExpansionProblem",
+    "DualProblem",
+    "LinearProblem",
     "SolverResult",
     "minimize_lbfgs",
     "minimize_newton",

@@ -7,9 +7,18 @@ step's factor.
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-__all__ = ["shifted_cho_factor", "preconditioned_cg", "RefinedFactor", "structured_hessian_matvec"]
+__all__ = [
+    "NewtonFactor",
+    "shifted_cho_factor",
+    "cholesky_solve",
+    "DenseFactor",
+    "LazyFactor",
+    "preconditioned_cg",
+    "RefinedFactor",
+    "structured_hessian_matvec",
+]
 
 
 def shifted_cho_factor(M, *, lower=False, rel_shift=1e-12, tries=14):
@@ -33,6 +42,83 @@ def shifted_cho_factor(M, *, lower=False, rel_shift=1e-12, tries=14):
         except LinAlgError:
             shift = max(shift * 10.0, rel_shift * scale)
     raise LinAlgError("matrix is not positive definite even after diagonal shifting")
+
+
+class NewtonFactor:
+    r"""The interface of a Newton system :math:`H = \nabla^2 E(\hat w)` handed out by a
+    solver in :attr:`SolverResult.factor`.
+
+    ``solve(rhs, x0=None)`` returns :math:`H^{-1} r` for a vector (or, where the
+    implementation says so, a matrix) ``rhs``; ``x0`` is a warm start that iterative
+    implementations use (the previous adjoint, for instance) and direct ones ignore.
+    ``matvec(v)`` returns :math:`H v`. For a problem solved on a support (exact
+    weighted L1), :math:`H` is the Hessian restricted to the support and the solution is
+    zero off it. ``n_matvec`` counts Hessian-vector products spent so far (0 for a
+    direct factorisation).
+    """
+
+    n_matvec = 0
+
+    def solve(self, rhs, x0=None):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def matvec(self, v):  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def cholesky_solve(H, b):
+    """Solve ``H x = b`` (``b`` a vector or a matrix of right-hand sides) for symmetric
+    positive definite ``H`` by Cholesky, never forming an inverse; a tiny diagonal shift
+    is added if ``H`` is numerically singular."""
+    return cho_solve(shifted_cho_factor(H, tries=12), b, check_finite=False)
+
+
+class DenseFactor(NewtonFactor):
+    """A Cholesky factor of a dense symmetric positive definite ``H`` (shifted if
+    numerically singular, as :func:`cholesky_solve`), computed once and reused."""
+
+    direct = True
+
+    def __init__(self, H):
+        self.H = H
+        self._c = shifted_cho_factor(H, tries=12)
+
+    def solve(self, rhs, x0=None, rtol=None):
+        """:math:`H^{-1}` ``rhs`` (a vector or a matrix of right-hand sides)."""
+        return cho_solve(self._c, rhs, check_finite=False)
+
+    def matvec(self, v):
+        return self.H @ v
+
+
+class LazyFactor(NewtonFactor):
+    """Builds the factor at the solution on first use: a caller that never solves with
+    the Hessian (a plain fit) does not pay for it."""
+
+    def __init__(self, build):
+        self._build = build
+        self._f = None
+
+    @property
+    def built(self):
+        if self._f is None:
+            self._f = self._build()
+        return self._f
+
+    @property
+    def n_matvec(self):
+        return 0 if self._f is None else getattr(self._f, "n_matvec", 0)
+
+    def solve(self, rhs, x0=None, rtol=None):
+        return self.built.solve(rhs, x0=x0, rtol=rtol)
+
+    def matvec(self, v):
+        return self.built.matvec(v)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.built, name)
 
 
 def structured_hessian_matvec(X, c, D, v):
@@ -97,7 +183,7 @@ def preconditioned_cg(matvec, precond, b, *, x0=None, rtol=1e-10, max_iter=None)
     return x, n_mv, rn / bn
 
 
-class RefinedFactor:
+class RefinedFactor(NewtonFactor):
     r"""The Newton system at a solution :math:`\hat w`, solved by CG with the exact
     Hessian-vector product at :math:`\hat w` and the direct factor of the last Newton
     step (at :math:`w_{k-1}`, one step away) as preconditioner.

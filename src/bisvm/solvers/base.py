@@ -15,18 +15,23 @@ frozen :class:`SolverResult`; they keep no state between calls.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import partial
+from types import MappingProxyType
+from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from ._linalg import structured_hessian_matvec
+from ._linalg import NewtonFactor
+from .problems import SmoothProblem
 
 __all__ = [
     "SmoothProblem",
     "SolverResult",
+    "CERTIFICATES",
+    "ActivePartition",
+    "SelectivityPath",
     "ConvergenceRecord",
     "NewtonFactor",
     "warn_cap",
@@ -35,192 +40,147 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class SmoothProblem:
-    r"""A frozen smooth, convex primal problem :math:`F(w) = \frac1n\sum s_i \ell_i + P(w)`.
-
-    Parameters
-    ----------
-    X : ndarray or scipy.sparse matrix, shape (n, d)
-        Design matrix (include a column of ones to fit a bias inside ``w``); a sparse
-        matrix is used as it is (products only), never densified by the scalable solvers.
-    y : ndarray, shape (n,)
-        Targets (±1 for classification losses).
-    loss : object with ``value``, ``derivative``, ``second_derivative``
-    penalty : object with ``value``, ``gradient``, ``hessian``
-    sample_weight : ndarray, shape (n,), optional
-        ``s_i`` (ones by default).
-    cg_data : CGData, optional
-        What the truncated Newton-CG solver precomputes once from a dense ``X`` and
-        reuses in every Newton system on it (a float32 copy for mixed-precision
-        Hessian-vector products, a sketched feature correlation for the
-        preconditioner; :func:`~bisvm.solvers.primal.truncated.prepare_cg_data`).
-        Values, gradients and curvatures always use ``X`` itself.
-    """
-
-    X: np.ndarray
-    y: np.ndarray
-    loss: object
-    penalty: object
-    sample_weight: np.ndarray | None = None
-    cg_data: object = None
-
-    @property
-    def n_features(self):
-        return self.X.shape[1]
-
-    def _s(self):
-        n = self.X.shape[0]
-        return (1.0 / n) if self.sample_weight is None else self.sample_weight / n
-
-    def value(self, w):
-        z = self.X @ w
-        return float(np.sum(self._s() * self.loss.value(self.y, z))) + self.penalty.value(w)
-
-    def value_and_gradient(self, w):
-        z = self.X @ w
-        s = self._s()
-        f = float(np.sum(s * self.loss.value(self.y, z))) + self.penalty.value(w)
-        g = self.X.T @ (s * self.loss.derivative(self.y, z)) + self.penalty.gradient(w)
-        return f, g
-
-    def gradient(self, w):
-        return self.value_and_gradient(w)[1]
-
-    def hessian(self, w):
-        r""":math:`\frac1n X^\top \mathrm{diag}(s\,\ell'') X + \nabla^2 P(w)` (dense)."""
-        z = self.X @ w
-        return self.hessian_from_curvature(w, self.loss.second_derivative(self.y, z))
-
-    def hessian_from_curvature(self, w, d2):
-        """The dense Hessian at ``w`` given the per-sample second derivatives ``d2`` there
-        (a sparse ``X`` gives a dense ``(d, d)`` result: for small problems only)."""
-        c = self._s() * d2
-        if sp.issparse(self.X):
-            H = np.asarray((self.X.T @ self.X.multiply(c[:, None])).todense())
-        else:
-            # in row blocks: no n x d temporary for tall data
-            X = self.X
-            H = np.zeros((X.shape[1], X.shape[1]))
-            for s in range(0, X.shape[0], 8192):
-                Xb = X[s:s + 8192]
-                H += Xb.T @ (Xb * c[s:s + 8192, None])
-        if hasattr(self.penalty, "add_hessian"):
-            self.penalty.add_hessian(H, w)
-        else:
-            H += self.penalty.hessian(w)
-        return H
-
-    def value_gradient_curvature(self, w):
-        """``(F(w), ∇F(w), ℓ''(y, Xw))`` in one pass over the samples (for Newton)."""
-        z = self.X @ w
-        s = self._s()
-        if hasattr(self.loss, "value_derivatives"):
-            v, d1, d2 = self.loss.value_derivatives(self.y, z)
-        else:
-            v = self.loss.value(self.y, z)
-            d1 = self.loss.derivative(self.y, z)
-            d2 = self.loss.second_derivative(self.y, z)
-        fp, gp = self._penalty_value_and_gradient(w)
-        return float(np.sum(s * v)) + fp, self.X.T @ (s * d1) + gp, d2
-
-    def sample_curvature(self, d2):
-        r"""Per-sample weights :math:`c_i = s_i\ell''_i/n` of the loss Hessian
-        :math:`X^\top\mathrm{diag}(c)X`."""
-        return self._s() * d2
-
-    def hessian_operator(self, w, d2):
-        r"""The Hessian at ``w`` as a product :math:`v \mapsto X^\top(c\odot Xv) + Dv`
-        (``c`` from ``d2``, :math:`D` the penalty's structured Hessian): O(nnz) per
-        product, nothing d × d."""
-        c = self.sample_curvature(d2)
-        D = self.penalty_hessian(w)
-        return partial(structured_hessian_matvec, self.X, c, D)
-
-    def penalty_hessian(self, w):
-        """The penalty's Hessian at ``w`` as a structured
-        :class:`~bisvm.penalties.BlockDiagonalHessian` (nothing d × d)."""
-        return self.penalty.structured_hessian(w)
-
-    def _penalty_value_and_gradient(self, w):
-        if hasattr(self.penalty, "value_and_gradient"):
-            return self.penalty.value_and_gradient(w)
-        return self.penalty.value(w), self.penalty.gradient(w)
-
-
-class NewtonFactor:
-    r"""The interface of a Newton system :math:`H = \nabla^2 E(\hat w)` handed out by a
-    solver in :attr:`SolverResult.factor`.
-
-    ``solve(rhs, x0=None)`` returns :math:`H^{-1} r` for a vector (or, where the
-    implementation says so, a matrix) ``rhs``; ``x0`` is a warm start that iterative
-    implementations use (the previous adjoint, for instance) and direct ones ignore.
-    ``matvec(v)`` returns :math:`H v`. For a problem solved on a support (exact
-    weighted L1), :math:`H` is the Hessian restricted to the support and the solution is
-    zero off it. ``n_matvec`` counts Hessian-vector products spent so far (0 for a
-    direct factorisation).
-    """
-
-    n_matvec = 0
-
-    def solve(self, rhs, x0=None):  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def matvec(self, v):  # pragma: no cover - interface
-        raise NotImplementedError
-
-
-@dataclass(frozen=True)
 class ConvergenceRecord:
-    """Per-iteration objective, gradient norm and elapsed seconds of one solve."""
+    """Per-iteration objective, stopping certificate and elapsed seconds of one solve.
+
+    The column ``grad_norm`` holds the certificate the result names in
+    :attr:`SolverResult.certificate` (a gradient norm, a KKT violation, a duality gap, ...);
+    its name is kept because saved model files store this record
+    (``ElasticNetSVC.convergence_``).
+    """
 
     objective: np.ndarray
     grad_norm: np.ndarray
     seconds: np.ndarray
 
+    @property
+    def certificate_values(self):
+        """The certificate per iteration (the ``grad_norm`` column under its general name)."""
+        return self.grad_norm
+
+
+#: The stopping certificates a :class:`SolverResult` can name, and what each measures.
+CERTIFICATES = MappingProxyType({
+    "gradient_norm": "Euclidean norm of the gradient of a smooth objective",
+    "relative_gradient_norm": "gradient norm relative to its value at the start (finite Newton)",
+    "kkt_violation": "largest violation of the optimality (KKT) conditions",
+    "max_violating_pair": "m(alpha) - M(alpha) of the maximal violating pair (SMO, LIBSVM)",
+    "projected_gradient_spread": "max - min projected gradient over the active set (dual CD)",
+    "relative_violation": "largest dual violation relative to its first value (dual CD SVR)",
+    "max_violation": "largest violation of the sub-problem optimality (Crammer-Singer)",
+    "duality_gap": "primal minus dual objective, relative to the primal",
+    "callback": "the user callback stopped the solve; the value is the last gradient norm",
+    "lp_optimal": "the linear programme was solved to optimality (value 0)",
+    "path_vertex": "a vertex of a piecewise-linear path, exact up to rounding (value 0)",
+})
+
+
+@dataclass(frozen=True)
+class ActivePartition:
+    r"""Which dual variables of a piecewise problem sit where: the warm-startable state of
+    an active-set solver (the selective dual Newton method of seed 004).
+
+    Attributes
+    ----------
+    free : ndarray of bool, shape (n,)
+        Variables strictly inside their box (the Newton face).
+    kink : ndarray of bool, shape (n,)
+        Variables at a kink of the loss.
+    kink_sign : ndarray, shape (n,)
+        The side of the kink (±1) for those at one, 0 elsewhere.
+    """
+
+    free: np.ndarray
+    kink: np.ndarray
+    kink_sign: np.ndarray
+
+
+class SelectivityPath(NamedTuple):
+    """A path of solves over a grid of selectivities (seed 004, Algorithm B): the grid,
+    one :class:`SolverResult` per grid point and the smallest selectivity whose
+    solution is empty."""
+
+    selectivities: np.ndarray
+    results: list
+    selectivity_max: float
+
 
 @dataclass(frozen=True)
 class SolverResult:
-    """Frozen outcome of a solve.
+    """The frozen outcome of every solve: one type for primal, dual and path solvers.
 
     Attributes
     ----------
     coef : ndarray
-        The solution ``w``.
+        The primal weights ``w`` over the features: shape ``(d,)``, or ``(k, d)`` for a
+        multi-class solver.
     objective : float
+        The objective the solver minimised (the dual objective for a dual-only solver,
+        said in its docstring).
     grad_norm : float
-        Final stopping certificate (gradient norm for smooth solvers).
+        The final value of the stopping certificate named by ``certificate``
+        (:attr:`certificate_value` is the general name).
     n_iter : int
-        Iterations (Newton / quasi-Newton steps).
+        Iterations (Newton / quasi-Newton steps, CD sweeps, SMO pairs, ...).
     n_evals : int
         Objective-and-gradient evaluations (line-search trials included).
     converged : bool
     seconds : float
     record : ConvergenceRecord
+        Objective, certificate and time per iteration.
     extra : dict
-        Solver-specific outputs (dual coefficients, active set, ...).
+        Deprecated, being replaced by the typed fields and ``stats`` (issue #16).
     certificate : str
-        Name of the stopping certificate held in ``grad_norm`` (``"grad_norm"``: the
-        Euclidean norm of the gradient; ``"kkt_violation"``: the largest violation of the
-        optimality conditions of a non-smooth problem).
+        A key of :data:`CERTIFICATES`.
     factor : object or None
         A public handle on the Newton system at ``coef`` (see :class:`NewtonFactor`), for
-        callers that solve with the Hessian afterwards (hypergradients, predictors).
+        callers that solve with the Hessian afterwards (hypergradients, leave-one-out).
     method : str
         Which algorithm produced the result (``"dense"``, ``"woodbury"``, ``"cg"``, ...).
+    intercept : float or ndarray
+        The unpenalised offset ``b`` of ``Xw + b`` (0 when the solver fits none).
+    dual_coef : ndarray or None
+        Dual variables (α of SMO and dual CD, λ of the selective dual, ...).
+    active_set : ndarray of int or None
+        Indices the solver reports as active; each solver's docstring says of what
+        (support vectors, nonzero weights, the greedy basis in selection order).
+    dual_objective : float or None
+    partition : ActivePartition or None
+        A warm-startable set state (selective dual Newton).
+    stats : mapping
+        Read-only solver-specific diagnostics, documented by each solver.
     """
 
     coef: np.ndarray
-    objective: float
-    grad_norm: float
-    n_iter: int
-    n_evals: int
-    converged: bool
-    seconds: float
-    record: ConvergenceRecord
+    objective: float = float("nan")
+    grad_norm: float = float("nan")
+    n_iter: int = 0
+    n_evals: int = 0
+    converged: bool = False
+    seconds: float = 0.0
+    record: ConvergenceRecord | None = None
     extra: dict = field(default_factory=dict)
-    certificate: str = "grad_norm"
+    certificate: str = "gradient_norm"
     factor: object = None
     method: str = ""
+    intercept: float | np.ndarray = 0.0
+    dual_coef: np.ndarray | None = None
+    active_set: np.ndarray | None = None
+    dual_objective: float | None = None
+    partition: ActivePartition | None = None
+    stats: Mapping = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self):
+        if self.certificate not in CERTIFICATES:
+            raise ValueError(f"unknown certificate {self.certificate!r}; "
+                             f"expected one of {sorted(CERTIFICATES)}")
+        if not isinstance(self.stats, MappingProxyType):
+            object.__setattr__(self, "stats", MappingProxyType(dict(self.stats)))
+
+    @property
+    def certificate_value(self):
+        """The final value of the certificate named by :attr:`certificate`."""
+        return self.grad_norm
 
 
 def warn_cap(solver, max_iter, certificate, tol):

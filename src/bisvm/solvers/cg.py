@@ -23,8 +23,10 @@ from __future__ import annotations
 import numpy as np
 
 from ._linalg import preconditioned_cg
+from ._linesearch import line_search
+from ._record import IterationLog as IterLog
+from ._record import check_tol_max_iter as _check_common
 from .base import warn_cap
-from .gradient import IterLog, _check_common, line_search
 
 __all__ = ["conjugate_gradient", "minimize_nonlinear_cg", "solve_nonlinear_cg"]
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._record import IterationLog as IterLog
+from ._record import check_tol_max_iter as _check_common
 from .base import warn_cap
-from .gradient import IterLog, _check_common
 from .newton import cholesky_solve
 
 __all__ = ["solve_block_coordinate_descent", "make_blocks"]

@@ -25,116 +25,11 @@ The coefficients are ``theta = [β, b]`` (``b`` only with ``fit_intercept``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from .problems import KernelExpansionProblem
+
 __all__ = ["KernelExpansionProblem", "solve_kernel_newton"]
-
-
-@dataclass(frozen=True)
-class KernelExpansionProblem:
-    r"""Frozen kernel problem :math:`\tfrac12\beta^\top K\beta + C\sum_i s_i\ell(y_i, z_i)`.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Symmetric positive semi-definite Gram matrix of the training points.
-    y : ndarray of shape (n,)
-        Targets (±1 for classification losses).
-    loss : object with ``value``, ``derivative``, ``second_derivative``
-        A smooth loss of :mod:`bisvm.losses`.
-    C : float
-        Weight of the data term, :math:`C > 0`.
-    fit_intercept : bool
-        Unpenalised bias ``b`` as the last coefficient.
-    sample_weight : ndarray of shape (n,), optional
-        :math:`s_i` (ones by default).
-    """
-
-    K: np.ndarray
-    y: np.ndarray
-    loss: object
-    C: float = 1.0
-    fit_intercept: bool = True
-    sample_weight: np.ndarray | None = None
-
-    @property
-    def n_features(self):
-        return self.K.shape[0] + (1 if self.fit_intercept else 0)
-
-    def _split(self, theta):
-        n = self.K.shape[0]
-        return theta[:n], (float(theta[n]) if self.fit_intercept else 0.0)
-
-    def _s(self):
-        return np.ones(self.K.shape[0]) if self.sample_weight is None else self.sample_weight
-
-    def margins(self, theta):
-        """:math:`z = K\\beta + b`."""
-        beta, b = self._split(theta)
-        return self.K @ beta + b
-
-    def value(self, theta):
-        beta, b = self._split(theta)
-        Kb = self.K @ beta
-        return 0.5 * float(beta @ Kb) + self.C * float(
-            self._s() @ self.loss.value(self.y, Kb + b))
-
-    def value_and_gradient(self, theta):
-        beta, b = self._split(theta)
-        Kb = self.K @ beta
-        z = Kb + b
-        sdl = self.C * self._s() * self.loss.derivative(self.y, z)
-        f = 0.5 * float(beta @ Kb) + self.C * float(self._s() @ self.loss.value(self.y, z))
-        g = self.K @ (beta + sdl)
-        if self.fit_intercept:
-            g = np.r_[g, sdl.sum()]
-        return f, g
-
-    def gradient(self, theta):
-        return self.value_and_gradient(theta)[1]
-
-    def hessian(self, theta):
-        """Dense Hessian (see the module docstring)."""
-        z = self.margins(theta)
-        h = self.C * self._s() * self.loss.second_derivative(self.y, z)
-        KD = self.K * h  # K diag(h)
-        H = self.K + KD @ self.K
-        if not self.fit_intercept:
-            return H
-        col = KD.sum(axis=1)
-        return np.block([[H, col[:, None]], [col[None, :], np.array([[h.sum()]])]])
-
-    def newton_direction(self, theta):
-        r"""The Newton step :math:`p = -\nabla^2 F^{-1}\nabla F` without inverting ``K``.
-
-        :math:`\nabla^2 F = \mathrm{diag}(K, 1)\,A` and :math:`\nabla F =
-        \mathrm{diag}(K, 1)\,\tilde g` with :math:`\tilde g = (\beta + C s\odot\ell',\
-        C s^\top\ell')`, so :math:`p = -A^{-1}\tilde g` with
-
-        .. math::
-            A = \begin{pmatrix} I + C D K & C D\mathbf 1 \\ C\mathbf 1^\top D K &
-            C\mathbf 1^\top D \mathbf 1\end{pmatrix},
-
-        which is non-singular even when ``K`` is singular (e.g. a linear kernel with
-        ``n > d``): :math:`I + CDK` has the eigenvalues of
-        :math:`I + C D^{1/2} K D^{1/2} \succeq I` (Chapelle 2007, "Training a support
-        vector machine in the primal", §3).
-        """
-        n = self.K.shape[0]
-        beta, b = self._split(theta)
-        z = self.K @ beta + b
-        s = self.C * self._s()
-        sdl = s * self.loss.derivative(self.y, z)
-        h = s * self.loss.second_derivative(self.y, z)
-        A = h[:, None] * self.K
-        A[np.diag_indices(n)] += 1.0
-        gt = beta + sdl
-        if self.fit_intercept:
-            A = np.block([[A, h[:, None]], [(h @ self.K)[None, :], np.array([[h.sum()]])]])
-            gt = np.r_[gt, sdl.sum()]
-        return -np.linalg.solve(A, gt)
 
 
 def solve_kernel_newton(problem, theta0=None, *, tol=1e-8, max_iter=100, c1=1e-4, rho=0.5,
@@ -146,8 +41,8 @@ def solve_kernel_newton(problem, theta0=None, *, tol=1e-8, max_iter=100, c1=1e-4
     Stops when :math:`\|\nabla F\|_2 \le` ``tol``; returns a
     :class:`~bisvm.solvers.base.SolverResult`.
     """
+    from ._record import IterationLog as IterLog
     from .base import warn_cap
-    from .gradient import IterLog
 
     theta = np.zeros(problem.n_features) if theta0 is None else np.array(theta0, float)
     f, g = problem.value_and_gradient(theta)

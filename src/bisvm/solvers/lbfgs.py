@@ -19,6 +19,7 @@ from collections import deque
 
 import numpy as np
 
+from ._linesearch import backtracking, wolfe_search
 from .base import ConvergenceRecord, SolverResult, warn_cap
 
 __all__ = ["minimize_lbfgs", "solve_lbfgs", "two_loop"]
@@ -42,87 +43,6 @@ def two_loop(g, s_list, y_list):
         b = rho * float(y @ q)
         q += s * (a - b)
     return q
-
-
-def _cubic_min(a0, f0, d0, a1, f1, d1):
-    """Minimiser of the cubic through (a0,f0,d0), (a1,f1,d1), or None."""
-    d1_ = d0 + d1 - 3.0 * (f0 - f1) / (a0 - a1)
-    disc = d1_ * d1_ - d0 * d1
-    if disc < 0:
-        return None
-    d2 = np.sign(a1 - a0) * np.sqrt(disc)
-    denom = d1 - d0 + 2.0 * d2
-    if denom == 0:
-        return None
-    return a1 - (a1 - a0) * (d1 + d2 - d1_) / denom
-
-
-def _wolfe_search(phi, f0, d0, a1, c1, c2, max_evals, a_max=np.inf):
-    """Strong-Wolfe line search by bracketing and zoom (Nocedal & Wright Alg. 3.5-3.6).
-
-    ``phi(a)`` returns ``(f, directional derivative, payload)``. Returns the accepted
-    ``(a, f, payload)`` or the best Armijo point found, and the number of evaluations.
-    Extrapolation stops at ``a_max`` (an Armijo point there is accepted).
-    """
-    evals = 0
-    best = None
-    a_prev, f_prev, d_prev = 0.0, f0, d0
-    a = a1
-    lo = hi = None
-    while evals < max_evals:
-        f, d, pay = phi(a)
-        evals += 1
-        if np.isfinite(f) and f <= f0 + c1 * a * d0 and (best is None or f < best[1]):
-            best = (a, f, pay)
-        if not np.isfinite(f) or f > f0 + c1 * a * d0 or (evals > 1 and f >= f_prev):
-            lo, hi = (a_prev, f_prev, d_prev), (a, f, d)
-            break
-        if abs(d) <= -c2 * d0:
-            return a, f, pay, evals
-        if d >= 0:
-            lo, hi = (a, f, d), (a_prev, f_prev, d_prev)
-            break
-        if a >= a_max:
-            return a, f, pay, evals
-        a_prev, f_prev, d_prev = a, f, d
-        a = min(2.0 * a, a_max)
-    else:
-        return (*best, evals) if best else (None, None, None, evals)
-    while evals < max_evals:
-        (alo, flo, dlo), (ahi, fhi, dhi) = lo, hi
-        a = None
-        if np.isfinite(fhi) and np.isfinite(dhi):
-            a = _cubic_min(alo, flo, dlo, ahi, fhi, dhi)
-        left, right = min(alo, ahi), max(alo, ahi)
-        margin = 0.1 * (right - left)
-        if a is None or not np.isfinite(a) or a < left + margin or a > right - margin:
-            a = 0.5 * (alo + ahi)
-        f, d, pay = phi(a)
-        evals += 1
-        if np.isfinite(f) and f <= f0 + c1 * a * d0 and (best is None or f < best[1]):
-            best = (a, f, pay)
-        if not np.isfinite(f) or f > f0 + c1 * a * d0 or f >= flo:
-            hi = (a, f, d)
-        else:
-            if abs(d) <= -c2 * d0:
-                return a, f, pay, evals
-            if d * (ahi - alo) >= 0:
-                hi = lo
-            lo = (a, f, d)
-        if abs(hi[0] - lo[0]) < 1e-16 * max(1.0, abs(lo[0])):
-            break
-    return (*best, evals) if best else (None, None, None, evals)
-
-
-def _backtracking(phi, f0, d0, a1, c1, rho, max_evals):
-    """Seed-000 Algorithm 6 read as Armijo backtracking ``τ ← ρτ``."""
-    a = a1
-    for k in range(1, max_evals + 1):
-        f, d, pay = phi(a)
-        if np.isfinite(f) and f <= f0 + c1 * a * d0:
-            return a, f, pay, k
-        a *= rho
-    return None, None, None, max_evals
 
 
 def minimize_lbfgs(
@@ -229,9 +149,9 @@ def minimize_lbfgs(
             return fa, (float(ga @ p) if np.all(np.isfinite(ga)) else np.inf), xa
 
         if line_search == "wolfe":
-            a, f_new, x_new, ev = _wolfe_search(phi, f, d0, a1, c1, c2, max_ls, a_max)
+            a, f_new, x_new, ev = wolfe_search(phi, f, d0, a1, c1, c2, max_ls, a_max)
         else:
-            a, f_new, x_new, ev = _backtracking(phi, f, d0, a1, c1, rho, max_ls)
+            a, f_new, x_new, ev = backtracking(phi, f, d0, a1, c1, rho, max_ls)
         n_evals += ev
         if a is None:
             break  # no decrease possible along p: stalled at working precision
@@ -254,7 +174,7 @@ def minimize_lbfgs(
     return SolverResult(
         coef=x, objective=float(f), grad_norm=float(gns[-1]), n_iter=k, n_evals=n_evals,
         converged=bool(converged), seconds=time.perf_counter() - t0, record=rec,
-        certificate="callback" if stopped else "grad_norm",
+        certificate="callback" if stopped else "gradient_norm",
     )
 
 

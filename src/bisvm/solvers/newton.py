@@ -12,10 +12,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.linalg import cho_solve
 
-from ._linalg import RefinedFactor, shifted_cho_factor
-from .base import ConvergenceRecord, NewtonFactor, SolverResult, warn_cap
+from ._linalg import DenseFactor, LazyFactor, RefinedFactor, cholesky_solve
+from .base import ConvergenceRecord, SolverResult, warn_cap
 
 __all__ = [
     "minimize_newton",
@@ -25,13 +24,6 @@ __all__ = [
     "DenseFactor",
     "cholesky_solve",
 ]
-
-
-def cholesky_solve(H, b):
-    """Solve ``H x = b`` (``b`` a vector or a matrix of right-hand sides) for symmetric
-    positive definite ``H`` by Cholesky, never forming an inverse; a tiny diagonal shift
-    is added if ``H`` is numerically singular."""
-    return cho_solve(shifted_cho_factor(H, tries=12), b, check_finite=False)
 
 
 def minimize_newton(fun_grad, hess, x0, *, tol=1e-8, max_iter=100, c1=1e-4, rho=0.5,
@@ -98,58 +90,10 @@ def minimize_newton(fun_grad, hess, x0, *, tol=1e-8, max_iter=100, c1=1e-4, rho=
     )
 
 
-class DenseFactor(NewtonFactor):
-    """A Cholesky factor of a dense symmetric positive definite ``H`` (shifted if
-    numerically singular, as :func:`cholesky_solve`), computed once and reused."""
-
-    direct = True
-
-    def __init__(self, H):
-        self.H = H
-        self._c = shifted_cho_factor(H, tries=12)
-
-    def solve(self, rhs, x0=None, rtol=None):
-        """:math:`H^{-1}` ``rhs`` (a vector or a matrix of right-hand sides)."""
-        return cho_solve(self._c, rhs, check_finite=False)
-
-    def matvec(self, v):
-        return self.H @ v
-
-
 def dense_system(problem, w, d2):
     """The Newton system of a :class:`~bisvm.solvers.base.SmoothProblem` at ``w`` as a
     dense Cholesky factor (``O(n d^2 + d^3)``)."""
     return DenseFactor(problem.hessian_from_curvature(w, d2))
-
-
-class _LazyFactor(NewtonFactor):
-    """Builds the factor at the solution on first use: a caller that never solves with
-    the Hessian (a plain fit) does not pay for it."""
-
-    def __init__(self, build):
-        self._build = build
-        self._f = None
-
-    @property
-    def built(self):
-        if self._f is None:
-            self._f = self._build()
-        return self._f
-
-    @property
-    def n_matvec(self):
-        return 0 if self._f is None else getattr(self._f, "n_matvec", 0)
-
-    def solve(self, rhs, x0=None, rtol=None):
-        return self.built.solve(rhs, x0=x0, rtol=rtol)
-
-    def matvec(self, v):
-        return self.built.matvec(v)
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.built, name)
 
 
 def newton_loop(problem, x0, system=dense_system, *, tol, max_iter, c1=1e-4, rho=0.5,
@@ -229,7 +173,7 @@ def newton_loop(problem, x0, system=dense_system, *, tol, max_iter, c1=1e-4, rho
     return SolverResult(
         coef=x, objective=float(f), grad_norm=gn, n_iter=k, n_evals=n_evals,
         converged=bool(converged), seconds=time.perf_counter() - t0, record=rec,
-        extra={"n_matvec": n_matvec}, certificate="grad_norm",
+        extra={"n_matvec": n_matvec}, certificate="gradient_norm",
         factor=_final_factor(problem, system, x, d2, F), method=method,
     )
 
@@ -243,9 +187,9 @@ def _final_factor(problem, system, x, d2, F_last):
 
     if getattr(F_last, "direct", False) and hasattr(problem, "hessian_operator") and hasattr(
             problem.penalty, "structured_hessian"):
-        return _LazyFactor(lambda: RefinedFactor(problem.hessian_operator(x, d2), F_last,
+        return LazyFactor(lambda: RefinedFactor(problem.hessian_operator(x, d2), F_last,
                                                  build))
-    return _LazyFactor(build)
+    return LazyFactor(build)
 
 
 def solve_newton(problem, *, w0=None, tol=1e-8, max_iter=100, **kwargs):

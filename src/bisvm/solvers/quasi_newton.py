@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._linesearch import line_search
+from ._record import IterationLog as IterLog
+from ._record import check_tol_max_iter as _check_common
 from .base import warn_cap
-from .gradient import IterLog, _check_common, line_search
 
 __all__ = ["minimize_bfgs", "solve_bfgs"]
 

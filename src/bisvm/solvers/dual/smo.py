@@ -59,8 +59,9 @@ from types import MappingProxyType
 import numpy as np
 import scipy.sparse as sp
 
-from ...kernels import KERNEL_CODES, Kernel
+from ...kernels import KERNEL_CODES
 from ..base import warn_cap
+from ..problems import DualProblem
 from ._smo_blocks import kernel_diag, sq_norms_csr, sq_norms_dense
 from ._smo_kernels import smo_solve
 from ._smo_threads import resolve_n_jobs, threaded_smo_solve
@@ -75,49 +76,6 @@ __all__ = [
     "kernel_data",
     "resolve_n_jobs",
 ]
-
-
-@dataclass(frozen=True)
-class DualProblem:
-    r"""A frozen instance of the generic dual (see the module docstring).
-
-    Attributes
-    ----------
-    X : ndarray, shape (n, d)
-        Training samples, or the ``(n, n)`` Gram matrix when ``kernel.code`` is
-        ``precomputed`` (also used for callable kernels).
-    kernel : Kernel
-    sample_index : ndarray of int, shape (l,)
-        Sample :math:`s_t` of each dual variable.
-    y : ndarray, shape (l,)
-        Signs :math:`\pm1`.
-    p : ndarray, shape (l,)
-        Linear term.
-    upper : ndarray, shape (l,)
-        Upper bounds :math:`C_t` (``inf`` allowed).
-    shift : ndarray, shape (l,)
-        Added to the diagonal of :math:`Q` (``1/C`` for the L2-SVM).
-    nu : bool
-        The ν formulations: a second equality constraint :math:`e^\top\alpha =`
-        const, kept by choosing each working pair within one sign class (``Solver_NU``).
-    alpha_start : ndarray, shape (l,), optional
-        Feasible start fixing the right-hand sides of the equality constraints (the ν
-        formulations and one-class SVM need one); zero when ``None``.
-    """
-
-    X: object
-    kernel: Kernel
-    sample_index: np.ndarray
-    y: np.ndarray
-    p: np.ndarray
-    upper: np.ndarray
-    shift: np.ndarray
-    nu: bool = False
-    alpha_start: np.ndarray | None = None
-
-    @property
-    def n_variables(self):
-        return self.y.shape[0]
 
 
 @dataclass(frozen=True)

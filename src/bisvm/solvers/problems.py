@@ -1,0 +1,335 @@
+r"""The frozen problem records every solver takes (issue #16's solver contract).
+
+* :class:`SmoothProblem`: :math:`F(w) = \frac1n\sum_i s_i\,\ell(y_i, x_i^\top w) + P(w)`
+  with a smooth loss and penalty (seed-000 §1.5; seed 002 §3), for the primal methods;
+* :class:`KernelExpansionProblem`: the kernel expansion in the primal β form of seed 002
+  §2.2.4, for Newton on kernel machines with a differentiable loss;
+* :class:`DualProblem`: LIBSVM's generic dual :math:`\min_\alpha \tfrac12\alpha^\top
+  Q\alpha + p^\top\alpha` under a box and :math:`y^\top\alpha = \Delta` (Fan, Chen & Lin
+  2005), for SMO and the active-set method;
+* :class:`LinearProblem`: LIBLINEAR's form :math:`\tfrac12\|w\|^2 + \sum_i c_i
+  \ell(y_i, x_i^\top w)` with an optional bias feature (Hsieh et al. 2008), for dual
+  coordinate descent, Crammer–Singer and finite Newton.
+
+A solver takes one of these and explicit keyword warm starts (``w0`` for primal,
+``alpha0`` for dual variables) and returns a :class:`~bisvm.solvers.base.SolverResult`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import scipy.sparse as sp
+
+from bisvm.kernels import Kernel
+
+from ._linalg import structured_hessian_matvec
+
+__all__ = ["SmoothProblem", "KernelExpansionProblem", "DualProblem", "LinearProblem"]
+
+
+@dataclass(frozen=True)
+class SmoothProblem:
+    r"""A frozen smooth, convex primal problem :math:`F(w) = \frac1n\sum s_i \ell_i + P(w)`.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix, shape (n, d)
+        Design matrix (include a column of ones to fit a bias inside ``w``); a sparse
+        matrix is used as it is (products only), never densified by the scalable solvers.
+    y : ndarray, shape (n,)
+        Targets (±1 for classification losses).
+    loss : object with ``value``, ``derivative``, ``second_derivative``
+    penalty : object with ``value``, ``gradient``, ``hessian``
+    sample_weight : ndarray, shape (n,), optional
+        ``s_i`` (ones by default).
+    cg_data : CGData, optional
+        What the truncated Newton-CG solver precomputes once from a dense ``X`` and
+        reuses in every Newton system on it (a float32 copy for mixed-precision
+        Hessian-vector products, a sketched feature correlation for the
+        preconditioner; :func:`~bisvm.solvers.primal.truncated.prepare_cg_data`).
+        Values, gradients and curvatures always use ``X`` itself.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    loss: object
+    penalty: object
+    sample_weight: np.ndarray | None = None
+    cg_data: object = None
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    def _s(self):
+        n = self.X.shape[0]
+        return (1.0 / n) if self.sample_weight is None else self.sample_weight / n
+
+    def value(self, w):
+        z = self.X @ w
+        return float(np.sum(self._s() * self.loss.value(self.y, z))) + self.penalty.value(w)
+
+    def value_and_gradient(self, w):
+        z = self.X @ w
+        s = self._s()
+        f = float(np.sum(s * self.loss.value(self.y, z))) + self.penalty.value(w)
+        g = self.X.T @ (s * self.loss.derivative(self.y, z)) + self.penalty.gradient(w)
+        return f, g
+
+    def gradient(self, w):
+        return self.value_and_gradient(w)[1]
+
+    def hessian(self, w):
+        r""":math:`\frac1n X^\top \mathrm{diag}(s\,\ell'') X + \nabla^2 P(w)` (dense)."""
+        z = self.X @ w
+        return self.hessian_from_curvature(w, self.loss.second_derivative(self.y, z))
+
+    def hessian_from_curvature(self, w, d2):
+        """The dense Hessian at ``w`` given the per-sample second derivatives ``d2`` there
+        (a sparse ``X`` gives a dense ``(d, d)`` result: for small problems only)."""
+        c = self._s() * d2
+        if sp.issparse(self.X):
+            H = np.asarray((self.X.T @ self.X.multiply(c[:, None])).todense())
+        else:
+            # in row blocks: no n x d temporary for tall data
+            X = self.X
+            H = np.zeros((X.shape[1], X.shape[1]))
+            for s in range(0, X.shape[0], 8192):
+                Xb = X[s:s + 8192]
+                H += Xb.T @ (Xb * c[s:s + 8192, None])
+        if hasattr(self.penalty, "add_hessian"):
+            self.penalty.add_hessian(H, w)
+        else:
+            H += self.penalty.hessian(w)
+        return H
+
+    def value_gradient_curvature(self, w):
+        """``(F(w), ∇F(w), ℓ''(y, Xw))`` in one pass over the samples (for Newton)."""
+        z = self.X @ w
+        s = self._s()
+        if hasattr(self.loss, "value_derivatives"):
+            v, d1, d2 = self.loss.value_derivatives(self.y, z)
+        else:
+            v = self.loss.value(self.y, z)
+            d1 = self.loss.derivative(self.y, z)
+            d2 = self.loss.second_derivative(self.y, z)
+        fp, gp = self._penalty_value_and_gradient(w)
+        return float(np.sum(s * v)) + fp, self.X.T @ (s * d1) + gp, d2
+
+    def sample_curvature(self, d2):
+        r"""Per-sample weights :math:`c_i = s_i\ell''_i/n` of the loss Hessian
+        :math:`X^\top\mathrm{diag}(c)X`."""
+        return self._s() * d2
+
+    def hessian_operator(self, w, d2):
+        r"""The Hessian at ``w`` as a product :math:`v \mapsto X^\top(c\odot Xv) + Dv`
+        (``c`` from ``d2``, :math:`D` the penalty's structured Hessian): O(nnz) per
+        product, nothing d × d."""
+        c = self.sample_curvature(d2)
+        D = self.penalty_hessian(w)
+        return partial(structured_hessian_matvec, self.X, c, D)
+
+    def penalty_hessian(self, w):
+        """The penalty's Hessian at ``w`` as a structured
+        :class:`~bisvm.penalties.BlockDiagonalHessian` (nothing d × d)."""
+        return self.penalty.structured_hessian(w)
+
+    def _penalty_value_and_gradient(self, w):
+        if hasattr(self.penalty, "value_and_gradient"):
+            return self.penalty.value_and_gradient(w)
+        return self.penalty.value(w), self.penalty.gradient(w)
+
+
+@dataclass(frozen=True)
+class KernelExpansionProblem:
+    r"""Frozen kernel problem :math:`\tfrac12\beta^\top K\beta + C\sum_i s_i\ell(y_i, z_i)`.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Symmetric positive semi-definite Gram matrix of the training points.
+    y : ndarray of shape (n,)
+        Targets (±1 for classification losses).
+    loss : object with ``value``, ``derivative``, ``second_derivative``
+        A smooth loss of :mod:`bisvm.losses`.
+    C : float
+        Weight of the data term, :math:`C > 0`.
+    fit_intercept : bool
+        Unpenalised bias ``b`` as the last coefficient.
+    sample_weight : ndarray of shape (n,), optional
+        :math:`s_i` (ones by default).
+    """
+
+    K: np.ndarray
+    y: np.ndarray
+    loss: object
+    C: float = 1.0
+    fit_intercept: bool = True
+    sample_weight: np.ndarray | None = None
+
+    @property
+    def n_features(self):
+        return self.K.shape[0] + (1 if self.fit_intercept else 0)
+
+    def _split(self, theta):
+        n = self.K.shape[0]
+        return theta[:n], (float(theta[n]) if self.fit_intercept else 0.0)
+
+    def _s(self):
+        return np.ones(self.K.shape[0]) if self.sample_weight is None else self.sample_weight
+
+    def margins(self, theta):
+        """:math:`z = K\\beta + b`."""
+        beta, b = self._split(theta)
+        return self.K @ beta + b
+
+    def value(self, theta):
+        beta, b = self._split(theta)
+        Kb = self.K @ beta
+        return 0.5 * float(beta @ Kb) + self.C * float(
+            self._s() @ self.loss.value(self.y, Kb + b))
+
+    def value_and_gradient(self, theta):
+        beta, b = self._split(theta)
+        Kb = self.K @ beta
+        z = Kb + b
+        sdl = self.C * self._s() * self.loss.derivative(self.y, z)
+        f = 0.5 * float(beta @ Kb) + self.C * float(self._s() @ self.loss.value(self.y, z))
+        g = self.K @ (beta + sdl)
+        if self.fit_intercept:
+            g = np.r_[g, sdl.sum()]
+        return f, g
+
+    def gradient(self, theta):
+        return self.value_and_gradient(theta)[1]
+
+    def hessian(self, theta):
+        """Dense Hessian (see the module docstring)."""
+        z = self.margins(theta)
+        h = self.C * self._s() * self.loss.second_derivative(self.y, z)
+        KD = self.K * h  # K diag(h)
+        H = self.K + KD @ self.K
+        if not self.fit_intercept:
+            return H
+        col = KD.sum(axis=1)
+        return np.block([[H, col[:, None]], [col[None, :], np.array([[h.sum()]])]])
+
+    def newton_direction(self, theta):
+        r"""The Newton step :math:`p = -\nabla^2 F^{-1}\nabla F` without inverting ``K``.
+
+        :math:`\nabla^2 F = \mathrm{diag}(K, 1)\,A` and :math:`\nabla F =
+        \mathrm{diag}(K, 1)\,\tilde g` with :math:`\tilde g = (\beta + C s\odot\ell',\
+        C s^\top\ell')`, so :math:`p = -A^{-1}\tilde g` with
+
+        .. math::
+            A = \begin{pmatrix} I + C D K & C D\mathbf 1 \\ C\mathbf 1^\top D K &
+            C\mathbf 1^\top D \mathbf 1\end{pmatrix},
+
+        which is non-singular even when ``K`` is singular (e.g. a linear kernel with
+        ``n > d``): :math:`I + CDK` has the eigenvalues of
+        :math:`I + C D^{1/2} K D^{1/2} \succeq I` (Chapelle 2007, "Training a support
+        vector machine in the primal", §3).
+        """
+        n = self.K.shape[0]
+        beta, b = self._split(theta)
+        z = self.K @ beta + b
+        s = self.C * self._s()
+        sdl = s * self.loss.derivative(self.y, z)
+        h = s * self.loss.second_derivative(self.y, z)
+        A = h[:, None] * self.K
+        A[np.diag_indices(n)] += 1.0
+        gt = beta + sdl
+        if self.fit_intercept:
+            A = np.block([[A, h[:, None]], [(h @ self.K)[None, :], np.array([[h.sum()]])]])
+            gt = np.r_[gt, sdl.sum()]
+        return -np.linalg.solve(A, gt)
+
+
+@dataclass(frozen=True)
+class DualProblem:
+    r"""A frozen instance of the generic dual (see the module docstring).
+
+    Attributes
+    ----------
+    X : ndarray, shape (n, d)
+        Training samples, or the ``(n, n)`` Gram matrix when ``kernel.code`` is
+        ``precomputed`` (also used for callable kernels).
+    kernel : Kernel
+    sample_index : ndarray of int, shape (l,)
+        Sample :math:`s_t` of each dual variable.
+    y : ndarray, shape (l,)
+        Signs :math:`\pm1`.
+    p : ndarray, shape (l,)
+        Linear term.
+    upper : ndarray, shape (l,)
+        Upper bounds :math:`C_t` (``inf`` allowed).
+    shift : ndarray, shape (l,)
+        Added to the diagonal of :math:`Q` (``1/C`` for the L2-SVM).
+    nu : bool
+        The ν formulations: a second equality constraint :math:`e^\top\alpha =`
+        const, kept by choosing each working pair within one sign class (``Solver_NU``).
+    alpha_start : ndarray, shape (l,), optional
+        Feasible start fixing the right-hand sides of the equality constraints (the ν
+        formulations and one-class SVM need one); zero when ``None``.
+    """
+
+    X: object
+    kernel: Kernel
+    sample_index: np.ndarray
+    y: np.ndarray
+    p: np.ndarray
+    upper: np.ndarray
+    shift: np.ndarray
+    nu: bool = False
+    alpha_start: np.ndarray | None = None
+
+    @property
+    def n_variables(self):
+        return self.y.shape[0]
+
+
+
+@dataclass(frozen=True)
+class LinearProblem:
+    r"""A frozen linear SVM problem in LIBLINEAR's form (Hsieh et al. 2008, eq. (1)):
+
+    .. math::
+        \min_w\ \tfrac12\,w^\top R\,w + \sum_{i=1}^n c_i\,\ell(y_i, \tilde x_i^\top w),
+        \qquad \tilde x_i = (x_i, \text{bias}),
+
+    where the last weight multiplies the constant feature ``bias`` when ``bias > 0``
+    (LIBLINEAR's ``-B``: the intercept is then ``bias · w[d]`` and is regularised).
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix, shape (n, d)
+    y : ndarray, shape (n,)
+        ±1 for classification losses, real targets for regression, class indices
+        ``0..k-1`` for Crammer–Singer.
+    loss : object
+        A loss of :mod:`bisvm.losses` (``Hinge``, ``SquaredHinge``,
+        ``EpsilonInsensitive``, ``SquaredEpsilonInsensitive``); dual solvers take their box
+        and diagonal shift from its ``dual_box(cost)``.
+    cost : ndarray, shape (n,)
+        Per-sample :math:`c_i` (``C`` times class and sample weights).
+    bias : float
+        Value of the constant feature (0: no intercept).
+    quadratic : None, float, ndarray (d,) or (d, d)
+        :math:`R`: the identity by default, a scalar, a diagonal or a full matrix
+        (finite Newton and the greedy kernel method use a kernel matrix here).
+    """
+
+    X: object
+    y: np.ndarray
+    loss: object
+    cost: np.ndarray
+    bias: float = 0.0
+    quadratic: object = None
+
+    def dual_box(self):
+        """``(diag, upper)`` of the dual: the diagonal shift and the upper bound of each
+        :math:`\alpha_i` (LIBLINEAR's ``D_ii`` and ``U``), from the loss."""
+        return self.loss.dual_box(self.cost)
