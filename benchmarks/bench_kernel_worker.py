@@ -217,7 +217,7 @@ def _bisvm_profile(X, y, params, task, threads):
         pb = epsilon_svr_dual(X, y, ker, params["C"], params["epsilon"])
     else:
         pb = one_class_dual(X, ker, params["nu"])
-    return dict(solve_smo(pb, n_jobs=threads).profile)
+    return dict(solve_smo(pb, n_jobs=threads).stats["profile"])
 
 
 if __name__ == "__main__":

@@ -137,20 +137,20 @@ def test_two_threads_give_the_serial_iterate_and_libsvm_model():
     one = solve_smo(pb, n_jobs=1)
     two = solve_smo(pb, n_jobs=2)
     assert one.n_iter == two.n_iter
-    assert np.array_equal(one.alpha, two.alpha)
+    assert np.array_equal(one.dual_coef, two.dual_coef)
     assert one.objective == two.objective
     ref = SkSVC(kernel="rbf", C=2.0, gamma="scale").fit(X, y)
-    assert np.array_equal(np.flatnonzero(two.alpha > 0), np.sort(ref.support_))
+    assert np.array_equal(np.flatnonzero(two.dual_coef > 0), np.sort(ref.support_))
     assert two.objective == pytest.approx(_dual_objective_sklearn(ref, X), rel=1e-6)
     # the estimator's threaded fit on sparse data: the same model
     est = SVC(kernel="rbf", C=2.0, n_jobs=2).fit(sp.csr_matrix(X), y)
-    np.testing.assert_array_equal(np.sort(est.support_), np.flatnonzero(one.alpha > 0))
+    np.testing.assert_array_equal(np.sort(est.support_), np.flatnonzero(one.dual_coef > 0))
 
 
 def test_profile_phases_are_present_and_add_up():
     X, y = _classification(1500, 8, 6)
     pb = csvc_dual(X, np.where(y > 0, 1.0, -1.0), make_kernel("rbf", gamma=0.1), 1.0)
-    prof = solve_smo(pb, cache_size=1.0).profile
+    prof = solve_smo(pb, cache_size=1.0).stats["profile"]
     assert set(prof) == set(PROFILE_PHASES) | {"other", "total"}
     assert all(v >= 0.0 for v in prof.values())
     assert prof["columns"] > 0.0 and prof["update"] > 0.0 and prof["selection"] > 0.0

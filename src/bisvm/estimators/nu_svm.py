@@ -177,7 +177,7 @@ class NuSVR(SVR):
 
     def _store(self, X, idx, beta, res):
         super()._store(X, idx, beta, res)
-        self.epsilon_ = float(-res.r)
+        self.epsilon_ = float(-res.stats["nu_multiplier"])
 
 
 class OneClassSVM(OutlierMixin, BaseSMO):
@@ -250,15 +250,15 @@ class OneClassSVM(OutlierMixin, BaseSMO):
         res = self._solve(one_class_dual(self._sub_problem_data(X, idx), self._solve_kernel,
                                          float(self.nu), weights=sw[idx]), None)
         self._release_solver_view()
-        sv = res.alpha > 0
+        sv = res.dual_coef > 0
         self.support_ = idx[sv].astype(np.int32)
-        self.intercept_ = np.array([-res.rho])
+        self.intercept_ = np.array([res.intercept])
         self.offset_ = -self.intercept_
         self.n_support_ = np.array([self.support_.size], dtype=np.int32)
         self.n_iter_ = int(res.n_iter)
         self.fit_status_ = int(not res.converged)
         self.support_vectors_ = self._support_vectors(X, self.support_)
-        self._store_dual(res.alpha[sv][None, :])
+        self._store_dual(res.dual_coef[sv][None, :])
         return self
 
     def decision_function(self, X):

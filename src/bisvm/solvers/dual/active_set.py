@@ -28,26 +28,15 @@ along the constraint, a null-space descent direction is taken instead. The bias 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
 
 import numpy as np
 import scipy.linalg
 
-from ..base import warn_cap
+from ..base import ConvergenceRecord, SolverResult, warn_cap
+from .smo import dense_hessian
 
-__all__ = ["ActiveSetResult", "solve_active_set"]
-
-
-@dataclass(frozen=True)
-class ActiveSetResult:
-    """Frozen outcome of :func:`solve_active_set` (``rho`` as in :class:`SMOResult`)."""
-
-    alpha: np.ndarray
-    rho: float
-    objective: float
-    n_iter: int
-    converged: bool
-    kkt_violation: float
+__all__ = ["active_set_qp", "solve_active_set"]
 
 
 def _eqp(Q, y, g, F):
@@ -71,7 +60,39 @@ def _eqp(Q, y, g, F):
     return d, None, True
 
 
-def solve_active_set(Q, p, y, upper, *, alpha0=None, tol=1e-10, max_iter=None):
+def solve_active_set(problem, *, alpha0=None, tol=1e-10, max_iter=None):
+    """Solve a :class:`~bisvm.solvers.problems.DualProblem` by the active-set method, with
+    its full ``Q`` (:func:`~bisvm.solvers.dual.smo.dense_hessian`: small problems only).
+
+    Parameters
+    ----------
+    problem : DualProblem
+    alpha0 : ndarray, shape (l,), optional
+        Feasible start; ``problem.alpha_start`` or zero (Δ = 0) by default.
+    tol, max_iter
+        As in :func:`active_set_qp`.
+
+    Returns
+    -------
+    SolverResult
+        As :func:`active_set_qp`, with ``coef`` the kernel expansion over the training
+        samples, :math:`\\sum_{t: s_t = s} y_t\\alpha_t` (as
+        :func:`~bisvm.solvers.dual.smo.solve_smo`).
+    """
+    if alpha0 is None:
+        alpha0 = problem.alpha_start
+    res = active_set_qp(dense_hessian(problem), problem.p, problem.y, problem.upper,
+                        alpha0=alpha0, tol=tol, max_iter=max_iter)
+    n = problem.X.shape[0]
+    coef = np.bincount(problem.sample_index, weights=problem.y * res.dual_coef, minlength=n)
+    return SolverResult(
+        coef=coef, intercept=res.intercept, dual_coef=res.dual_coef,
+        active_set=res.active_set, objective=res.objective, grad_norm=res.grad_norm,
+        certificate=res.certificate, n_iter=res.n_iter, converged=res.converged,
+        seconds=res.seconds, record=res.record)
+
+
+def active_set_qp(Q, p, y, upper, *, alpha0=None, tol=1e-10, max_iter=None):
     """Solve the box- and equality-constrained dual QP with an explicit Hessian.
 
     Parameters
@@ -89,8 +110,16 @@ def solve_active_set(Q, p, y, upper, *, alpha0=None, tol=1e-10, max_iter=None):
 
     Returns
     -------
-    ActiveSetResult
+    SolverResult
+        ``dual_coef`` = α; ``intercept`` = :math:`-\\rho = b`, the multiplier of
+        :math:`y^\\top\\alpha = \\Delta` (as in :func:`~bisvm.solvers.dual.smo.solve_smo`);
+        ``coef`` = :math:`y \\circ \\alpha` (one entry per variable);
+        ``objective`` :math:`\\tfrac12\\alpha^\\top Q\\alpha + p^\\top\\alpha`;
+        certificate ``"kkt_violation"``: the largest violation of the bound multipliers'
+        signs (0 when every variable is free); ``active_set`` the indices with
+        :math:`\\alpha_t > 0`; ``record`` one entry.
     """
+    t0 = time.perf_counter()
     Q = np.asarray(Q, dtype=np.float64)
     p = np.asarray(p, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -165,4 +194,10 @@ def solve_active_set(Q, p, y, upper, *, alpha0=None, tol=1e-10, max_iter=None):
     else:
         warn_cap("active-set QP", max_iter, viol, tol)
     objective = 0.5 * float(alpha @ Q @ alpha) + float(p @ alpha)
-    return ActiveSetResult(alpha, -float(b), objective, n_iter, converged, viol)
+    seconds = time.perf_counter() - t0
+    return SolverResult(
+        coef=y * alpha, intercept=float(b), dual_coef=alpha,
+        active_set=np.flatnonzero(alpha > 0), objective=objective, grad_norm=float(viol),
+        certificate="kkt_violation", n_iter=n_iter, converged=converged, seconds=seconds,
+        record=ConvergenceRecord(np.array([objective]), np.array([float(viol)]),
+                                 np.array([seconds])))

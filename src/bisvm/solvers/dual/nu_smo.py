@@ -105,7 +105,7 @@ def nu_svc_scaling(result, floor):
     with a ``UserWarning``: the labels, the sign of :math:`\sum_i\alpha_iy_ik - \rho`,
     do not depend on it, only the scale of the decision values does.
     """
-    r = result.r
+    r = result.stats["nu_multiplier"]
     if not (np.isfinite(r) and r > 0):
         warnings.warn(
             f"nu-SVC: the multiplier r = {r!r} of e'alpha is not positive at this "
@@ -115,7 +115,7 @@ def nu_svc_scaling(result, floor):
             stacklevel=3,
         )
         r = float(floor)
-    return 1.0 / r, result.rho / r
+    return 1.0 / r, -result.intercept / r
 
 
 def one_class_dual(X, kernel, nu=0.5, *, weights=None):

@@ -39,7 +39,7 @@ and a vectorised kernel transform, on a miss with dense data together with up to
 columns of the likeliest next working-set members, into free cache slots only), with the
 same values for dense and sparse ``X``; ``n_jobs`` threads split the columns, the gradient
 update, the selection scan and the reconstruction (:mod:`bisvm.solvers.dual._smo_threads`)
-without changing a single iterate. ``SMOResult.profile`` says where the time went.
+without changing a single iterate. ``stats["profile"]`` of the result says where the time went.
 
 With ``problem.nu`` the pair is chosen within one sign class (LIBSVM's ``Solver_NU``, see
 :mod:`bisvm.solvers.dual._smo_kernels`) and the bias comes from the two per-class averages.
@@ -52,15 +52,14 @@ the feasible interval when none is free (LIBSVM), and the decision function of C
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
 import scipy.sparse as sp
 
 from ...kernels import KERNEL_CODES
-from ..base import warn_cap
+from ...losses import Hinge, SquaredHinge
+from ..base import ConvergenceRecord, SolverResult, warn_cap
 from ..problems import DualProblem
 from ._smo_blocks import kernel_diag, sq_norms_csr, sq_norms_dense
 from ._smo_kernels import smo_solve
@@ -68,7 +67,6 @@ from ._smo_threads import resolve_n_jobs, threaded_smo_solve
 
 __all__ = [
     "DualProblem",
-    "SMOResult",
     "solve_smo",
     "csvc_dual",
     "epsilon_svr_dual",
@@ -78,50 +76,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class SMOResult:
-    """Frozen outcome of :func:`solve_smo`.
-
-    Attributes
-    ----------
-    alpha : ndarray, shape (l,)
-    gradient : ndarray, shape (l,)
-        :math:`Q\\alpha + p` at the solution.
-    rho : float
-        Bias term: decision values are ``sum_t alpha_t y_t k(x, x_t) - rho``.
-    objective : float
-        :math:`\\tfrac12\\alpha^\\top Q\\alpha + p^\\top\\alpha`.
-    gap : float
-        Final maximal violation :math:`m(\\alpha) - M(\\alpha)`.
-    n_iter : int
-    converged : bool
-    n_kernel_columns : int
-        Kernel columns computed (cache misses).
-    mean_active_size : float
-        Mean number of active (unshrunk) variables per iteration.
-    r : float
-        For ν problems, the multiplier of :math:`e^\top\alpha =` const
-        (LIBSVM's ``si->r``: ν-SVC divides α and ρ by it, ν-SVR's tube half-width is
-        :math:`-r`); 0 otherwise.
-    profile : mapping of str to float
-        Seconds per phase of the solve (read-only): ``columns`` (kernel columns),
-        ``selection`` (working-set scans), ``update`` (two-variable step and gradient
-        update), ``shrinking``, ``reconstruction`` (gradients of shrunk variables rebuilt),
-        ``other`` (set-up, bias, loop overhead) and ``total``; measured with the CPU's
-        cycle counter, converted with the solve's wall time.
-    """
-
-    alpha: np.ndarray
-    gradient: np.ndarray
-    rho: float
-    objective: float
-    gap: float
-    n_iter: int
-    converged: bool
-    n_kernel_columns: int
-    mean_active_size: float
-    r: float = 0.0
-    profile: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+_SVC_LOSSES = {"hinge": Hinge(), "squared_hinge": SquaredHinge()}
 
 
 def csvc_dual(X, y, kernel, C=1.0, *, weights=None, loss="hinge"):
@@ -137,20 +92,23 @@ def csvc_dual(X, y, kernel, C=1.0, *, weights=None, loss="hinge"):
         ``inf`` gives the hard-margin SVM (hinge loss only).
     weights : ndarray, shape (n,), optional
         Per-sample multipliers of ``C`` (class weight × sample weight).
-    loss : {"hinge", "squared_hinge"}
-        Hinge: :math:`0 \le \alpha_i \le C w_i`. Squared hinge with the loss
-        :math:`\tfrac12\max(0, 1 - y f)^2` (seed 002 §2.2.1): :math:`\alpha_i \ge 0` and
+    loss : Hinge, SquaredHinge, "hinge" or "squared_hinge"
+        A loss of :mod:`bisvm.losses` (or its name); the box and the diagonal shift come
+        from its ``dual_box``. Hinge: :math:`0 \le \alpha_i \le C w_i`. Squared hinge with
+        the loss :math:`\tfrac12\max(0, 1 - y f)^2` (seed 002 §2.2.1, i.e. the squared
+        hinge of cost :math:`C w_i / 2`): :math:`\alpha_i \ge 0` and
         :math:`Q + \mathrm{diag}(1/(C w_i))`.
     """
     n = y.shape[0]
     c = np.full(n, float(C)) if weights is None else float(C) * np.asarray(weights, float)
     y = np.where(np.asarray(y) > 0, 1.0, -1.0)
-    if loss == "hinge":
-        upper, shift = c, np.zeros(n)
-    elif loss == "squared_hinge":
+    loss = _SVC_LOSSES.get(loss, loss) if isinstance(loss, str) else loss
+    if isinstance(loss, Hinge):
+        shift, upper = loss.dual_box(c)
+    elif isinstance(loss, SquaredHinge):
         if not np.all(np.isfinite(c)):
             raise ValueError("C must be finite for loss='squared_hinge'")
-        upper, shift = np.full(n, np.inf), 1.0 / c
+        shift, upper = loss.dual_box(0.5 * c)  # the ½ of seed 002: cost C w / 2
     else:
         raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {loss!r}")
     return DualProblem(X, kernel, np.arange(n), y, -np.ones(n), upper, shift)
@@ -189,7 +147,7 @@ def dense_hessian(problem):
     return Q
 
 
-#: phases of :attr:`SMOResult.profile`, in the order of the solver's cycle counters
+#: phases of the result's ``stats["profile"]``, in the order of the solver's cycle counters
 PROFILE_PHASES = ("columns", "selection", "update", "shrinking", "reconstruction")
 
 _BLAS_CONTROLLER = None
@@ -348,7 +306,22 @@ def solve_smo(
 
     Returns
     -------
-    SMOResult
+    SolverResult
+        ``dual_coef`` = α; ``intercept`` = :math:`-\\rho` (decision values are
+        :math:`\\sum_t \\alpha_t y_t k(x, x_{s_t}) - \\rho`); ``coef`` the same expansion
+        over the training samples, :math:`\\sum_{t: s_t = s} y_t\\alpha_t` (before the
+        ν-SVC scaling of :func:`~bisvm.solvers.dual.nu_smo.nu_svc_scaling`);
+        ``objective`` the dual :math:`\\tfrac12\\alpha^\\top Q\\alpha + p^\\top\\alpha`;
+        certificate ``"max_violating_pair"``: the final :math:`m(\\alpha) - M(\\alpha)`;
+        ``active_set`` the indices with :math:`\\alpha_t > 0`; ``record`` one entry (the
+        final objective, certificate and seconds). ``stats``: ``dual_gradient``
+        (:math:`Q\\alpha + p`), ``n_kernel_columns`` (kernel columns computed, i.e. cache
+        misses), ``mean_active_size`` (mean number of unshrunk variables per iteration),
+        ``nu_multiplier`` (ν problems: the multiplier of :math:`e^\\top\\alpha =` const,
+        LIBSVM's ``si->r``: ν-SVC divides α and ρ by it, ν-SVR's tube half-width is
+        :math:`-r`; 0 otherwise) and ``profile`` (seconds per phase of the solve:
+        ``columns``, ``selection``, ``update``, ``shrinking``, ``reconstruction``,
+        ``other`` and ``total``, from the CPU's cycle counter scaled to the wall time).
     """
     if selection not in ("second_order", "max_violating_pair"):
         raise ValueError(
@@ -398,21 +371,29 @@ def solve_smo(
             stats,
             prof,
         ), n_threads)
-    profile = _profile(prof, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    profile = _profile(prof, seconds)
     n_iter, converged, gap, rho, ncols, mean_active, r = stats
     if not converged:
         warn_cap("SMO", cap, float(gap), float(tol))
     objective = 0.5 * float(alpha @ (G + problem.p))
-    return SMOResult(
-        alpha=alpha,
-        gradient=G,
-        rho=float(rho),
+    # the kernel expansion f(x) = Σ_s coef_s k(x, x_s) + intercept over training samples
+    coef = np.bincount(problem.sample_index, weights=problem.y * alpha,
+                       minlength=kdiag.shape[0])
+    return SolverResult(
+        coef=coef,
+        intercept=-float(rho),
+        dual_coef=alpha,
+        active_set=np.flatnonzero(alpha > 0),
         objective=objective,
-        gap=float(gap),
+        grad_norm=float(gap),
+        certificate="max_violating_pair",
         n_iter=int(n_iter),
         converged=bool(converged),
-        n_kernel_columns=int(ncols),
-        mean_active_size=float(mean_active),
-        r=float(r),
-        profile=profile,
+        seconds=seconds,
+        record=ConvergenceRecord(np.array([objective]), np.array([float(gap)]),
+                                 np.array([seconds])),
+        stats={"dual_gradient": G, "n_kernel_columns": int(ncols),
+               "mean_active_size": float(mean_active), "nu_multiplier": float(r),
+               "profile": profile},
     )
