@@ -28,6 +28,7 @@ from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..names import CRITERIA
 from ..progress import OuterIterations
 from ..selection.bilevel import (
     THESIS_GRID,
@@ -47,7 +48,7 @@ from ..selection.bilevel_fit import (
 )
 from ..selection.lower_level import add_bias_column
 from ..selection.one_se import validation_splits
-from ..selection.staged import CRITERIA, StagedSettings, weighted_folds
+from ..selection.staged import StagedSettings, weighted_folds
 from ..selection.threads import gram_threads, limit_blas
 from ._sample_weight import checked_sample_weight
 from ._verbose import print_solve
@@ -441,8 +442,6 @@ class BilevelSVC(_SmoothedSVMBase):
         self.verbose = verbose
         self.random_state = random_state
 
-    _CRITERIA = CRITERIA
-
     def _splits(self, X, y, split):
         return validation_splits(y, split, validation_fraction=self.validation_fraction,
                                  cv=self.cv, random_state=self.random_state)
@@ -475,7 +474,7 @@ class BilevelSVC(_SmoothedSVMBase):
                                  penalize_intercept=self.penalize_intercept,
                                  feature_names=feature_names,
                                  learn_l2=bool(self.learn_l2_penalty))
-        split, loss = self._CRITERIA[self.criterion]
+        split, loss = CRITERIA[self.criterion].split, CRITERIA[self.criterion].loss
         Xa = add_bias_column(X)
         self.solver_ = "exact_l1" if lower.exact else resolve_solver(self.solver, Xa)
         lower = replace(lower, solver=lower.solver if lower.exact else self.solver_)
@@ -532,8 +531,8 @@ class BilevelSVC(_SmoothedSVMBase):
             Values, regularisation path, best β, lower-level solves and seconds.
         """
         lower = self._check_common()
-        if self.criterion not in self._CRITERIA:
-            raise ValueError(f"criterion must be one of {sorted(self._CRITERIA)}")
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {sorted(CRITERIA)}")
         X, y = validate_data(self, X, y, dtype=np.float64, reset=False,
                              accept_sparse=("csr", "csc"))
         if self.classes_.size != 2:
@@ -542,7 +541,7 @@ class BilevelSVC(_SmoothedSVMBase):
         if self.l2_penalty == "auto":
             lower = replace(lower, l2_penalty=0.01 * mean_second_moment(X, sw))
         yb = np.where(y == self.classes_[-1], 1.0, -1.0)
-        split, loss = self._CRITERIA[self.criterion]
+        split, loss = CRITERIA[self.criterion].split, CRITERIA[self.criterion].loss
         Xa = add_bias_column(X)
         folds = weighted_folds(Xa, yb, sw, self._splits(Xa, yb, split))
         scal = make_hyper_model("scalar", X.shape[1], penalize_intercept=self.penalize_intercept)

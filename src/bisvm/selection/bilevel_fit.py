@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..names import CRITERIA
 from .bilevel import LOWER_SOLVERS, LowerLevel
 from .importance import coefficient_shares, importance_scores
 from .one_se import SCALAR_RULES
-from .staged import CRITERIA, fit_staged
+from .staged import fit_staged
 
 __all__ = ["BinaryFit", "fit_binary", "StackedFit", "stack_binary_fits",
            "check_staged_options", "check_lower_options", "feature_groups"]
