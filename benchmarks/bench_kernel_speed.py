@@ -8,7 +8,7 @@ binding). Reported per workload: CPU seconds of each tool (the median of several
 the small problems), bisvm's ratio to each peer (< 1: bisvm faster), whether the support
 sets are equal to scikit-learn's and the relative difference of the dual objectives (the
 same formula applied to every tool's support set and coefficients), and where bisvm's time
-goes (``SMOResult.profile``).
+goes (``stats["profile"]`` of the SMO result).
 
 A second section runs the 15,000-row problem on 2 threads and reports wall time: bisvm on
 2 threads against bisvm on 1 (same run) and against sklearnex on 2 threads.
@@ -199,7 +199,8 @@ def main():
               "| workload | tool | nSV | same support set | objective rel. diff |",
               "|---|---|---|---|---|", *checks, "",
               "## Where bisvm's time goes", "",
-              "Share of one more solve of the same dual, from `SMOResult.profile` (cycle "
+              "Share of one more solve of the same dual, from the SMO result's "
+              "`stats['profile']` (cycle "
               "counter).", "",
               "| workload | columns | selection | update | shrinking | reconstruction | "
               "other |", "|---|---|---|---|---|---|---|", *profiles, ""]

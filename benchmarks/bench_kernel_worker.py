@@ -206,8 +206,8 @@ def _bisvm_profile(X, y, params, task, threads):
     """Seconds per SMO phase of one more solve (the estimator does not keep the solver's
     record): the same dual, solved directly."""
     from bisvm.kernels import make_kernel
-    from bisvm.solvers.nu_smo import one_class_dual
-    from bisvm.solvers.smo import csvc_dual, epsilon_svr_dual, solve_smo
+    from bisvm.solvers.dual.nu_smo import one_class_dual
+    from bisvm.solvers.dual.smo import csvc_dual, epsilon_svr_dual, solve_smo
 
     ker = make_kernel(params["kernel"], gamma=params["gamma"], coef0=params.get("coef0", 0.0),
                       degree=params.get("degree", 3))
@@ -217,7 +217,7 @@ def _bisvm_profile(X, y, params, task, threads):
         pb = epsilon_svr_dual(X, y, ker, params["C"], params["epsilon"])
     else:
         pb = one_class_dual(X, ker, params["nu"])
-    return dict(solve_smo(pb, n_jobs=threads).profile)
+    return dict(solve_smo(pb, n_jobs=threads).stats["profile"])
 
 
 if __name__ == "__main__":

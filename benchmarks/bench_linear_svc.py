@@ -35,7 +35,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC as SkLinearSVC
 
 from bisvm import LinearSVC
-from bisvm.solvers.dual_cd import svm_primal_objective
+from bisvm.solvers.dual.dual_cd import svm_primal_objective
 
 try:
     from liblinear import liblinearutil

@@ -15,8 +15,8 @@ Data (all generated, seed 0):
 Each fit runs single-threaded; the figure is the CPU time (``time.process_time``) of the
 best of ``--repeats`` fits (ours after a warm-up call that loads the numba cache), its
 ratio ours / scikit-learn, the epochs, and the primal objective of both solutions
-evaluated by the same function (:func:`bisvm.solvers.dual_cd.svr_primal_objective`,
-:func:`bisvm.solvers.crammer_singer.crammer_singer_objective`).
+evaluated by the same function (:func:`bisvm.solvers.dual.dual_cd.svr_primal_objective`,
+:func:`bisvm.solvers.dual.crammer_singer.crammer_singer_objective`).
 Writes ``benchmarks/results/bench_linear_svr_cs[_quick].md``.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_linear_svr_cs.py           # n = 100000
@@ -40,8 +40,8 @@ from sklearn.datasets import make_classification, make_regression
 from sklearn.exceptions import ConvergenceWarning
 
 from bisvm import LinearSVC, LinearSVR
-from bisvm.solvers.crammer_singer import crammer_singer_objective
-from bisvm.solvers.dual_cd import svr_primal_objective
+from bisvm.solvers.dual.crammer_singer import crammer_singer_objective
+from bisvm.solvers.dual.dual_cd import svr_primal_objective
 
 
 def sparse_design(n, d, nnz_per_row, rng):

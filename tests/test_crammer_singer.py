@@ -16,8 +16,8 @@ from sklearn.preprocessing import StandardScaler
 
 from bisvm import LinearSVC
 from bisvm.estimators.linear import primal_objective
-from bisvm.solvers._crammer_singer_kernels import cs_subproblem
-from bisvm.solvers.crammer_singer import crammer_singer_objective, solve_crammer_singer
+from bisvm.solvers.dual._crammer_singer_kernels import cs_subproblem
+from bisvm.solvers.dual.crammer_singer import crammer_singer_objective, solve_crammer_singer
 
 
 def _data(name):

@@ -8,7 +8,7 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC as SkLinearSVC
 
-from bisvm.solvers.dual_cd import solve_dual_cd, svm_primal_objective
+from bisvm.solvers.dual.dual_cd import solve_dual_cd, svm_primal_objective
 from bisvm.solvers.finite_newton import solve_finite_newton
 
 

@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 import scipy.optimize as so  # noqa: E402
 
 from bisvm.plots import plot_l1_path  # noqa: E402
-from bisvm.solvers.path import l1_svm_objective, l1_svm_path  # noqa: E402
+from bisvm.solvers.paths.l1_hinge import l1_svm_objective, l1_svm_path  # noqa: E402
 
 
 def _lp(X, y, lam, fit_intercept=True):

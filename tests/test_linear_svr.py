@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import check_estimator
 
 from bisvm import LinearSVR
-from bisvm.solvers.dual_cd import solve_dual_cd_svr
+from bisvm.solvers.dual.dual_cd import solve_dual_cd_svr
 from bisvm.solvers.svr_primal import solve_svr_finite_newton
 
 

@@ -17,7 +17,7 @@ from sklearn.metrics.pairwise import rbf_kernel as sk_rbf  # noqa: E402
 from sklearn.svm import LinearSVC as SkLinearSVC  # noqa: E402
 
 from bisvm import l1_sqhinge_path  # noqa: E402
-from bisvm.solvers.rz_path import l1_sqhinge_objective  # noqa: E402
+from bisvm.solvers.paths.rz_path import l1_sqhinge_objective, loss_value_derivative  # noqa: E402
 
 
 # ----- independent pieces (written here, not imported from the module under test) -------
@@ -424,20 +424,19 @@ def test_plot_l1_path():
 
 @pytest.mark.parametrize("loss", ["squared_hinge", "modified_huber"])
 def test_loss_derivative_matches_finite_differences(loss):
-    from bisvm.solvers.rz_path import _loss_parts
-
     rng = np.random.default_rng(7)
     z = rng.uniform(-4, 4, size=200)
     t = np.where(rng.random(200) < 0.5, -1.0, 1.0)
     h = 1e-6
-    val, der = _loss_parts(loss, t, z)
-    fd = (_loss_parts(loss, t, z + h)[0] - _loss_parts(loss, t, z - h)[0]) / (2 * h)
+    val, der = loss_value_derivative(loss, t, z)
+    fd = (loss_value_derivative(loss, t, z + h)[0]
+          - loss_value_derivative(loss, t, z - h)[0]) / (2 * h)
     np.testing.assert_allclose(der, fd, atol=1e-6)
     np.testing.assert_allclose(val, _loss(loss, t, z)[0], atol=1e-14)
     # continuity of the value and of the derivative at the knots t z = 1 and t z = -1
     for m in (1.0, -1.0):
-        lo = _loss_parts(loss, np.ones(1), np.array([m - 1e-9]))
-        hi = _loss_parts(loss, np.ones(1), np.array([m + 1e-9]))
+        lo = loss_value_derivative(loss, np.ones(1), np.array([m - 1e-9]))
+        hi = loss_value_derivative(loss, np.ones(1), np.array([m + 1e-9]))
         assert abs(lo[0][0] - hi[0][0]) < 1e-8 and abs(lo[1][0] - hi[1][0]) < 1e-8
 
 

@@ -9,8 +9,8 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from bisvm.kernels import make_kernel
-from bisvm.solvers.active_set import solve_active_set
-from bisvm.solvers.smo import csvc_dual, dense_hessian, epsilon_svr_dual, solve_smo
+from bisvm.solvers.dual.active_set import active_set_qp, solve_active_set
+from bisvm.solvers.dual.smo import csvc_dual, dense_hessian, epsilon_svr_dual, solve_smo
 
 
 def _random_problem(rng, kind, kernel):
@@ -46,15 +46,16 @@ def test_smo_matches_active_set(kind, kernel, selection, shrinking):
     rng = np.random.default_rng(zlib.crc32(f"{kind}-{kernel}".encode()))
     for _ in range(3):
         pb = _random_problem(rng, kind, kernel)
-        ref = solve_active_set(dense_hessian(pb), pb.p, pb.y, pb.upper)
+        ref = solve_active_set(pb)
         assert ref.converged
         res = solve_smo(pb, tol=1e-8, selection=selection, shrinking=shrinking)
         assert res.converged
         assert res.objective == pytest.approx(ref.objective, rel=1e-6, abs=1e-9)
-        np.testing.assert_allclose(pb.y @ res.alpha, 0.0, atol=1e-9)
-        assert np.all(res.alpha >= 0) and np.all(res.alpha <= pb.upper)
-        assert _kkt_violation(pb, res.alpha, res.rho) < 1e-6
-        assert res.rho == pytest.approx(ref.rho, abs=1e-5 * max(1.0, abs(ref.rho)))
+        np.testing.assert_allclose(pb.y @ res.dual_coef, 0.0, atol=1e-9)
+        assert np.all(res.dual_coef >= 0) and np.all(res.dual_coef <= pb.upper)
+        assert _kkt_violation(pb, res.dual_coef, -res.intercept) < 1e-6
+        tol = 1e-5 * max(1.0, abs(ref.intercept))
+        assert res.intercept == pytest.approx(ref.intercept, abs=tol)
 
 
 def test_small_lazy_float32_cache_gives_same_solution():
@@ -66,10 +67,10 @@ def test_small_lazy_float32_cache_gives_same_solution():
     pb = csvc_dual(X, y, make_kernel("rbf", gamma=0.5, X=X), C=3.0)
     full = solve_smo(pb, tol=1e-6)
     small = solve_smo(pb, tol=1e-6, cache_size=0.02)  # ~17 columns of 300 float32
-    assert small.n_kernel_columns > 300  # columns were evicted and recomputed
+    assert small.stats["n_kernel_columns"] > 300  # columns were evicted and recomputed
     assert small.objective == pytest.approx(full.objective, rel=1e-6)
-    assert small.rho == pytest.approx(full.rho, abs=1e-4)
-    np.testing.assert_array_equal(small.alpha > 1e-8, full.alpha > 1e-8)
+    assert small.intercept == pytest.approx(full.intercept, abs=1e-4)
+    np.testing.assert_array_equal(small.dual_coef > 1e-8, full.dual_coef > 1e-8)
 
 
 def test_hard_margin_separable_matches_active_set():
@@ -78,11 +79,11 @@ def test_hard_margin_separable_matches_active_set():
     y = np.where(X[:, 0] - X[:, 1] > 0, 1.0, -1.0)
     X += 0.3 * y[:, None] * np.array([1.0, -1.0])  # open a margin
     pb = csvc_dual(X, y, make_kernel("linear"), C=np.inf)
-    ref = solve_active_set(dense_hessian(pb), pb.p, pb.y, pb.upper)
+    ref = solve_active_set(pb)
     res = solve_smo(pb, tol=1e-9)
     assert res.objective == pytest.approx(ref.objective, rel=1e-7)
-    w = (res.alpha * y) @ X
-    margins = y * (X @ w - res.rho)
+    w = (res.dual_coef * y) @ X
+    margins = y * (X @ w + res.intercept)
     assert margins.min() == pytest.approx(1.0, abs=1e-6)  # support vectors on the margin
 
 
@@ -94,10 +95,10 @@ def test_xor_seed_003():
     ker = make_kernel("poly", gamma=1.0, coef0=1.0, degree=2)
     for C in (0.125, 1.0, np.inf):
         res = solve_smo(csvc_dual(X, y, ker, C), tol=1e-12)
-        np.testing.assert_allclose(res.alpha, 0.125, atol=1e-12)
-        assert res.rho == pytest.approx(0.0, abs=1e-12)
+        np.testing.assert_allclose(res.dual_coef, 0.125, atol=1e-12)
+        assert res.intercept == pytest.approx(0.0, abs=1e-12)
     Z = np.random.default_rng(0).uniform(-2, 2, size=(25, 2))
-    D = ker(Z, X) @ (res.alpha * y) - res.rho
+    D = ker(Z, X) @ (res.dual_coef * y) + res.intercept
     np.testing.assert_allclose(D, Z[:, 0] * Z[:, 1], atol=1e-12)
 
 
@@ -106,7 +107,7 @@ def test_warm_start_along_C_path():
     X = rng.normal(size=(200, 3))
     y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=200) > 0, 1.0, -1.0)
     ker = make_kernel("rbf", gamma=1.0, X=X)
-    a1 = solve_smo(csvc_dual(X, y, ker, 1.0), tol=1e-6).alpha
+    a1 = solve_smo(csvc_dual(X, y, ker, 1.0), tol=1e-6).dual_coef
     pb2 = csvc_dual(X, y, ker, 2.0)
     cold = solve_smo(pb2, tol=1e-6)
     warm = solve_smo(pb2, tol=1e-6, alpha0=a1)
@@ -145,6 +146,6 @@ def test_active_set_no_warning_and_objective_formula():
     Q = dense_hessian(pb)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ref = solve_active_set(Q, pb.p, pb.y, pb.upper)
-    a = ref.alpha
+        ref = active_set_qp(Q, pb.p, pb.y, pb.upper)
+    a = ref.dual_coef
     assert ref.objective == pytest.approx(0.5 * a @ Q @ a + pb.p @ a)

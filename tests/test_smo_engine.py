@@ -20,8 +20,8 @@ from sklearn.svm import SVC as SkSVC
 import bisvm.kernels as bk
 from bisvm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 from bisvm.kernels import make_kernel, resolve_gamma
-from bisvm.solvers._smo_blocks import block_column, block_matvec, exp_block
-from bisvm.solvers.smo import PROFILE_PHASES, csvc_dual, kernel_data, resolve_n_jobs, solve_smo
+from bisvm.solvers.dual._smo_blocks import block_column, block_matvec, exp_block
+from bisvm.solvers.dual.smo import PROFILE_PHASES, csvc_dual, kernel_data, resolve_n_jobs, solve_smo
 
 KERNELS = {
     "rbf": lambda A, B, g, c: rbf_kernel(A, B, gamma=g),
@@ -137,20 +137,20 @@ def test_two_threads_give_the_serial_iterate_and_libsvm_model():
     one = solve_smo(pb, n_jobs=1)
     two = solve_smo(pb, n_jobs=2)
     assert one.n_iter == two.n_iter
-    assert np.array_equal(one.alpha, two.alpha)
+    assert np.array_equal(one.dual_coef, two.dual_coef)
     assert one.objective == two.objective
     ref = SkSVC(kernel="rbf", C=2.0, gamma="scale").fit(X, y)
-    assert np.array_equal(np.flatnonzero(two.alpha > 0), np.sort(ref.support_))
+    assert np.array_equal(np.flatnonzero(two.dual_coef > 0), np.sort(ref.support_))
     assert two.objective == pytest.approx(_dual_objective_sklearn(ref, X), rel=1e-6)
     # the estimator's threaded fit on sparse data: the same model
     est = SVC(kernel="rbf", C=2.0, n_jobs=2).fit(sp.csr_matrix(X), y)
-    np.testing.assert_array_equal(np.sort(est.support_), np.flatnonzero(one.alpha > 0))
+    np.testing.assert_array_equal(np.sort(est.support_), np.flatnonzero(one.dual_coef > 0))
 
 
 def test_profile_phases_are_present_and_add_up():
     X, y = _classification(1500, 8, 6)
     pb = csvc_dual(X, np.where(y > 0, 1.0, -1.0), make_kernel("rbf", gamma=0.1), 1.0)
-    prof = solve_smo(pb, cache_size=1.0).profile
+    prof = solve_smo(pb, cache_size=1.0).stats["profile"]
     assert set(prof) == set(PROFILE_PHASES) | {"other", "total"}
     assert all(v >= 0.0 for v in prof.values())
     assert prof["columns"] > 0.0 and prof["update"] > 0.0 and prof["selection"] > 0.0
@@ -186,7 +186,7 @@ def test_sparse_gamma_scale_is_the_exact_variance(monkeypatch):
 
 
 def test_four_columns_in_one_pass_equal_single_columns():
-    from bisvm.solvers._smo_blocks import block_columns4
+    from bisvm.solvers.dual._smo_blocks import block_columns4
 
     X = _sparse_data(2100, 17, 9, density=0.7)
     for name in sorted(KERNELS):
@@ -241,7 +241,7 @@ def test_gradient_from_a_snapshot_equals_the_dense_gradient(n_threads):
     # Q alpha + p is affine in alpha, so the snapshot (alpha_ref, Q alpha_ref + p) plus the
     # moved coefficients must give the dense gradient; two variables per sample (as
     # epsilon-SVR) and a diagonal shift exercise the sample sums and the shift term
-    from bisvm.solvers import _smo_columns as cols
+    from bisvm.solvers.dual import _smo_columns as cols
 
     rng = np.random.default_rng(5)
     n, d = 700, 6

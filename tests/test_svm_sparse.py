@@ -12,7 +12,7 @@ from sklearn.exceptions import NotFittedError
 
 from bisvm.estimators.svm import SVC, SVR
 from bisvm.kernels import make_kernel
-from bisvm.solvers.smo import csvc_dual, solve_smo
+from bisvm.solvers.dual.smo import csvc_dual, solve_smo
 
 KERNELS = ["linear", "rbf", "poly", "sigmoid"]
 PARAMS = {"linear": {}, "rbf": {"gamma": 0.05}, "poly": {"gamma": 0.3, "coef0": 1.0},
@@ -69,8 +69,8 @@ def test_sparse_solver_equals_dense_solver(kernel):
     yb = np.where(y > 0, 1.0, -1.0)
     dense = solve_smo(csvc_dual(X.toarray(), yb, ker, 1.0), tol=1e-9)
     sparse = solve_smo(csvc_dual(X, yb, ker, 1.0), tol=1e-9)
-    np.testing.assert_allclose(sparse.alpha, dense.alpha, atol=1e-7)
-    assert sparse.rho == pytest.approx(dense.rho, abs=1e-7)
+    np.testing.assert_allclose(sparse.dual_coef, dense.dual_coef, atol=1e-7)
+    assert sparse.intercept == pytest.approx(dense.intercept, abs=1e-7)
 
 
 def test_dense_and_sparse_fit_and_predict_mix():

@@ -43,8 +43,8 @@ _LAZY = {
     "load_model": "persistence",
     "register_estimator": "persistence",
     "save_model": "persistence",
-    "l1_svm_path": "solvers.path",
-    "l1_sqhinge_path": "solvers.rz_path",
+    "l1_svm_path": "solvers.paths.l1_hinge",
+    "l1_sqhinge_path": "solvers.paths.rz_path",
 }
 # public submodules reached as attributes (``bisvm.kernels.rbf_kernel``)
 _SUBMODULES = ("kernels",)
@@ -128,5 +128,5 @@ if TYPE_CHECKING:  # static analysers and IDEs see the names; nothing runs at im
     from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC
     from bisvm.estimators.svm import SVC, SVR
     from bisvm.persistence import ModelFileError, load_model, register_estimator, save_model
-    from bisvm.solvers.path import l1_svm_path
-    from bisvm.solvers.rz_path import l1_sqhinge_path
+    from bisvm.solvers.paths.l1_hinge import l1_svm_path
+    from bisvm.solvers.paths.rz_path import l1_sqhinge_path

@@ -373,9 +373,9 @@ def plot_l1_path(path, *, x="lambda", log=True, top=None, feature_names=None,
                  breakpoints=False, ax=None):
     r"""Coefficient paths :math:`\beta_j(\lambda)` of an L1 path solver.
 
-    For an :class:`~bisvm.solvers.rz_path.L1SqHingePath` (:func:`bisvm.l1_sqhinge_path`)
+    For an :class:`~bisvm.solvers.paths.rz_path.L1SqHingePath` (:func:`bisvm.l1_sqhinge_path`)
     the coefficients are piecewise linear in λ: they are drawn exactly through the
-    breakpoints. An :class:`~bisvm.solvers.path.L1SVMPath` (:func:`bisvm.l1_svm_path`,
+    breakpoints. An :class:`~bisvm.solvers.paths.l1_hinge.L1SVMPath` (:func:`bisvm.l1_svm_path`,
     piecewise constant in λ) is drawn as steps in λ, or exactly through its vertices
     against :math:`\|\beta\|_1` (where it is piecewise linear).
 
@@ -441,7 +441,7 @@ def plot_l1_path(path, *, x="lambda", log=True, top=None, feature_names=None,
 
 
 def _plot_l1svm_path(path, ax, x, feature_names, breakpoints):
-    """The 1-norm SVM path (:class:`~bisvm.solvers.path.L1SVMPath`) on ``ax``."""
+    """The 1-norm SVM path (:class:`~bisvm.solvers.paths.l1_hinge.L1SVMPath`) on ``ax``."""
     coefs = path.coefs
     d = coefs.shape[1]
     names = feature_names if feature_names is not None else [f"x{j}" for j in range(d)]

@@ -23,7 +23,7 @@ from bisvm.kernels import (
     make_kernel,
     warn_if_indefinite,
 )
-from bisvm.solvers.smo import resolve_n_jobs, solve_smo
+from bisvm.solvers.dual.smo import resolve_n_jobs, solve_smo
 
 __all__ = ["BaseSMO", "check_positive", "warm_alpha", "positive_weight_rows",
            "LINEAR_GRAM_MAX_BYTES"]
@@ -217,12 +217,12 @@ class BaseSMO(BaseEstimator):
             n_jobs=getattr(self, "n_jobs", None),
         )
         if getattr(self, "verbose", False):
-            n_sv = int(np.sum(res.alpha > 0))
-            n_bsv = int(np.sum(res.alpha >= problem.upper))
+            n_sv = int(np.sum(res.dual_coef > 0))
+            n_bsv = int(np.sum(res.dual_coef >= problem.upper))
             print(
                 f"[{type(self).__name__}{label}] optimization finished, #iter = "
-                f"{res.n_iter}, obj = {res.objective:.6g}, rho = {res.rho:.6g}, "
-                f"nSV = {n_sv}, nBSV = {n_bsv}, gap = {res.gap:.3g}"
+                f"{res.n_iter}, obj = {res.objective:.6g}, rho = {-res.intercept:.6g}, "
+                f"nSV = {n_sv}, nBSV = {n_bsv}, gap = {res.certificate_value:.3g}"
                 + ("" if res.converged else " (stopped at max_iter)"),
                 flush=True,
             )

@@ -16,7 +16,7 @@ with :math:`\xi_i = \max(0, 1 - y_i w^\top x_i)` (``loss="hinge"``) or its squar
 =======  =============  =====  ==========================================================
 penalty  loss           dual   solver
 =======  =============  =====  ==========================================================
-l2       hinge          True   dual coordinate descent (:mod:`bisvm.solvers.dual_cd`)
+l2       hinge          True   dual coordinate descent (:mod:`bisvm.solvers.dual.dual_cd`)
 l2       squared_hinge  True   dual coordinate descent
 l2       squared_hinge  False  finite Newton, exact line search (``solvers.finite_newton``)
 l1       squared_hinge  False  smooth split :math:`w = u - v \ge 0`, scipy L-BFGS-B
@@ -25,7 +25,7 @@ l1       hinge          any    linear program, scipy ``linprog`` (HiGHS); sklear
 
 ``multi_class="crammer_singer"`` trains one joint multiclass problem instead (Crammer &
 Singer's loss :math:`\max_m (w_m^\top x_i - w_{y_i}^\top x_i + 1 - \delta_{m y_i})`,
-L2 penalty on all :math:`w_m`, :mod:`bisvm.solvers.crammer_singer`); ``penalty``, ``loss``
+L2 penalty on all :math:`w_m`, :mod:`bisvm.solvers.dual.crammer_singer`); ``penalty``, ``loss``
 and ``dual`` are then ignored, as in scikit-learn. With two classes its two weight vectors
 are reported as their difference, as scikit-learn does. ``max_iter`` caps its epochs too,
 whereas scikit-learn's LIBLINEAR ignores ``max_iter`` there and always allows 100000.

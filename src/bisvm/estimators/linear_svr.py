@@ -13,7 +13,7 @@ the other coefficients, exactly as in scikit-learn's ``LinearSVR``:
 loss                           dual   solver
 =============================  =====  ==================================================
 epsilon_insensitive            True   dual coordinate descent
-                                      (:func:`bisvm.solvers.dual_cd.solve_dual_cd_svr`)
+                                      (:func:`bisvm.solvers.dual.dual_cd.solve_dual_cd_svr`)
 squared_epsilon_insensitive    True   dual coordinate descent
 squared_epsilon_insensitive    False  finite Newton, exact line search
                                       (:mod:`bisvm.solvers.svr_primal`)

@@ -1,6 +1,6 @@
 r"""ν-parametrised kernel SVMs trained by SMO: :class:`NuSVC`, :class:`NuSVR` and the
 one-class SVM :class:`OneClassSVM` (LIBSVM's formulations; the problems and their
-sources are in :mod:`bisvm.solvers.nu_smo`).
+sources are in :mod:`bisvm.solvers.dual.nu_smo`).
 
 ν replaces C as the parameter users set because it means something: for ν-SVC it is an
 upper bound on the fraction of margin errors and a lower bound on the fraction of
@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bisvm.estimators._smo_base import BaseSMO, check_nu, check_positive, positive_weight_rows
 from bisvm.estimators.svm import SVC, SVR
-from bisvm.solvers.nu_smo import nu_svc_dual, nu_svc_scaling, nu_svr_dual, one_class_dual
+from bisvm.solvers.dual.nu_smo import nu_svc_dual, nu_svc_scaling, nu_svr_dual, one_class_dual
 
 __all__ = ["NuSVC", "NuSVR", "OneClassSVM"]
 
@@ -117,7 +117,7 @@ class NuSVR(SVR):
     Minimises :math:`\tfrac12\lVert w\rVert^2 + C\sum_i w_i\big(\nu\varepsilon +
     \max(0, |y_i - f(x_i)| - \varepsilon)\big)` over :math:`w, b` and the tube
     half-width :math:`\varepsilon \ge 0` (Schölkopf et al. 2000 in LIBSVM's scaling,
-    :math:`w_i` the sample weights), through the dual of :mod:`bisvm.solvers.nu_smo`.
+    :math:`w_i` the sample weights), through the dual of :mod:`bisvm.solvers.dual.nu_smo`.
 
     Parameters
     ----------
@@ -177,7 +177,7 @@ class NuSVR(SVR):
 
     def _store(self, X, idx, beta, res):
         super()._store(X, idx, beta, res)
-        self.epsilon_ = float(-res.r)
+        self.epsilon_ = float(-res.stats["nu_multiplier"])
 
 
 class OneClassSVM(OutlierMixin, BaseSMO):
@@ -250,15 +250,15 @@ class OneClassSVM(OutlierMixin, BaseSMO):
         res = self._solve(one_class_dual(self._sub_problem_data(X, idx), self._solve_kernel,
                                          float(self.nu), weights=sw[idx]), None)
         self._release_solver_view()
-        sv = res.alpha > 0
+        sv = res.dual_coef > 0
         self.support_ = idx[sv].astype(np.int32)
-        self.intercept_ = np.array([-res.rho])
+        self.intercept_ = np.array([res.intercept])
         self.offset_ = -self.intercept_
         self.n_support_ = np.array([self.support_.size], dtype=np.int32)
         self.n_iter_ = int(res.n_iter)
         self.fit_status_ = int(not res.converged)
         self.support_vectors_ = self._support_vectors(X, self.support_)
-        self._store_dual(res.alpha[sv][None, :])
+        self._store_dual(res.dual_coef[sv][None, :])
         return self
 
     def decision_function(self, X):

@@ -15,7 +15,7 @@ With ``loss="squared_hinge"`` the per-sample loss is :math:`\tfrac12\max(0, 1-y_
 ε-SVR (seed 003 eq. (88), seed 001 §8.7) minimises
 :math:`\tfrac12\lVert w\rVert^2 + \sum_i C_i\max(0, |y_i - f(x_i)| - \varepsilon)`.
 
-Both are solved by :func:`bisvm.solvers.smo.solve_smo`; the decision function is
+Both are solved by :func:`bisvm.solvers.dual.smo.solve_smo`; the decision function is
 :math:`f(x) = \sum_{i \in SV}` ``dual_coef_`` :math:`_i\,k(x_i, x)` ``+ intercept_``, with
 the same attribute layout and sign conventions as scikit-learn's LIBSVM wrappers.
 """
@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bisvm.estimators._calibration import couple, fit_platt, sigmoid_prob
 from bisvm.estimators._smo_base import BaseSMO, check_positive, positive_weight_rows, warm_alpha
-from bisvm.solvers.smo import csvc_dual, epsilon_svr_dual
+from bisvm.solvers.dual.smo import csvc_dual, epsilon_svr_dual
 
 __all__ = ["SVC", "SVR"]
 
@@ -248,7 +248,7 @@ class SVC(ClassifierMixin, BaseSMO):
     def _scale(self, res):
         """``(scale, rho)`` of a binary machine: decision values are
         ``scale * sum_t alpha_t y_t k(x_t, x) - rho``."""
-        return 1.0, res.rho
+        return 1.0, -res.intercept
 
     def _fit_binary(self, X, idx, yb, w, warm, m, label=""):
         problem = self._binary_problem(X, idx, yb, w)
@@ -257,9 +257,9 @@ class SVC(ClassifierMixin, BaseSMO):
             alpha0 = warm_alpha(warm[m], problem.upper)
         res = self._solve(problem, alpha0, label)
         scale, rho = self._scale(res)
-        sv = res.alpha > 0
-        machine = (idx[sv], scale * yb[sv] * res.alpha[sv], rho, res.n_iter, res.converged)
-        return machine, res.alpha
+        sv = res.dual_coef > 0
+        machine = (idx[sv], scale * yb[sv] * res.dual_coef[sv], rho, res.n_iter, res.converged)
+        return machine, res.dual_coef
 
     def _assemble(self, machines, y_enc, pairs, X):
         """scikit-learn/LIBSVM attribute layout from the per-machine solutions."""
@@ -322,7 +322,7 @@ class SVC(ClassifierMixin, BaseSMO):
                     res = self._solve(problem, None, " (calibration fold)")
                     scale, rho = self._scale(res)
                     Kte = self._kernel_block_train(X, idx[te], sub)
-                    dec[te] = scale * (Kte @ (yb[tr] * res.alpha)) - rho
+                    dec[te] = scale * (Kte @ (yb[tr] * res.dual_coef)) - rho
             A[m], B[m] = fit_platt(dec, (yb > 0).astype(int), weights[idx])
         # A, B act on the LIBSVM-oriented machine value (positive = first class of the
         # pair), as in scikit-learn's probA_/probB_
@@ -558,9 +558,9 @@ class SVR(RegressorMixin, BaseSMO):
             if np.array_equal(self._train_idx, idx):
                 alpha0 = warm_alpha(warm, problem.upper)
         res = self._solve(problem, alpha0)
-        self._alpha, self._train_idx = res.alpha, idx
+        self._alpha, self._train_idx = res.dual_coef, idx
         n = idx.size
-        self._store(X, idx, res.alpha[:n] - res.alpha[n:], res)
+        self._store(X, idx, res.dual_coef[:n] - res.dual_coef[n:], res)
         self._release_solver_view()
         return self
 
@@ -568,7 +568,7 @@ class SVR(RegressorMixin, BaseSMO):
         """Fitted attributes of a one-machine model with coefficients ``beta``."""
         sv = beta != 0
         self.support_ = idx[sv].astype(np.int32)
-        self.intercept_ = np.array([-res.rho])
+        self.intercept_ = np.array([res.intercept])
         self.n_support_ = np.array([self.support_.size], dtype=np.int32)
         self.n_iter_ = int(res.n_iter)
         self.fit_status_ = int(not res.converged)

@@ -1,8 +1,8 @@
 r"""Compiled epoch of the Crammer–Singer sequential dual method
-(:mod:`bisvm.solvers.crammer_singer`).
+(:mod:`bisvm.solvers.dual.crammer_singer`).
 
 One call runs one epoch in place: a pass over the active samples in a fresh random order
-(the generator and shuffle of :mod:`bisvm.solvers._dual_cd_kernels`), each sample's block
+(the generator and shuffle of :mod:`bisvm.solvers.dual._dual_cd_kernels`), each sample's block
 of ``k`` dual variables optimised exactly over its active classes. ``X`` is either dense
 (row-major, ``dense=True``) or CSR; the intercept is an implicit last feature of value
 ``bias``. ``W`` has shape ``(d + 1, k)`` so that the ``k`` scores of one feature are
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import njit, prefetch
+from ..._numba import njit, prefetch
 from ._dual_cd_kernels import rng_state, shuffle_prefix
 
 __all__ = ["cs_epoch", "cs_run", "cs_subproblem", "cs_dual_objective", "rng_state"]
@@ -273,7 +273,7 @@ def _reset(aidx, n_cls, yidx, y, k):
 def cs_run(dense, X, data, indices, indptr, d, bias, W, alpha, QD, y, cost, index, tol,
            max_iter, state, objs, certs, verbose):
     """Epochs until convergence or ``max_iter`` (the loop of the module docstring of
-    :mod:`bisvm.solvers.crammer_singer`, compiled so that the thousands of cheap epochs a
+    :mod:`bisvm.solvers.dual.crammer_singer`, compiled so that the thousands of cheap epochs a
     shrunk problem takes pay no interpreter overhead). Fills ``certs`` per epoch and
     ``objs`` per epoch when ``verbose > 1`` (NaN otherwise);
     returns ``(epochs, converged, last stopping value)``."""

@@ -31,7 +31,7 @@ scattered into dense blocks, so both forms make the same BLAS calls) and applies
 transform, so it too is identical for dense and sparse data.
 
 The profile counters use the CPU's cycle counter (:func:`cycles`, LLVM's
-``readcyclecounter``); :func:`bisvm.solvers.smo.solve_smo` converts them to seconds.
+``readcyclecounter``); :func:`bisvm.solvers.dual.smo.solve_smo` converts them to seconds.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
-from bisvm._numba import njit
+from ..._numba import njit
 
 #: targets per block: an accumulator of 1024 doubles (8 kB) stays in the L1 cache
 BQ = 1024

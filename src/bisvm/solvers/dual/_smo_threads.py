@@ -3,7 +3,7 @@ r"""Multi-threaded pieces of the SMO solver (numba ``prange``) and the thread co
 ``n_jobs > 1`` splits the three loops of an SMO iteration that run over the active set:
 
 * a kernel column (:func:`parallel_block_column`): its blocks of
-  :data:`~bisvm.solvers._smo_blocks.BQ` targets are independent;
+  :data:`~bisvm.solvers.dual._smo_blocks.BQ` targets are independent;
 * the gradient update fused with the search for the next ``i``
   (:func:`parallel_update`) and the choice of ``j`` (:func:`parallel_pick_j`): each chunk
   of the active set finds its own best candidate, and the chunks' winners are combined
@@ -28,8 +28,8 @@ from numbers import Integral
 import numba
 import numpy as np
 
-from bisvm._numba import njit, prange
-from bisvm.solvers._smo_blocks import (
+from ..._numba import njit, prange
+from ._smo_blocks import (
     BQ,
     BQ4,
     GEMM_ROWS,
@@ -100,7 +100,7 @@ def _parallel_column(out, s, pos_s, W, X, sqn, XT, sqa, act_s, dotbuf, sparse, k
 
 @njit
 def parallel_block_column(out, s, pos_s, W, kd):
-    """:func:`~bisvm.solvers._smo_blocks.block_column` with its blocks on threads (the
+    """:func:`~bisvm.solvers.dual._smo_blocks.block_column` with its blocks on threads (the
     sparse inner products are scattered first, on one thread)."""
     X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx, XT, sqa, act_s, nth = kd
     sparse = ptr.shape[0] > 0
@@ -125,7 +125,7 @@ def _parallel_columns4(pool, bases, rows, nr, pos, W, X, sqn, XT, sqa, kcode, ga
 
 @njit
 def parallel_block_columns4(pool, bases, rows, nr, pos, W, kd):
-    """:func:`~bisvm.solvers._smo_blocks.block_columns4` with its blocks on threads."""
+    """:func:`~bisvm.solvers.dual._smo_blocks.block_columns4` with its blocks on threads."""
     _parallel_columns4(pool, bases, rows, nr, pos, W, kd[0], kd[1], kd[11], kd[12], kd[6],
                        kd[7], kd[8], kd[9])
 
@@ -143,7 +143,7 @@ def _parallel_gemm(rows, n_rows, cols, coef, X, sqn, data, ind, ptr, work, kcode
 
 @njit
 def parallel_block_matvec(rows, n_rows, cols, coef, kd, out):
-    """:func:`~bisvm.solvers._smo_blocks.block_matvec` with blocks of rows on threads
+    """:func:`~bisvm.solvers.dual._smo_blocks.block_matvec` with blocks of rows on threads
     (the BLAS path; the other one stays on one thread)."""
     if not use_gemm(kd, cols):
         block_matvec(rows, n_rows, cols, coef, kd, out)
@@ -184,7 +184,7 @@ def _update_chunks(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active, res
 
 @njit
 def parallel_update(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active, n_threads):
-    """The gradient update of :func:`bisvm.solvers._smo_kernels._step` on threads;
+    """The gradient update of :func:`bisvm.solvers.dual._smo_kernels._step` on threads;
     returns the per-sign maximisers ``(kp, gp, kn, gn)`` of :math:`-y_tG_t` over
     :math:`I_{up}` with the serial loop's tie rule (the last maximiser)."""
     n_chunks = max(1, n_threads * CHUNKS_PER_THREAD)
@@ -239,7 +239,7 @@ def _pick_chunks(k_i, base_i, gmax, sign, cmp, n_active, pool, second_order, res
 
 @njit
 def parallel_pick_j(k_i, base_i, gmax, sign, cmp, n_active, pool, second_order, n_threads):
-    """:func:`bisvm.solvers._smo_select.pick_j` on threads (same result, same ties)."""
+    """:func:`bisvm.solvers.dual._smo_select.pick_j` on threads (same result, same ties)."""
     n_chunks = max(1, n_threads * CHUNKS_PER_THREAD)
     res = np.empty(2 * n_chunks)
     idx = np.empty(2 * n_chunks, dtype=np.int64)

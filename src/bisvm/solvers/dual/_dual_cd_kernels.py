@@ -1,4 +1,4 @@
-r"""Compiled epochs of the dual coordinate descent of :mod:`bisvm.solvers.dual_cd`.
+r"""Compiled epochs of the dual coordinate descent of :mod:`bisvm.solvers.dual.dual_cd`.
 
 One call runs one epoch (a pass over the active samples in a fresh random order) in place
 on explicit arrays, for dense row-major ``X`` and for CSR ``(data, indices, indptr)``; the
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import njit, prefetch
+from ..._numba import njit, prefetch
 
 __all__ = ["rng_state", "pack_state", "epoch_dense", "epoch_csr", "dual_objective",
            "svr_epoch_dense", "svr_epoch_csr", "svr_dual_objective", "row_sq_norms_csr",

@@ -1,7 +1,7 @@
 r"""Working-set selection of the SMO solver (LIBSVM's ``Solver`` and ``Solver_NU`` rules).
 
 On the compact active arrays ``cmp = (ya, Ga, qa, fa, pa, va)`` of
-:mod:`bisvm.solvers._smo_kernels` (signs, gradients, diagonal of :math:`Q`, the
+:mod:`bisvm.solvers.dual._smo_kernels` (signs, gradients, diagonal of :math:`Q`, the
 :math:`I_{up}/I_{low}` flags, column positions, variable indices):
 
 * ``i`` maximises :math:`-y_tG_t` over :math:`I_{up}` (usually found during the previous
@@ -15,16 +15,16 @@ On the compact active arrays ``cmp = (ya, Ga, qa, fa, pa, va)`` of
   & Lin 2001, §4).
 
 The scan for ``j`` runs on threads when the kernel-data tuple asks for them
-(:func:`bisvm.solvers._smo_threads.parallel_pick_j`, same result).
+(:func:`bisvm.solvers.dual._smo_threads.parallel_pick_j`, same result).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from bisvm._numba import njit
-from bisvm.solvers._smo_columns import get_column, get_column_batch, is_cached
-from bisvm.solvers._smo_threads import MIN_PARALLEL, parallel_pick_j, second_order_gain
+from ..._numba import njit
+from ._smo_columns import get_column, get_column_batch, is_cached
+from ._smo_threads import MIN_PARALLEL, parallel_pick_j, second_order_gain
 
 
 @njit

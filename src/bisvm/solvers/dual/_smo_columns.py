@@ -3,7 +3,7 @@ kernel columns and kernel-vector products, and the Laplacian / precomputed kerne
 (numba).
 
 Every routine reaches the data through one *kernel-data tuple* ``kd`` built by
-:func:`bisvm.solvers.smo.kernel_data`::
+:func:`bisvm.solvers.dual.smo.kernel_data`::
 
     kd = (X, sqn, data, indices, indptr, work, kcode, gamma, coef0, degree, sx,
           XT, sqa, act, n_threads)
@@ -15,17 +15,17 @@ Every routine reaches the data through one *kernel-data tuple* ``kd`` built by
   ``data, indices, indptr`` are the canonical CSR arrays (sorted indices, no duplicate or
   stored zero entries);
 * ``sqn`` holds :math:`\lVert x_s\rVert_2^2` (summed sequentially, see
-  :mod:`bisvm.solvers._smo_blocks`), ``work`` is a zero vector of length ``d`` (sparse
+  :mod:`bisvm.solvers.dual._smo_blocks`), ``work`` is a zero vector of length ``d`` (sparse
   Laplacian only) that a kernel evaluation fills with one row and clears again;
 * ``sx`` (sparse only) holds the same matrix in CSC form ``(tdata, tindices, tindptr)``
   and scratch arrays of length ``n`` (``dotbuf`` zero, ``mark`` false, ``touched``);
 * ``XT`` (dense inner-product kernels) is the transpose of the active rows, ``sqa`` their
   norms and ``act`` their samples, compacted with the cache (:func:`restrict_cache`);
 * ``n_threads > 1`` sends columns and kernel-vector products to
-  :mod:`bisvm.solvers._smo_threads`.
+  :mod:`bisvm.solvers.dual._smo_threads`.
 
 The inner-product kernels (linear, polynomial, RBF, sigmoid) are computed in blocks by
-:mod:`bisvm.solvers._smo_blocks`, bit-identically for dense and sparse rows. The Laplacian
+:mod:`bisvm.solvers.dual._smo_blocks`, bit-identically for dense and sparse rows. The Laplacian
 kernel scatters :math:`x_s` into ``work`` and uses :math:`\lVert x_s - x_j\rVert_1 =
 \lVert x_s\rVert_1 + \sum_{k\in\mathrm{nnz}(x_j)} (|x_{sk} - x_{jk}| - |x_{sk}|)`.
 """
@@ -36,15 +36,15 @@ import math
 
 import numpy as np
 
-from bisvm._numba import njit
-from bisvm.solvers._smo_blocks import (
+from ..._numba import njit
+from ._smo_blocks import (
     block_column,
     block_columns4,
     block_matvec,
     compact_active,
     cycles,
 )
-from bisvm.solvers._smo_threads import (
+from ._smo_threads import (
     parallel_block_column,
     parallel_block_columns4,
     parallel_block_matvec,
@@ -149,7 +149,7 @@ def fill_column(out, s, pos_s, W, kd):
     ``pos_s`` is the position of ``s`` among them (-1: inactive).
 
     NumPy equivalent: ``out[:W] = kernel(X[s:s+1], X[act_s[:W]])[0]``. The inner-product
-    kernels are computed in blocks (:mod:`bisvm.solvers._smo_blocks`, threaded when
+    kernels are computed in blocks (:mod:`bisvm.solvers.dual._smo_blocks`, threaded when
     ``kd[14] > 1``); for ``PRECOMPUTED`` ``X`` is the symmetric Gram matrix and the
     column is read from row ``s``.
     """
@@ -208,7 +208,7 @@ def _matvec_dense_direct(rows, n_rows, cols, coef, kd, out):
 @njit
 def kernel_matvec(rows, n_rows, cols, coef, kd, out):
     """``out[r] = sum_c coef[c] k(x_{rows[r]}, x_{cols[c]})``: the inner-product kernels
-    by the blocked products of :mod:`bisvm.solvers._smo_blocks` (identical for dense and
+    by the blocked products of :mod:`bisvm.solvers.dual._smo_blocks` (identical for dense and
     sparse rows, threaded when ``kd[14] > 1``), the others entry by entry.
 
     NumPy equivalent: ``out[:n_rows] = kernel(X[rows[:n_rows]], X[cols]) @ coef``.

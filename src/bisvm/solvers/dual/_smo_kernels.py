@@ -1,10 +1,10 @@
-r"""Compiled hot loops of the SMO solver (see :mod:`bisvm.solvers.smo` for the problem).
+r"""Compiled hot loops of the SMO solver (see :mod:`bisvm.solvers.dual.smo` for the problem).
 
 Everything that runs once per SMO iteration lives here, in module-level numba functions
 that work in place on explicit arrays: working-set selection (LIBSVM's ``Solver`` and
 ``Solver_NU`` rules), the analytic two-variable step, the gradient update over the active
 set, shrinking and the bias. Kernel columns, their cache and the gradient reconstruction
-come from :mod:`bisvm.solvers._smo_columns`. :func:`smo_solve` runs the whole loop in one
+come from :mod:`bisvm.solvers.dual._smo_columns`. :func:`smo_solve` runs the whole loop in one
 call, so Python is entered once per solve, not once per iteration.
 
 Variables ``t = 0..l-1`` of the dual are attached to samples ``sidx[t]`` with signs
@@ -15,7 +15,7 @@ Variables ``t = 0..l-1`` of the dual are attached to samples ``sidx[t]`` with si
 so the cache holds *unsigned* kernel columns per sample and ε-SVR's two variables per
 sample share one column. Shrunk variables' gradients are rebuilt by one kernel-vector
 product over the variables that moved since the last full gradient (a snapshot
-``ref = (alpha_ref, G_ref)``, :func:`~bisvm.solvers._smo_columns.gradient_since`), which
+``ref = (alpha_ref, G_ref)``, :func:`~bisvm.solvers.dual._smo_columns.gradient_since`), which
 replaces LIBSVM's :math:`\bar G` bookkeeping and its full-length column per bound
 change.
 
@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from bisvm._numba import njit
-from bisvm.solvers._smo_blocks import cycles
-from bisvm.solvers._smo_columns import (
+from ..._numba import njit
+from ._smo_blocks import cycles
+from ._smo_columns import (
     get_column,
     gradient_from_scratch,
     gradient_since,
@@ -42,8 +42,8 @@ from bisvm.solvers._smo_columns import (
     reset_cache,
     restrict_cache,
 )
-from bisvm.solvers._smo_select import fetch, select, select_nu
-from bisvm.solvers._smo_threads import MIN_PARALLEL, TAU, parallel_update
+from ._smo_select import fetch, select, select_nu
+from ._smo_threads import MIN_PARALLEL, TAU, parallel_update
 
 LOWER, UPPER, FREE = 0, 1, 2
 
@@ -346,7 +346,7 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     :math:`y^\top\alpha = \text{const}` (and :math:`e^\top\alpha = \text{const}` when
     ``nu``), :math:`0 \le \alpha_t \le C_t` by SMO.
 
-    ``kd`` is the kernel-data tuple of :mod:`bisvm.solvers._smo_columns` and ``kdiag``
+    ``kd`` is the kernel-data tuple of :mod:`bisvm.solvers.dual._smo_columns` and ``kdiag``
     the kernel diagonal :math:`k(x_s, x_s)`; ``alpha`` holds
     a feasible start and is overwritten by the solution; ``G`` receives the gradient
     :math:`Q\alpha + p`; ``pool`` is the column cache (its size is the cache budget).
