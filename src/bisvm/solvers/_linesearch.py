@@ -144,17 +144,21 @@ def backtracking(phi, f0, d0, a1, c1, rho, max_evals):
     return a, out[0], out[2], k
 
 
-def line_search(fun_grad, x, f, g, p, a1, *, c1=1e-4, c2=0.9, max_ls=40):
-    r"""Strong-Wolfe line search along ``p`` from ``x``.
+def line_search(fun_grad, x, f, g, p, a1, *, c1=1e-4, c2=0.9, max_ls=40, a_max=np.inf,
+                method="wolfe", rho=0.5):
+    r"""A line search along ``p`` from ``x`` for a function given as ``fun_grad``.
 
-    Finds :math:`\eta` with :math:`E(x + \eta p) \le E(x) + c_1 \eta\, g^\top p` and
-    :math:`|\nabla E(x + \eta p)^\top p| \le c_2 |g^\top p|`.
+    ``method="wolfe"`` finds :math:`\eta \le` ``a_max`` with
+    :math:`E(x + \eta p) \le E(x) + c_1 \eta\, g^\top p` and
+    :math:`|\nabla E(x + \eta p)^\top p| \le c_2 |g^\top p|` (:func:`wolfe_search`);
+    ``"backtracking"`` only the first condition, by :func:`backtracking` with factor ``rho``.
 
     Returns
     -------
     step : float or None
         ``None`` when no decrease was found (stalled at working precision).
-    f_new, x_new, g_new : the accepted point, its value and gradient.
+    f_new, x_new, g_new : the accepted point, its value and gradient (``f, x, g`` when
+        ``step`` is ``None``).
     n_evals : int
     """
     d0 = float(g @ p)
@@ -166,7 +170,10 @@ def line_search(fun_grad, x, f, g, p, a1, *, c1=1e-4, c2=0.9, max_ls=40):
         cache[a] = ga
         return fa, (float(ga @ p) if np.all(np.isfinite(ga)) else np.inf), xa
 
-    a, f_new, x_new, ev = wolfe_search(phi, f, d0, a1, c1, c2, max_ls)
+    if method == "wolfe":
+        a, f_new, x_new, ev = wolfe_search(phi, f, d0, a1, c1, c2, max_ls, a_max)
+    else:
+        a, f_new, x_new, ev = backtracking(phi, f, d0, a1, c1, rho, max_ls)
     if a is None:
         return None, f, x, g, ev
     return a, f_new, x_new, cache[a], ev

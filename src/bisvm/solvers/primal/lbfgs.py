@@ -18,7 +18,7 @@ from collections import deque
 
 import numpy as np
 
-from .._linesearch import backtracking, wolfe_search
+from .._linesearch import line_search as search_along
 from .._record import IterationLog
 from ._driver import finish, solve_on_problem
 
@@ -101,14 +101,14 @@ def minimize_lbfgs(fun_grad, x0, *, tol=1e-8, max_iter=1000, memory=10, c1=1e-4,
     converged = stopped or log.value <= tol
     k = 0
     while not converged and k < max_iter:
-        p, d0 = _direction(g, s_list, y_list)
+        p = _direction(g, s_list, y_list)
         a1, a_max = _first_trial(g, p, bool(s_list), first_max_change, first_step, max_step)
-        step, ev = _try_step(fun_grad, x, f, p, d0, a1, a_max, line_search=line_search,
-                             c1=c1, c2=c2, rho=rho, max_ls=max_ls)
+        a, f_new, x_new, g_new, ev = search_along(fun_grad, x, f, g, p, a1, c1=c1, c2=c2,
+                                                  max_ls=max_ls, a_max=a_max,
+                                                  method=line_search, rho=rho)
         n_evals += ev
-        if step is None:
+        if a is None:
             break  # no decrease possible along p: stalled at working precision
-        x_new, f_new, g_new = step
         small_decrease = f - f_new <= ftol * max(abs(f), abs(f_new), 1.0)
         _store_pair(s_list, y_list, x_new - x, g_new - g)
         x, f, g = x_new, f_new, g_new
@@ -121,16 +121,14 @@ def minimize_lbfgs(fun_grad, x0, *, tol=1e-8, max_iter=1000, memory=10, c1=1e-4,
 
 
 def _direction(g, s_list, y_list):
-    r"""The L-BFGS direction :math:`-H_k g` and its slope; the steepest descent, with the
-    pairs dropped, when rounding made it no descent direction."""
+    r"""The L-BFGS direction :math:`-H_k g`; the steepest descent, with the pairs dropped,
+    when rounding made it no descent direction."""
     p = -two_loop(g, list(s_list), list(y_list))
-    d0 = float(g @ p)
-    if not d0 < 0:
+    if not float(g @ p) < 0:
         s_list.clear()
         y_list.clear()
         p = -g
-        d0 = float(g @ p)
-    return p, d0
+    return p
 
 
 def _store_pair(s_list, y_list, s, yv):
@@ -157,26 +155,6 @@ def _first_trial(g, p, has_pairs, first_max_change, first_step, max_step):
         a1 = min(1.0, 1.0 / max(np.max(np.abs(g)), 1e-300))
     a_max = np.inf if max_step is None else max_step / pmax
     return min(a1, a_max), a_max
-
-
-def _try_step(fun_grad, x, f, p, d0, a1, a_max, *, line_search, c1, c2, rho, max_ls):
-    """One line search along ``p`` from ``x``: ``((x_new, f_new, g_new) or None,
-    evaluations)``."""
-    cache = {}
-
-    def phi(a):
-        xa = x + a * p
-        fa, ga = fun_grad(xa)
-        cache[a] = ga
-        return fa, (float(ga @ p) if np.all(np.isfinite(ga)) else np.inf), xa
-
-    if line_search == "wolfe":
-        a, f_new, x_new, ev = wolfe_search(phi, f, d0, a1, c1, c2, max_ls, a_max)
-    else:
-        a, f_new, x_new, ev = backtracking(phi, f, d0, a1, c1, rho, max_ls)
-    if a is None:
-        return None, ev
-    return (x_new, f_new, cache[a]), ev
 
 
 def solve_lbfgs(problem, *, w0=None, tol=1e-8, max_iter=1000, memory=10, **kwargs):
