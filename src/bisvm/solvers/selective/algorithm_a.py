@@ -1,26 +1,8 @@
 r"""Dual Newton active-set solver for selective-ridge linear and logistic regression
 (seed 004, Algorithm A, §2.5–2.6).
 
-Primal problem (seed 004 (9)/(13), objects are the rows of ``X``, shape ``(N, n)``)
-
-.. math::
-    J(a, b) = \gamma \sum_{i=1}^n \mathrm{pen}_\mu(a_i) + \sum_{t=1}^N r_t\, q(y_t, x_t^\top a + b),
-
-with :math:`q = (y - z)^2` (regression) or :math:`\ln(1 + e^{-yz})` (``y = ±1``), object
-weights :math:`r_t > 0` and an optional unpenalised intercept ``b`` (beyond the document).
-
-Exact dual (errata 1 of the extraction: *with* the :math:`-\mu^2` terms, so that it is
-continuous and convex), :math:`s = X^\top \lambda`:
-
-.. math::
-    W(\lambda) = \tfrac12 \sum_i \max(0, s_i^2 - \mu^2) + \sum_t \varphi_t(\lambda_t),
-    \qquad \varphi_t(\lambda) = -\min_z \Big(\frac{r_t}{2\gamma} q(y_t, z) + \lambda z\Big),
-
-subject to :math:`\sum_t \lambda_t = 0` when there is an intercept. Regression:
-:math:`\varphi = \gamma\lambda^2/(2r) - y\lambda`; logistic: with
-:math:`u = 2\gamma y\lambda / r \in [0, 1]`,
-:math:`\varphi = \frac{r}{2\gamma}[u\ln u + (1-u)\ln(1-u)]` (Theorem 1, (21)–(22)).
-Primal–dual map (25): :math:`a_i = s_i` where :math:`|s_i| > \mu`, else 0.
+The primal problem :math:`J(a, b)`, its exact dual :math:`W(\lambda)` and the primal–dual
+map are stated in :mod:`bisvm.solvers.selective.problem`.
 
 **What this module adds to Algorithm A, and why.** :math:`W` is not differentiable where
 :math:`|s_i| = \mu` and its minimiser generically sits on such *kinks*: they are exactly
