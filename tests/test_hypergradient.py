@@ -66,7 +66,7 @@ def test_group_hypergradient_uses_exact_block_hessian():
     pen = P.penalty.terms[1]
     H = P.hessian(w)
     s = np.sqrt(0.1**2 + pen.group_norms(w) ** 2)
-    diag_thesis = pen._per_coord(beta[hyper.hyper_of_group] * 0.1**2 / s**3)
+    diag_thesis = pen.per_coordinate(beta[hyper.hyper_of_group] * 0.1**2 / s**3)
     H_thesis = H - pen.hessian(w) + np.diag(diag_thesis)
     g_exact = hyper.reduce(implicit_hypergradient(H, dJ, pen.weight_jacobian(w))[0])
     g_thesis = hyper.reduce(implicit_hypergradient(H_thesis, dJ, pen.weight_jacobian(w))[0])

@@ -156,7 +156,7 @@ def test_report_renders_in_headless_chromium(tmp_path):
     rep = bilevel_report(est, feature_names=["u", "v"], X_train=X, y_train=y,
                          summary={"rows": 80})
     # put a figure on the first screen so that the screenshot shows a plot, not only text
-    rep._parts.insert(0, rep._parts.pop())
+    rep.parts.insert(0, rep.parts.pop())
     html_path = tmp_path / "report.html"
     rep.write(html_path)
     png = tmp_path / "out.png"

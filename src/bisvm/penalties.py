@@ -191,7 +191,9 @@ class GroupPseudoHuber:
         sq = np.bincount(self._gpen, weights=wp * wp, minlength=self.n_groups)
         return np.sqrt(self.smoothing**2 + sq)
 
-    def _per_coord(self, v):
+    def per_coordinate(self, v):
+        """Spread per-group values ``v`` over the coordinates of each penalised group
+        (0 on unpenalised coordinates)."""
         out = np.zeros(self.groups.shape[0])
         out[self._pen] = v[self._gpen]
         return out
@@ -201,11 +203,11 @@ class GroupPseudoHuber:
 
     def gradient(self, w):
         s = self._s(w)
-        return self._per_coord(self.weights / s) * w
+        return self.per_coordinate(self.weights / s) * w
 
     def value_and_gradient(self, w):
         s = self._s(w)
-        return float(np.dot(self.weights, s - self.smoothing)), self._per_coord(
+        return float(np.dot(self.weights, s - self.smoothing)), self.per_coordinate(
             self.weights / s) * w
 
     def add_hessian(self, H, w):
@@ -213,12 +215,12 @@ class GroupPseudoHuber:
         s = self._s(w)
         if self._singleton:
             # beta (1/s - w^2/s^3) = beta gamma^2 / s^3
-            H[np.diag_indices_from(H)] += self._per_coord(self.weights * self.smoothing**2
+            H[np.diag_indices_from(H)] += self.per_coordinate(self.weights * self.smoothing**2
                                                           / s**3)
             return H
-        u = self._per_coord(np.sqrt(self.weights / s**3)) * w
+        u = self.per_coordinate(np.sqrt(self.weights / s**3)) * w
         H -= np.outer(u, u) * self._same
-        H[np.diag_indices_from(H)] += self._per_coord(self.weights / s)
+        H[np.diag_indices_from(H)] += self.per_coordinate(self.weights / s)
         return H
 
     def hessian(self, w):
@@ -231,9 +233,9 @@ class GroupPseudoHuber:
         :math:`c_j = \beta_j\gamma^2/s_j^3`, and ``u`` is None."""
         s = self._s(w)
         if self._singleton:
-            return self._per_coord(self.weights * self.smoothing**2 / s**3), None
-        return (self._per_coord(self.weights / s),
-                self._per_coord(np.sqrt(self.weights / s**3)) * w)
+            return self.per_coordinate(self.weights * self.smoothing**2 / s**3), None
+        return (self.per_coordinate(self.weights / s),
+                self.per_coordinate(np.sqrt(self.weights / s**3)) * w)
 
     def weight_vjp(self, w, lam):
         r""":math:`(\partial\nabla_w P/\partial\beta)^\top\lambda`: entry k is
@@ -248,7 +250,7 @@ class GroupPseudoHuber:
         r""":math:`(\partial\nabla_w P/\partial\beta)\,\delta\beta`: coordinate j of
         group k gets :math:`w_j\,\delta\beta_k / s_k` (0 if unpenalised)."""
         s = self._s(w)
-        return self._per_coord(np.asarray(db, dtype=float) / s) * w
+        return self.per_coordinate(np.asarray(db, dtype=float) / s) * w
 
     def weight_jacobian(self, w):
         r"""The ``(d, n_groups)`` matrix :math:`\partial \nabla_w P / \partial \beta`

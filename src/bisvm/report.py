@@ -83,6 +83,12 @@ class Report:
     title : str
     subtitle : str, optional
 
+    Attributes
+    ----------
+    parts : list of str
+        The document's HTML fragments in order (a caller may reorder them before writing).
+    n_figures : int
+
     Examples
     --------
     >>> r = Report("My run")
@@ -94,21 +100,21 @@ class Report:
     def __init__(self, title, subtitle=None):
         self.title = str(title)
         self.subtitle = subtitle
-        self._parts = []
+        self.parts = []
         self.n_figures = 0
 
     def section(self, text, level=2):
         """A heading (``level`` 2 or 3)."""
         level = 3 if level >= 3 else 2
-        self._parts.append(f"<h{level}>{html.escape(str(text))}</h{level}>")
+        self.parts.append(f"<h{level}>{html.escape(str(text))}</h{level}>")
 
     def paragraph(self, text, *, note=False):
         """A paragraph of plain text (escaped); ``note=True`` highlights it."""
         cls = ' class="note"' if note else ""
-        self._parts.append(f"<p{cls}>{html.escape(str(text))}</p>")
+        self.parts.append(f"<p{cls}>{html.escape(str(text))}</p>")
 
     def preformatted(self, text):
-        self._parts.append(f"<pre>{html.escape(str(text))}</pre>")
+        self.parts.append(f"<pre>{html.escape(str(text))}</pre>")
 
     def table(self, rows, header=None, *, caption=None):
         """A table from a dict (two columns: name, value) or from a list of rows."""
@@ -129,13 +135,13 @@ class Report:
                 cells.append(f"<td{cls}>{html.escape(_fmt(v))}</td>")
             out.append("<tr>" + "".join(cells) + "</tr>")
         out.append("</table>")
-        self._parts.append("".join(out))
+        self.parts.append("".join(out))
 
     def figure(self, obj, caption="", *, dpi=100):
         """Embed a matplotlib Figure/Axes as a base64 PNG (closes the figure)."""
         data = base64.b64encode(figure_png(obj, dpi=dpi)).decode("ascii")
         cap = f"<figcaption>{html.escape(str(caption))}</figcaption>" if caption else ""
-        self._parts.append(
+        self.parts.append(
             f'<figure><img alt="{html.escape(str(caption) or "figure")}" '
             f'src="data:image/png;base64,{data}">{cap}</figure>'
         )
@@ -147,7 +153,7 @@ class Report:
 
         when = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
         sub = f'<p class="sub">{html.escape(str(self.subtitle))}</p>' if self.subtitle else ""
-        body = "\n".join(self._parts)
+        body = "\n".join(self.parts)
         return (
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(self.title)}</title>"
