@@ -100,6 +100,7 @@ from ...kernels import check_precomputed, make_kernel
 from ..base import warn_cap
 from ._rz_events import apply_events, knot_consistency, next_events
 from ._rz_tracker import LOSSES, RZTracker, loss_value_derivative
+from .base import PathResult
 
 __all__ = ["L1SqHingePath", "l1_sqhinge_path", "l1_sqhinge_objective",
            "loss_value_derivative"]
@@ -118,8 +119,11 @@ def l1_sqhinge_objective(Z, t, coef, intercept, lam, *, C=1.0, l2_penalty=1.0, R
 
 
 @dataclass(frozen=True)
-class L1SqHingePath:
+class L1SqHingePath(PathResult):
     r"""The exact, piecewise-linear regularisation path of the L1-regularised L2-SVM.
+
+    :meth:`result_at` gives the solver-contract view at any λ (its ``objective`` is NaN:
+    the path does not keep the data; :func:`l1_sqhinge_objective` evaluates it).
 
     Attributes
     ----------
@@ -157,15 +161,7 @@ class L1SqHingePath:
         Original labels; ``classes[1]`` is the positive class (+1).
     """
 
-    breakpoints: np.ndarray
-    coefs: np.ndarray
-    intercepts: np.ndarray
     n_active: np.ndarray
-    events: tuple
-    losses: np.ndarray
-    l1_norms: np.ndarray
-    lambda_min: float
-    n_events: int
     loss: str
     C: float
     l2_penalty: float
