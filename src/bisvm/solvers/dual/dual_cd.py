@@ -319,15 +319,8 @@ def solve_dual_cd_svr(problem, *, alpha0=None, tol=1e-4, max_iter=1000, shrinkin
         Stop when the summed violation of the optimality conditions is at most ``tol``
         times its value after the first epoch (LIBLINEAR's rule for regression; with a
         warm start, times its value at β = 0).
-    max_iter : int
-        Cap on epochs.
-    shrinking : bool
-    random_state : int
-        Seed of the per-epoch permutations.
-    warn : bool
-        Emit a ``ConvergenceWarning`` when stopping on ``max_iter``.
-    verbose : int
-        1 prints a summary line, 2 one line per epoch.
+    max_iter, shrinking, random_state, warn, verbose
+        As in :func:`solve_dual_cd`.
 
     Returns
     -------
