@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from bisvm.selection.loo import CHEAP_CRITERIA, criterion_path, exact_loo
 from bisvm.solvers.base import ConvergenceWarning
-from bisvm.solvers.dual_newton import SelectiveProblem
+from bisvm.solvers.selective import SelectiveProblem
 
 
 def data(seed=0, N=200, n=400):

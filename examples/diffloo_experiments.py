@@ -97,7 +97,7 @@ def run_logistic(seeds, n_mu, ridge, loo_seeds):
             supp = set(np.flatnonzero(res.coef).tolist())
             row[name] = (supp == true, len(supp), true <= supp)
             row["chosen"][name] = l
-            row[name + "_test"] = test_loss(res.coef, res.extra["intercept"], s)
+            row[name + "_test"] = test_loss(res.coef, res.intercept, s)
         if "loo" in cp.values:
             loo = cp.values["loo"]
             row["rel"] = {n: float(np.median(np.abs(cp.values[n] - loo) / loo))
@@ -116,7 +116,7 @@ def run_logistic(seeds, n_mu, ridge, loo_seeds):
 
 
 def _prob(X, y, loss, ridge, mu):
-    from bisvm.solvers.dual_newton import SelectiveProblem
+    from bisvm.solvers.selective import SelectiveProblem
 
     return SelectiveProblem(X, y, loss, ridge, float(mu))
 
@@ -394,7 +394,7 @@ Training criterion (seed 004 (9)): γ Σᵢ pen_μ(aᵢ) + Σₜ q(yₜ, xₜᵀ
 pen_μ(a) = 2μ|a| for |a| ≤ μ and μ² + a² beyond, q = (y − z)² or ln(1 + e^{−yz}); the
 intercept b (unpenalised) is an option beyond the document. `selectivity` is μ, `ridge` γ.
 
-`bisvm.solvers.dual_newton.solve_dual_newton` is the thesis's Algorithm A — Newton on the
+`bisvm.solvers.selective.solve_dual_newton` is the thesis's Algorithm A — Newton on the
 N-dimensional dual, Woodbury form when fewer features are active than objects,
 μ_max = maxᵢ|xᵢᵀλ*| with the closed forms λ* = y/γ (regression) and y/(4γ) (logistic),
 the log grid μ_l = 10^(−8l/m) μ_max with warm starts (Algorithm B) — with two corrections
@@ -428,7 +428,7 @@ that the tests show to be necessary:
 Checked against an independent primal solver (FISTA with restarts on the same objective)
 to 1e-6 in the coefficients, with and without intercept and object weights, and on the
 thesis-sized 200 × 400 logistic problem, where every fit of the 50-point path and the
-warm-started leave-one-out refits converge (`tests/test_dual_newton.py`;
+warm-started leave-one-out refits converge (`tests/solvers/selective/test_dual_newton.py`;
 `benchmarks/bench_diffloo.py` counts the ConvergenceWarnings of all 10 000 refits of the
 path: 0).
 
@@ -447,7 +447,7 @@ H the Hessian of that local problem, Lⱼ = x̃ⱼᵀH⁻¹x̃ⱼ and the levera
 | `"loo"` | q(yⱼ, zⱼ^{(−j)}) by N refits | exact leave-one-out (reference) |
 | `"kfold"` | held-out loss of `n_splits` folds | k-fold CV (reference) |
 
-What the tests show (`tests/test_loo.py`): the exact derivative equals central finite
+What the tests show (`tests/selection/test_loo.py`): the exact derivative equals central finite
 differences of weighted refits (p → 0) to 1e-5 relative (observed ~1e-8), for both losses,
 with kink features and an intercept; at p = 1 with the active set fixed the ALO output
 equals a refit without the object to 1e-10 (regression); where removing an object leaves
@@ -465,7 +465,7 @@ the active set unchanged, ALO equals exact LOO by refitting.
    derivative, by a factor that varies per object (erratum 4).
 3. For regression it is half the derivative (harmless), but its leverage treats every
    active feature as a ridge feature; with kink features present (the usual case) it is
-   not the derivative of anything (`tests/test_loo.py`, finite-difference test).
+   not the derivative of anything (`tests/selection/test_loo.py`, finite-difference test).
 4. "DiffLOO keeps the active set fixed" is true of the derivative (p → 0); at p = 1 the
    active set of a refit does change for some objects, which is where ALO and exact LOO
    part (figure below).

@@ -27,9 +27,10 @@ def check_contract(res, *, certificate, tol=None, scale=1.0, dual=False, active_
         When given and ``res.converged``, the certificate must be at most ``tol · scale``.
     dual : bool
         The solver documents dual variables: ``dual_coef`` is a finite float array.
-    active_set : bool
-        The solver documents an active set: an integer index array within ``coef``'s
-        or ``dual_coef``'s range.
+    active_set : bool or {"coef", "dual"}
+        The solver documents an active set: an integer index array within the range of
+        ``coef`` (``"coef"``) or of ``dual_coef`` (``"dual"``); ``True`` means ``"dual"``
+        for a dual solver and ``"coef"`` otherwise.
     record_matches : bool
         The record's last certificate equals the result's (false for solvers that
         document a different per-iteration quantity).
@@ -54,7 +55,8 @@ def check_contract(res, *, certificate, tol=None, scale=1.0, dual=False, active_
     if active_set:
         idx = np.asarray(res.active_set)
         assert np.issubdtype(idx.dtype, np.integer)
-        bound = np.asarray(res.dual_coef if dual else coef).shape[0]
+        over = active_set if isinstance(active_set, str) else ("dual" if dual else "coef")
+        bound = np.asarray(res.dual_coef if over == "dual" else coef).shape[-1]
         assert idx.size == 0 or (idx.min() >= 0 and idx.max() < bound)
     rec = res.record
     assert isinstance(rec, ConvergenceRecord)

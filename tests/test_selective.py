@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.utils.estimator_checks import check_estimator
-from threadpoolctl import threadpool_limits
 
 from bisvm.estimators.selective import (
     SelectiveLogisticRegression,
@@ -17,12 +16,7 @@ from bisvm.estimators.selective import (
 )
 from bisvm.solvers.base import ConvergenceWarning
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    # the Newton systems are small: extra BLAS threads only contend on a shared machine
-    with threadpool_limits(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 
 @pytest.mark.parametrize("est", [

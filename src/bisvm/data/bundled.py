@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..names import DATASETS
 from .records import DataError, Dataset
 
 BREAST_CANCER_GROUPS = {
@@ -13,19 +14,13 @@ BREAST_CANCER_GROUPS = {
 }
 
 
-_BUNDLED = {
-    "iris": (
-        "load_iris",
-        "Iris flowers: 150 samples, 4 features, 3 classes (setosa, versicolor, virginica)",
-    ),
-    "breast-cancer": (
-        "load_breast_cancer",
-        "Wisconsin diagnostic breast cancer: 569 samples, 30 features in 3 groups "
-        "(mean, se, worst), 2 classes",
-    ),
-    "wine": ("load_wine", "Wine cultivars: 178 samples, 13 features, 3 classes"),
-    "digits": ("load_digits", "Handwritten digits 8x8: 1797 samples, 64 features, 10 classes"),
-}
+# scikit-learn's loader of each bundled set; the names and descriptions are the public
+# list :data:`bisvm.names.DATASETS`
+_LOADERS = {"iris": "load_iris", "breast-cancer": "load_breast_cancer", "wine": "load_wine",
+            "digits": "load_digits"}
+if set(_LOADERS) != set(DATASETS):
+    raise ImportError("bisvm.data.bundled: the loaders do not match bisvm.names.DATASETS")
+_BUNDLED = {name: (_LOADERS[name], desc) for name, desc in DATASETS.items()}
 
 
 def list_datasets():

@@ -18,16 +18,14 @@ The fit is linear in ``y``: :math:`\hat y = Hy` with :math:`I - H = C\,\tilde P`
 \mathbf 1)` (just :math:`A^{-1}` without intercept), so the leave-one-out residuals are
 exact in closed form: :math:`y_i - f^{(-i)}(x_i) = (y_i - \hat y_i)/(1 - H_{ii})
 = \theta_i / \tilde P_{ii}` — one Cholesky factorisation serves the fit and all ``n``
-held-out residuals.
+held-out residuals. The solve is :func:`bisvm.selection.kernel_ridge_loo.kernel_ridge_fit`.
 """
 
 from __future__ import annotations
 
-import warnings
 from numbers import Real
 
 import numpy as np
-import scipy.linalg
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -37,6 +35,7 @@ from bisvm.kernels import (
     make_kernel,
     warn_if_indefinite,
 )
+from bisvm.selection.kernel_ridge_loo import kernel_ridge_fit
 
 __all__ = ["KernelRidge"]
 
@@ -111,41 +110,9 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         if not np.any(sw > 0):
             raise ValueError("sample_weight: all samples have zero weight")
         K = check_finite_gram(self._kernel(X), self.kernel, X)
-        n = K.shape[0]
-        s = np.sqrt(sw)
         ravel = y.ndim == 1
-        Y = y.reshape(n, -1)
-        A = s[:, None] * K * s[None, :]
-        A[np.diag_indices(n)] += float(r)
-        try:
-            factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
-            Ainv = scipy.linalg.cho_solve(factor, np.eye(n), check_finite=False)
-        except np.linalg.LinAlgError:
-            lam = float(scipy.linalg.eigvalsh(A, subset_by_index=[0, 0], check_finite=False)[0])
-            warnings.warn(
-                "K + ridge*I is not positive definite (smallest eigenvalue "
-                f"{lam:.3g}; the kernel is not positive semi-definite on these data); "
-                "solved with a symmetric pseudo-inverse",
-                UserWarning,
-                stacklevel=2,
-            )
-            Ainv = scipy.linalg.pinvh(A)
-        Yt = s[:, None] * Y
-        if self.fit_intercept:
-            u = Ainv @ s
-            b = (s @ (Ainv @ Yt)) / (s @ u)
-            theta_t = Ainv @ (Yt - np.outer(s, b))
-            P_diag = np.diag(Ainv) - u * u / (s @ u)
-        else:
-            b = np.zeros(Y.shape[1])
-            theta_t = Ainv @ Yt
-            P_diag = np.diag(Ainv)
-        theta = s[:, None] * theta_t
-        fitted = K @ theta + b
-        with np.errstate(divide="ignore", invalid="ignore"):
-            loo = theta_t / (P_diag[:, None] * np.where(s > 0, s, 1.0)[:, None])
-        zero = s == 0
-        loo[zero] = (Y - fitted)[zero]  # a zero-weight sample does not move the fit
+        theta, b, loo = kernel_ridge_fit(K, y.reshape(K.shape[0], -1), sw, r,
+                                         self.fit_intercept)
         self.X_fit_ = X
         self.dual_coef_ = theta[:, 0] if ravel else theta
         self.intercept_ = float(b[0]) if ravel else b

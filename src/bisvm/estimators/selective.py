@@ -10,7 +10,7 @@ Training criterion (seed 004 (9), sums over objects, optional unpenalised interc
 with :math:`q = (y - z)^2` or :math:`\ln(1 + e^{-yz})`. ``selectivity`` is the thesis's
 μ (in the units of the coefficients: every non-zero coefficient is either a *kink*
 coefficient in :math:`(0, \mu]` or a ridge coefficient beyond μ), ``ridge`` its γ. Solved
-by the dual Newton method of :mod:`bisvm.solvers.dual_newton` (Algorithm A).
+by the dual Newton method of :mod:`bisvm.solvers.selective` (Algorithm A).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..progress import Progress, mode_for_verbose
 from ..selection.loo import CRITERIA, SELECTION_RULES, criterion_path, select_index
 from ..selection.threads import blas_threads, limit_blas
-from ..solvers.dual_newton import SelectiveProblem, solve_dual_newton, solve_selectivity_path
+from ..solvers.selective import SelectiveProblem, solve_dual_newton, solve_selectivity_path
 from ._verbose import print_solve
 
 __all__ = [
@@ -91,11 +91,11 @@ class _SelectiveMixin:
 
     def _store(self, problem, res):
         self.coef_ = res.coef.copy()
-        self.intercept_ = float(res.extra["intercept"])
+        self.intercept_ = float(res.intercept)
         self.support_ = self.coef_ != 0
-        self.dual_coef_ = res.extra["dual_coef"].copy()
+        self.dual_coef_ = res.dual_coef.copy()
         self.n_iter_ = int(res.n_iter)
-        self.duality_gap_ = float(res.extra["duality_gap"])
+        self.duality_gap_ = float(res.certificate_value)
 
     def _decision(self, X):
         check_is_fitted(self)
@@ -155,7 +155,7 @@ class _SelectiveFixed(_SelectiveMixin, BaseEstimator):
         if mu > 0:
             res = solve_selectivity_path(X, y, self._loss, self._ridge, selectivities=[mu],
                                          fit_intercept=bool(self.fit_intercept),
-                                         tol=self.tol, max_iter=self.max_iter)[1][0]
+                                         tol=self.tol, max_iter=self.max_iter).results[0]
         else:  # ridge: no kinks, the cold start is the Newton method on a smooth dual
             res = solve_dual_newton(prob, tol=self.tol, max_iter=self.max_iter)
         if self.verbose:
@@ -195,6 +195,8 @@ class SelectiveRegression(_RegressorMethods, RegressorMixin, _SelectiveFixed):
         λ of the dual (24); :math:`a_i = x_i^\top\lambda` on the ridge part.
     n_iter_ : int
     duality_gap_ : float
+        :math:`|J/(2\gamma) + W|` at the solution, the solver's certificate (zero at the
+        optimum up to rounding).
     """
 
     _loss = "squared"
@@ -278,7 +280,7 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
             # the path's warm-started fit at selectivity_ is the solution; re-solving from
             # it confirms it in one Newton step
             r = cp.results[best]
-            res = solve_dual_newton(prob, lam0=r.extra["dual_coef"], sets0=r.extra["sets"],
+            res = solve_dual_newton(prob, alpha0=r.dual_coef, partition0=r.partition,
                                     tol=self.tol, max_iter=self.max_iter)
         self._store(prob, res)
         return self

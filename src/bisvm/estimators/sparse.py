@@ -19,7 +19,6 @@ the importance scores compare coefficients across features.
 
 from __future__ import annotations
 
-import numbers
 import time
 from dataclasses import replace
 
@@ -29,9 +28,9 @@ from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..names import CRITERIA
 from ..progress import OuterIterations
 from ..selection.bilevel import (
-    LOWER_SOLVERS,
     THESIS_GRID,
     BilevelObjective,
     LowerLevel,
@@ -40,10 +39,16 @@ from ..selection.bilevel import (
     mean_second_moment,
     resolve_solver,
 )
-from ..selection.importance import coefficient_shares, importance_scores
+from ..selection.bilevel_fit import (
+    check_lower_options,
+    check_staged_options,
+    feature_groups,
+    fit_binary,
+    stack_binary_fits,
+)
 from ..selection.lower_level import add_bias_column
-from ..selection.one_se import SCALAR_RULES, validation_splits
-from ..selection.staged import CRITERIA, StagedSettings, fit_staged, weighted_folds
+from ..selection.one_se import validation_splits
+from ..selection.staged import StagedSettings, weighted_folds
 from ..selection.threads import gram_threads, limit_blas
 from ._sample_weight import checked_sample_weight
 from ._verbose import print_solve
@@ -60,29 +65,12 @@ class _SmoothedSVMBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     def _check_common(self):
-        auto_l2 = isinstance(self.l2_penalty, str)
-        if auto_l2 and (self.l2_penalty != "auto" or isinstance(self, ElasticNetSVC)):
-            allowed = "" if isinstance(self, ElasticNetSVC) else " or 'auto'"
-            raise ValueError(f"l2_penalty must be a positive finite number{allowed}, "
-                             f"got {self.l2_penalty!r}")
-        for name in ("hinge_smoothing", "l1_smoothing") + (() if auto_l2 else ("l2_penalty",)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
-                np.isfinite(v) and (v > 0 or (v == 0 and name == "l1_smoothing"))
-            ):
-                extra = " or 0 (exact L1)" if name == "l1_smoothing" else ""
-                raise ValueError(f"{name} must be a positive finite number{extra}, got {v!r}")
-        if not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        if self.solver not in LOWER_SOLVERS:
-            raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {self.solver!r}")
-        # "auto" is resolved on the data in fit
-        l2 = 0.01 if auto_l2 else float(self.l2_penalty)
-        return LowerLevel(
-            l2_penalty=l2, hinge_smoothing=float(self.hinge_smoothing),
-            l1_smoothing=float(self.l1_smoothing),
-            penalize_intercept=bool(self.penalize_intercept), solver=self.solver,
-        )
+        # "auto" (BilevelSVC only) is resolved on the data in fit
+        return check_lower_options(
+            l2_penalty=self.l2_penalty, hinge_smoothing=self.hinge_smoothing,
+            l1_smoothing=self.l1_smoothing, max_iter=self.max_iter, solver=self.solver,
+            penalize_intercept=self.penalize_intercept,
+            auto_l2_allowed=not isinstance(self, ElasticNetSVC))
 
     def _validate_xy(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
@@ -106,14 +94,6 @@ class _SmoothedSVMBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         W = np.array(coefs)
         self.coef_ = W[:, :-1].copy()
         self.intercept_ = W[:, -1].copy()
-
-    def _feature_groups_ok(self, n_features):
-        groups = self.groups
-        if groups is None:
-            return None
-        if isinstance(groups, dict):
-            return {str(k): list(v) for k, v in groups.items()}
-        return [list(g) for g in groups]
 
 
 class ElasticNetSVC(_SmoothedSVMBase):
@@ -191,7 +171,7 @@ class ElasticNetSVC(_SmoothedSVMBase):
         X, y = self._validate_xy(X, y)
         sw = checked_sample_weight(sample_weight, y, self.classes_)
         d = X.shape[1]
-        groups = self._feature_groups_ok(d)
+        groups = feature_groups(self.groups)
         hyper = make_hyper_model("group" if groups is not None else "vector", d,
                                  groups=groups, penalize_intercept=self.penalize_intercept)
         beta = np.asarray(self.penalty_weight, dtype=float)
@@ -462,8 +442,6 @@ class BilevelSVC(_SmoothedSVMBase):
         self.verbose = verbose
         self.random_state = random_state
 
-    _CRITERIA = CRITERIA
-
     def _splits(self, X, y, split):
         return validation_splits(y, split, validation_fraction=self.validation_fraction,
                                  cv=self.cv, random_state=self.random_state)
@@ -479,76 +457,57 @@ class BilevelSVC(_SmoothedSVMBase):
         to different folds. Zero-weight rows matter only by their place in the splits."""
         t0 = time.perf_counter()
         lower = self._check_common()
-        if self.criterion not in self._CRITERIA:
-            raise ValueError(
-                f"criterion must be one of {sorted(self._CRITERIA)}, got {self.criterion!r}"
-            )
-        for name, rules in (("scalar_rule", SCALAR_RULES), ("refinement_rule", ("min", "1se"))):
-            if getattr(self, name) not in rules:
-                raise ValueError(f"{name} must be one of {rules}, got {getattr(self, name)!r}")
-        for name in ("early_stopping", "balanced_criterion"):
-            v = getattr(self, name)
-            if not (isinstance(v, bool) or (isinstance(v, str) and v == "auto")):
-                raise ValueError(f"{name} must be True, False or 'auto', got {v!r}")
-        names = ("tol", "support_threshold") if isinstance(self.init_penalty, str) else (
-            "init_penalty", "tol", "support_threshold")
-        if isinstance(self.init_penalty, str) and self.init_penalty != "auto":
-            raise ValueError(f"init_penalty must be 'auto' or a positive float, got "
-                             f"{self.init_penalty!r}")
-        for name in names:
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
-                np.isfinite(v) and v > 0
-            ):
-                raise ValueError(f"{name} must be a positive finite number, got {v!r}")
+        check_staged_options(
+            criterion=self.criterion, scalar_rule=self.scalar_rule,
+            refinement_rule=self.refinement_rule, early_stopping=self.early_stopping,
+            balanced_criterion=self.balanced_criterion, init_penalty=self.init_penalty,
+            tol=self.tol, support_threshold=self.support_threshold)
         X, y = self._validate_xy(X, y)
         self.blas_threads_ = gram_threads(*X.shape, threads=self.blas_threads)
         sw = checked_sample_weight(sample_weight, y, self.classes_)
         if self.l2_penalty == "auto":
             lower = replace(lower, l2_penalty=0.01 * mean_second_moment(X, sw))
         d = X.shape[1]
-        feature_names = (
-            [str(c) for c in self.feature_names_in_] if hasattr(self, "feature_names_in_")
-            else None
-        )
-        hyper = make_hyper_model(self.model, d, groups=self._feature_groups_ok(d),
+        names_in = getattr(self, "feature_names_in_", None)
+        feature_names = None if names_in is None else [str(c) for c in names_in]
+        hyper = make_hyper_model(self.model, d, groups=feature_groups(self.groups),
                                  penalize_intercept=self.penalize_intercept,
                                  feature_names=feature_names,
                                  learn_l2=bool(self.learn_l2_penalty))
-        split, loss = self._CRITERIA[self.criterion]
+        split, loss = CRITERIA[self.criterion].split, CRITERIA[self.criterion].loss
         Xa = add_bias_column(X)
         self.solver_ = "exact_l1" if lower.exact else resolve_solver(self.solver, Xa)
         lower = replace(lower, solver=lower.solver if lower.exact else self.solver_)
+        settings = self._staged_settings(split, loss)
+        # progress on stderr when verbose: a bar (J, nonzero count) on a terminal, one
+        # line per outer iteration otherwise
+        progress = (lambda stage: OuterIterations(f"BiSVM {stage}", mode="auto")) \
+            if self.verbose else None
         with limit_blas(self.blas_threads_):
-            per_class = [self._fit_binary(Xa, yb, lower, hyper, split, loss, sw)
+            per_class = [fit_binary(Xa, yb, lower, hyper, settings, sw, progress=progress)
                          for yb, _ in self._binary_targets(y)]
-        self._store([r["coef"] for r in per_class])
-        binary = len(per_class) == 1
-        pick = (lambda k: per_class[0][k]) if binary else (
-            lambda k: np.array([r[k] for r in per_class])
-        )
-        n_l1 = hyper.n_hyper - int(hyper.learn_l2)
-        self.penalty_weights_ = pick("beta")[..., :n_l1]
-        self.penalty_weight_names_ = hyper.names[:n_l1]
-        self.l2_penalty_ = pick("beta")[..., -1] if hyper.learn_l2 else lower.l2_penalty
-        self.validation_score_ = pick("value")
-        self.balanced_criterion_ = pick("balanced")
-        self.refined_ = pick("refined") if binary else [r["refined"] for r in per_class]
-        self.importance_ = pick("importance")
+        self._store([f.coef for f in per_class])
+        s = stack_binary_fits(per_class, hyper, lower.l2_penalty)
+        self.penalty_weights_ = s.penalty_weights
+        self.penalty_weight_names_ = hyper.names[: hyper.n_hyper - int(hyper.learn_l2)]
+        self.l2_penalty_ = s.l2_penalty
+        self.validation_score_ = s.validation_score
+        self.balanced_criterion_ = s.balanced
+        self.refined_ = s.refined
+        self.importance_ = s.importance
         self.importance_names_ = hyper.group_names
-        self.n_iter_ = pick("n_iter")
-        self.history_ = per_class[0]["history"] if binary else [r["history"] for r in per_class]
-        fi = np.array([r["feature_importance"] for r in per_class]).mean(axis=0)
-        self.feature_importances_ = fi
-        self.support_ = fi > 0
-        self.lower_level_solves_ = int(sum(r["solves"] for r in per_class))
-        self.lower_level_iterations_ = int(sum(r["iterations"] for r in per_class))
+        self.n_iter_ = s.n_iter
+        self.history_ = s.history
+        self.feature_importances_ = s.feature_importances
+        self.support_ = s.feature_importances > 0
+        self.lower_level_solves_ = s.lower_level_solves
+        self.lower_level_iterations_ = s.lower_level_iterations
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
-    def _fit_binary(self, Xa, yb, lower, hyper, split, loss, sw=None):
+    def _staged_settings(self, split, loss):
         early = True if self.early_stopping == "auto" else bool(self.early_stopping)
-        settings = StagedSettings(
+        return StagedSettings(
             model=self.model, split=split, loss=loss, cv=self.cv,
             validation_fraction=self.validation_fraction, random_state=self.random_state,
             init_penalty=self.init_penalty, warm_init=bool(self.warm_init),
@@ -557,17 +516,6 @@ class BilevelSVC(_SmoothedSVMBase):
             scalar_rule=self.scalar_rule, refinement_rule=self.refinement_rule,
             balanced=self.balanced_criterion, refit=bool(self.refit),
             cv_repeats=self.cv_repeats)
-        # progress on stderr when verbose: a bar (J, nonzero count) on a terminal, one
-        # line per outer iteration otherwise
-        fit = fit_staged(Xa, yb, lower, hyper, settings, sw, progress=(lambda stage: (
-            OuterIterations(f"BiSVM {stage}", mode="auto"))) if self.verbose else None)
-        coef = fit.coef
-        imp = importance_scores(coef, fit.beta, hyper, threshold=self.support_threshold)
-        fi = coefficient_shares(coef, hyper, threshold=self.support_threshold)
-        return dict(coef=coef, beta=fit.beta, value=fit.value, importance=imp,
-                    feature_importance=fi, n_iter=fit.n_iter, history=fit.history,
-                    balanced=fit.balanced, refined=fit.refined, solves=fit.lower_solves,
-                    iterations=fit.lower_iterations)
 
     def scalar_grid(self, X, y, grid=THESIS_GRID, progress=None, sample_weight=None):
         """The thesis's baseline: grid search over a scalar β on the *same* validation
@@ -583,8 +531,8 @@ class BilevelSVC(_SmoothedSVMBase):
             Values, regularisation path, best β, lower-level solves and seconds.
         """
         lower = self._check_common()
-        if self.criterion not in self._CRITERIA:
-            raise ValueError(f"criterion must be one of {sorted(self._CRITERIA)}")
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {sorted(CRITERIA)}")
         X, y = validate_data(self, X, y, dtype=np.float64, reset=False,
                              accept_sparse=("csr", "csc"))
         if self.classes_.size != 2:
@@ -593,7 +541,7 @@ class BilevelSVC(_SmoothedSVMBase):
         if self.l2_penalty == "auto":
             lower = replace(lower, l2_penalty=0.01 * mean_second_moment(X, sw))
         yb = np.where(y == self.classes_[-1], 1.0, -1.0)
-        split, loss = self._CRITERIA[self.criterion]
+        split, loss = CRITERIA[self.criterion].split, CRITERIA[self.criterion].loss
         Xa = add_bias_column(X)
         folds = weighted_folds(Xa, yb, sw, self._splits(Xa, yb, split))
         scal = make_hyper_model("scalar", X.shape[1], penalize_intercept=self.penalize_intercept)

@@ -1,7 +1,7 @@
 r"""Leave-one-out model selection at the cost of one fit (seed 004 §2–3, with the
 extraction's errata), and the approximate leave-one-out of a smooth SVM.
 
-**Selective-ridge GLMs** (:mod:`bisvm.solvers.dual_newton`). At a fitted μ the model is,
+**Selective-ridge GLMs** (:mod:`bisvm.solvers.selective`). At a fitted μ the model is,
 locally, a smooth weighted problem in the *unfrozen* coordinates
 :math:`\theta = (a_F, a_K, b)`: ridge features ``F`` (curvature :math:`2\gamma`), kink
 features ``K`` (:math:`0 < |a_i| \le \mu`, linear penalty, no curvature) and the intercept
@@ -50,11 +50,12 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, solve_triangular
+from scipy.linalg import solve_triangular
 
-from ..solvers.dual_newton import (
+from ..solvers._linalg import shifted_cho_factor
+from ..solvers.selective import (
+    SelectiveNewtonFactor,
     SelectiveProblem,
-    _NewtonMatrix,
     selective_loss,
     selectivity_grid,
     selectivity_max,
@@ -87,15 +88,11 @@ _Q_FLOOR = 1e-12
 
 
 def _chol(M):
-    """Lower Cholesky factor with a tiny diagonal shift if ``M`` is numerically singular."""
-    shift, scale = 0.0, max(float(np.max(np.abs(np.diag(M)))) if M.size else 1.0, 1e-300)
-    for _ in range(12):
-        try:
-            return cho_factor(M + shift * np.eye(M.shape[0]) if shift else M, lower=True,
-                              check_finite=False)
-        except LinAlgError:
-            shift = max(shift * 10.0, 1e-14 * scale)
-    raise LinAlgError("leverage matrix is not positive definite")
+    r"""Lower Cholesky factor with a tiny diagonal shift if ``M`` is numerically singular
+    (from :math:`10^{-14}\max|M_{ii}|`, 12 tries); an empty ``M`` has an empty factor."""
+    if M.size == 0:
+        return np.zeros((0, 0)), True
+    return shifted_cho_factor(M, lower=True, rel_shift=1e-14, tries=12)
 
 
 def _quad_diag(fac, B):
@@ -134,12 +131,13 @@ class LeverageFactors:
 
 
 def leverage_factors(problem, result):
-    r"""Leverages of a converged :func:`~bisvm.solvers.dual_newton.solve_dual_newton` fit.
+    r"""Leverages of a converged :func:`~bisvm.solvers.selective.solve_dual_newton` fit.
 
     Everything comes from one factorisation of the solver's Newton matrix
     :math:`A = X_F X_F^\top + 2\gamma\,\mathrm{diag}(1/Q)` (seed 004 (42)/(48), the
     :math:`V_F + \gamma\tilde G^{-1}` of the final face), reused from
-    ``result.extra["newton"]`` when the solver left it there, else formed once:
+    ``result.factor`` (a :class:`~bisvm.solvers.selective.SelectiveNewtonFactor`) when
+    the solver left the factor of this face there, else formed once:
     with :math:`A_\ell = A/(2\gamma)` and the unpenalised columns
     :math:`C = [X_K, \mathbf 1]`,
 
@@ -156,7 +154,8 @@ def leverage_factors(problem, result):
     ----------
     problem : SelectiveProblem
     result : SolverResult
-        Its solution (``extra`` holds the free and kink sets and the intercept).
+        Its solution: ``coef``, ``intercept``, ``partition`` (the free and kink sets) and
+        ``factor`` (used when its ``free_index`` is the final free set).
 
     Returns
     -------
@@ -164,19 +163,19 @@ def leverage_factors(problem, result):
     """
     X, y, r, gam = problem.X, problem.y, problem.r, problem.ridge
     N = X.shape[0]
-    ex = result.extra
-    z = X @ result.coef + ex["intercept"]
+    part = result.partition
+    z = X @ result.coef + result.intercept
     q, dq, d2q = selective_loss(problem.loss, y, z)
-    free = ex["free"] & (result.coef != 0)
-    kink = ex["kink"] & (result.coef != 0)
+    free = part.free & (result.coef != 0)
+    kink = part.kink & (result.coef != 0)
     Fidx = np.flatnonzero(free)
-    nw = ex.get("newton")
-    if nw is not None and np.array_equal(nw[1], Fidx):
-        A = nw[0]  # the Newton matrix of the final face, c = 2 gamma / Q
+    nw = result.factor
+    if isinstance(nw, SelectiveNewtonFactor) and np.array_equal(nw.free_index, Fidx):
+        A = nw  # the Newton matrix of the final face, c = 2 gamma / Q
         Q = 2.0 * gam / A.c
     else:
         Q = np.maximum(r * d2q, _Q_FLOOR)
-        A = _NewtonMatrix(X[:, Fidx], 2.0 * gam / Q)
+        A = SelectiveNewtonFactor(X[:, Fidx], 2.0 * gam / Q)
     XK = X[:, kink]
     C = np.hstack([XK, np.ones((N, 1))]) if problem.fit_intercept else XK
     dA = A.inv_diag()
@@ -281,8 +280,7 @@ def exact_loo(problem, result, *, tol=1e-10, max_iter=500):
     the same sets). Returns the mean loss and the outputs :math:`z_j^{(-j)}`.
     """
     X, y, N = problem.X, problem.y, problem.X.shape[0]
-    lam = result.extra["dual_coef"]
-    sets = result.extra.get("sets")
+    lam, part = result.dual_coef, result.partition
     z_loo = np.empty(N)
     keep = np.ones(N, bool)
     for j in range(N):
@@ -290,8 +288,9 @@ def exact_loo(problem, result, *, tol=1e-10, max_iter=500):
         sub = SelectiveProblem(
             X[keep], y[keep], problem.loss, problem.ridge, problem.selectivity,
             None if problem.sample_weight is None else problem.r[keep], problem.fit_intercept)
-        res = solve_dual_newton(sub, lam0=lam[keep], sets0=sets, tol=tol, max_iter=max_iter)
-        z_loo[j] = X[j] @ res.coef + res.extra["intercept"]
+        res = solve_dual_newton(sub, alpha0=lam[keep], partition0=part, tol=tol,
+                                max_iter=max_iter)
+        z_loo[j] = X[j] @ res.coef + res.intercept
         keep[j] = True
     return float(np.mean(selective_loss(problem.loss, y, z_loo)[0])), z_loo
 
@@ -320,11 +319,11 @@ def _kfold_terms(X, y, loss, ridge, mus, *, n_splits, fit_intercept, random_stat
     """Held-out loss of every object along the grid, shape (n_mu, N)."""
     terms = np.zeros((len(mus), y.size))
     for tr, te in _folds(y, loss, n_splits, random_state):
-        _, res, _ = solve_selectivity_path(X[tr], y[tr], loss, ridge, selectivities=mus,
-                                           fit_intercept=fit_intercept, tol=tol,
-                                           max_iter=max_iter)
+        res = solve_selectivity_path(X[tr], y[tr], loss, ridge, selectivities=mus,
+                                     fit_intercept=fit_intercept, tol=tol,
+                                     max_iter=max_iter).results
         for l, rr in enumerate(res):
-            z = X[te] @ rr.coef + rr.extra["intercept"]
+            z = X[te] @ rr.coef + rr.intercept
             terms[l, te] = held_out_terms(loss, y[te], z, scoring)
         if progress is not None:
             progress(1)

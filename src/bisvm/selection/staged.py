@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sklearn.model_selection import StratifiedShuffleSplit
 
+from ..names import CRITERIA as _NAMES
 from .bilevel import BilevelObjective, Fold, bisvm_lbfgs, make_hyper_model
 from .lower_level import beta_upper_bound, zero_model_penalty
 from .one_se import one_se_error_scalar, one_se_scalar, validation_splits
@@ -34,14 +35,8 @@ __all__ = ["StagedSettings", "StagedFit", "fit_staged", "weighted_folds",
            "UNBALANCED_SHARE", "CRITERIA"]
 
 #: ``BilevelSVC``'s criteria: name -> (validation split, loss of
-#: :func:`~bisvm.selection.criteria.make_criterion`).
-CRITERIA = {
-    "holdout": ("holdout", "squared"), "kfold": ("kfold", "squared"),
-    "logistic": ("kfold", "logistic"), "holdout_logistic": ("holdout", "logistic"),
-    "margin": ("kfold", "squared_hinge"), "holdout_margin": ("holdout", "squared_hinge"),
-    "scaled_margin": ("kfold", "scaled_squared_hinge"),
-    "holdout_scaled_margin": ("holdout", "scaled_squared_hinge"),
-}
+#: :func:`~bisvm.selection.criteria.make_criterion`), from :data:`bisvm.names.CRITERIA`.
+CRITERIA = {name: (c.split, c.loss) for name, c in _NAMES.items()}
 
 #: Minority share of a binary target below which ``balanced_criterion="auto"`` balances.
 UNBALANCED_SHARE = 0.35

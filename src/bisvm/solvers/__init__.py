@@ -23,6 +23,14 @@ from .primal.exact_l1 import WeightedL1SVMProblem, solve_exact_l1
 from .problems import DualProblem, KernelExpansionProblem, LinearProblem
 from .quasi_newton import minimize_bfgs, solve_bfgs
 from .rz_path import L1SqHingePath, l1_sqhinge_path
+from .selective import (
+    SelectiveNewtonFactor,
+    SelectiveProblem,
+    selectivity_grid,
+    selectivity_max,
+    solve_dual_newton,
+    solve_selectivity_path,
+)
 from .svr_primal import solve_svr_finite_newton
 
 __all__ = [
@@ -61,4 +69,10 @@ __all__ = [
     "solve_exact_l1",
     "WeightedL1SVMProblem",
     "l1_sqhinge_path",
+    "SelectiveProblem",
+    "SelectiveNewtonFactor",
+    "solve_dual_newton",
+    "solve_selectivity_path",
+    "selectivity_max",
+    "selectivity_grid",
 ]

@@ -8,22 +8,17 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 from test_dual_newton import primal_fista  # the FISTA reference
-from threadpoolctl import threadpool_limits
 
 from bisvm.selection.loo import CHEAP_CRITERIA, cheap_criteria, leverage_factors
 from bisvm.solvers.base import ConvergenceWarning
-from bisvm.solvers.dual_newton import (
+from bisvm.solvers.selective import (
     SelectiveProblem,
     selective_scalar_min,
     selectivity_max,
     solve_dual_newton,
 )
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    with threadpool_limits(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 
 def _pen(a, mu):
@@ -76,31 +71,31 @@ def test_forced_fallback_equals_primal_reference_and_newton(fit_intercept, frac)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         res = solve_dual_newton(P, max_iter=1, fallback=20000)
-    assert res.converged and res.extra["fallback"] is not None
-    assert res.extra["newton"] is None
+    assert res.converged and res.stats["fallback_sweeps"] is not None
+    assert res.factor is None
     a_ref, b_ref = primal_fista(X, y, "squared", gam, mu, fit_intercept=fit_intercept,
                                 max_iter=5000, tol=1e-15)
     assert np.max(np.abs(res.coef - a_ref)) < 1e-6
-    assert abs(res.extra["intercept"] - b_ref) < 1e-6
-    assert P.primal_value(res.coef, res.extra["intercept"]) <= \
+    assert abs(res.intercept - b_ref) < 1e-6
+    assert P.primal_value(res.coef, res.intercept) <= \
         P.primal_value(a_ref, b_ref) + 1e-9 * max(1.0, P.primal_value(a_ref, b_ref))
-    W = res.extra["dual_objective"]
-    assert abs(W - P.dual_value(res.extra["dual_coef"])) <= 1e-12 * max(1.0, abs(W))
-    gap = res.extra["duality_gap"]
+    W = res.dual_objective
+    assert abs(W - P.dual_value(res.dual_coef)) <= 1e-12 * max(1.0, abs(W))
+    gap = P.duality_gap(res.dual_coef, res.coef, res.intercept)
+    assert res.certificate_value == abs(gap)
     assert -1e-9 * max(1.0, abs(W)) <= gap <= 1e-9 * max(1.0, abs(W))
     # the same structure as a Newton solve: lambda from the residuals, a = X^T lambda on
     # the ridge set, kinks in (0, mu], zeros with |s| <= mu
-    z = X @ res.coef + res.extra["intercept"]
-    np.testing.assert_allclose(res.extra["dual_coef"], (y - z) / gam)
-    np.testing.assert_allclose(res.extra["decision"], z)
-    s = X.T @ res.extra["dual_coef"]
-    free, kink = res.extra["free"], res.extra["kink"]
+    z = X @ res.coef + res.intercept
+    np.testing.assert_allclose(res.dual_coef, (y - z) / gam)
+    s = X.T @ res.dual_coef
+    free, kink = res.partition.free, res.partition.kink
     zero = ~free & ~kink
     assert not np.any(free & kink) and np.all(res.coef[zero] == 0)
     np.testing.assert_allclose(res.coef[free], s[free], rtol=1e-6, atol=1e-8)
     assert np.all(np.abs(res.coef[kink]) <= mu) and np.all(res.coef[kink] != 0)
     assert np.all(np.abs(s[zero]) <= mu * (1 + 1e-6))
-    fs, ks, sg = res.extra["sets"]
+    fs, sg = res.partition.free, res.partition.kink_sign
     np.testing.assert_array_equal(fs, free)
     np.testing.assert_array_equal(sg[kink], np.sign(res.coef[kink]))
     # where the dual Newton converges on its own, the criteria agree
@@ -109,7 +104,8 @@ def test_forced_fallback_equals_primal_reference_and_newton(fit_intercept, frac)
         newt = solve_dual_newton(P, fallback=False)
     if newt.converged:
         np.testing.assert_allclose(res.coef, newt.coef, atol=1e-6)
-        np.testing.assert_array_equal(res.extra["free"], newt.extra["free"] & (newt.coef != 0))
+        np.testing.assert_array_equal(res.partition.free,
+                                      newt.partition.free & (newt.coef != 0))
         c_fb = cheap_criteria(P, res, CHEAP_CRITERIA)
         c_nw = cheap_criteria(P, newt, CHEAP_CRITERIA)
         for name in CHEAP_CRITERIA:
@@ -127,7 +123,7 @@ def test_fallback_warns_only_when_it_fails_and_is_optional():
     assert not res.converged
     with pytest.warns(ConvergenceWarning, match="max_iter=1 iterations at selectivity"):
         res = solve_dual_newton(P, max_iter=1, fallback=False)
-    assert res.extra["fallback"] is None
+    assert res.stats["fallback_sweeps"] is None
     for bad in (-1, 0.5, "yes"):
         with pytest.raises(ValueError, match="fallback"):
             solve_dual_newton(P, fallback=bad)

@@ -248,38 +248,17 @@ def _one_d(args, spec, ds, X, y, bits):
     }
 
 
-_CV_CLASSES = {"selective": "SelectiveRegressionCV",
-               "selective-logistic": "SelectiveLogisticRegressionCV"}
-
-
-def _first_attr(obj, names):
-    for n in names:
-        v = getattr(obj, n, None)
-        if v is not None:
-            return n, v
-    return None, None
-
-
 def _selective(args, spec, ds, X, y, bits):
     """The selective models' own model choice: their ``...CV`` estimator with
     ``criterion=`` diffloo | alo | loo | kfold (seed-004)."""
-    import importlib
-
     import numpy as np
 
-    import bisvm
+    from ..estimators.selective import SelectiveLogisticRegressionCV, SelectiveRegressionCV
 
-    name = _CV_CLASSES[spec.name]
-    cls = getattr(bisvm, name, None)
-    if cls is None:
-        try:
-            cls = getattr(importlib.import_module("bisvm.estimators.selective"), name)
-        except (ImportError, AttributeError):
-            raise ValueError(f"--model {spec.name} --method {args.method}: {name} is not "
-                             "available in this installation of bisvm") from None
+    cls = {"selective": SelectiveRegressionCV,
+           "selective-logistic": SelectiveLogisticRegressionCV}[spec.name]
+    name = cls.__name__
     valid = cls().get_params(deep=False)
-    if "criterion" not in valid:
-        raise ValueError(f"{name} has no criterion parameter")
     params = {"criterion": args.method}
     for dest, pname in (("cv", "n_splits"), ("max_iter", "max_iter"), ("tol", "tol"),
                         ("ridge", "ridge"), ("grid_size", "n_mu"),
@@ -307,29 +286,24 @@ def _selective(args, spec, ds, X, y, bits):
         v = getattr(est, pname + "_", None)
         if v is not None and np.ndim(v) == 0:
             chosen[pname] = float(v)
-    _, value = _first_attr(est, ("best_score_", "criterion_value_", "best_criterion_"))
-    gname, grid = _first_attr(est, ("selectivity_path_", "selectivities_", "grid_"))
-    _, curve = _first_attr(est, ("criterion_path_", "criterion_values_", "cv_values_"))
+    grid = np.asarray(est.selectivity_path_, float)
+    curve = np.asarray(est.criterion_path_, float)
     crit_names = {"diffloo": "DiffLOO as printed in seed-004 (its minimum is often the "
                              "empty model)", "alo": "approximate leave-one-out loss",
                   "loo": "exact leave-one-out loss (refits)",
                   "kfold": f"{params.get('n_splits', 5)}-fold cross-validated loss"}
+    # the criterion at the chosen selectivity: the path point nearest to it
+    k = int(np.argmin(np.abs(grid - est.selectivity_)))
+    bits["curves"] = (grid, {args.method: curve})
+    bits["curve_label"] = "selectivity"
+    bits["chosen"] = chosen.get("selectivity")
     res = {"chosen": chosen,
            "criterion": f"{crit_names.get(args.method, args.method)} along the selectivity "
                         f"path of {name} (lower is better; ridge={est.ridge})",
-           "criterion_value": None if value is None else common.to_py(np.asarray(value))}
-    if grid is not None and curve is not None and np.shape(curve) == np.shape(grid):
-        bits["curves"] = (np.asarray(grid, float), {args.method: np.asarray(curve, float)})
-        bits["curve_label"] = "selectivity"
-        bits["chosen"] = chosen.get("selectivity")
-        res["grid"] = {"selectivity": np.asarray(grid, float).tolist()}
-        res["criterion_values"] = np.asarray(curve, float).tolist()
-        if res["criterion_value"] is None and chosen.get("selectivity") is not None:
-            k = int(np.argmin(np.abs(np.asarray(grid, float) - chosen["selectivity"])))
-            res["criterion_value"] = float(np.asarray(curve, float)[k])
-            active = getattr(est, "n_active_path_", None)
-            if active is not None:
-                res["n_active"] = int(np.asarray(active)[k])
+           "criterion_value": float(curve[k]),
+           "grid": {"selectivity": grid.tolist()},
+           "criterion_values": curve.tolist(),
+           "n_active": int(np.asarray(est.n_active_path_)[k])}
     res["backend"] = be.description
     return est, res
 
@@ -376,11 +350,9 @@ def _print(r):
     p = print
     p(f"bisvm tune --method {r['method']}: {r['estimator']} ({r['model']}) on {r['source']}, "
       f"{r['n_train']} training rows")
-    for n in r["notes"]:
-        p(f"  note: {n}")
     # warnings about the choice itself first, then the solvers' convergence notes
-    for w in sorted(r["warnings"], key=lambda w: w.startswith("ConvergenceWarning"))[:5]:
-        p(f"  warning: {w}")
+    common.print_notes(r["notes"], sorted(
+        r["warnings"], key=lambda w: w.startswith("ConvergenceWarning"))[:5])
     if r.get("backend", "serial") != "serial":  # say so only when it is not this process
         p(f"ran on {r['backend']}")
     p("chosen:")
@@ -392,10 +364,7 @@ def _print(r):
     p(f"criterion  {cvs}  ({r['criterion']})")
     if "n_active" in r:
         p(f"nonzero coefficients at the chosen value: {r['n_active']} of {r['n_features']}")
-    if "selected_features" in r:
-        sel = r["selected_features"]
-        p(f"selected {len(sel)} features: " + ", ".join(sel[:12])
-          + (" ..." if len(sel) > 12 else ""))
+    common.print_selected(r)
     if r["test_score"] is not None:
         p(f"test {r['score_name']}  {r['test_score']:.4f}  ({r['n_test']} held-out rows)")
     p(f"{r['seconds']:.2f} s")

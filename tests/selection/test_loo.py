@@ -6,7 +6,6 @@ import dataclasses
 
 import numpy as np
 import pytest
-from threadpoolctl import threadpool_limits
 
 from bisvm.losses import SmoothedHinge, Squared
 from bisvm.penalties import L2, GroupPseudoHuber, SumPenalty
@@ -21,19 +20,14 @@ from bisvm.selection.loo import (
     leverage_factors,
 )
 from bisvm.solvers import SmoothProblem, solve_newton
-from bisvm.solvers.dual_newton import (
+from bisvm.solvers.selective import (
     SelectiveProblem,
     selective_loss,
     selectivity_max,
     solve_dual_newton,
 )
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    # the Newton systems are small: extra BLAS threads only contend on a shared machine
-    with threadpool_limits(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 
 def _data(loss, N, n, seed, shift=0.0):
@@ -72,8 +66,8 @@ def test_derivative_criteria_equal_finite_differences_of_weighted_refits(
             r[j] = 1.0 - sgn * p
             rr = solve_dual_newton(
                 SelectiveProblem(P.X, P.y, loss, P.ridge, P.selectivity, r, fit_intercept),
-                lam0=res.extra["dual_coef"], sets0=res.extra["sets"], tol=1e-14)
-            zj = P.X[j] @ rr.coef + rr.extra["intercept"]
+                alpha0=res.dual_coef, partition0=res.partition, tol=1e-14)
+            zj = P.X[j] @ rr.coef + rr.intercept
             qs.append(selective_loss(loss, P.y[j:j + 1], np.array([zj]))[0][0])
         fd[j] = (qs[0] - qs[1]) / (2 * p)
     growth = 2 * (P.y - f.z) ** 2 if loss == "squared" else np.exp(-P.y * f.z)
@@ -90,7 +84,7 @@ def test_derivative_criteria_equal_finite_differences_of_weighted_refits(
 @pytest.mark.parametrize("fit_intercept", [False, True])
 def test_rank_one_update_equals_fixed_set_refit_without_the_object(fit_intercept):
     P, res = _fit("squared", fit_intercept, 30, 40)
-    free, kink = res.extra["free"], res.extra["kink"]
+    free, kink = res.partition.free, res.partition.kink
     assert kink.any()
     X, y, gam, mu = P.X, P.y, P.ridge, P.selectivity
     cols = [X[:, free], X[:, kink]] + ([np.ones((30, 1))] if fit_intercept else [])
@@ -119,8 +113,8 @@ def test_alo_equals_exact_loo_when_no_active_set_changes():
         keep = np.arange(30) != j
         rr = solve_dual_newton(SelectiveProblem(P.X[keep], P.y[keep], "squared", P.ridge,
                                                 P.selectivity))
-        s_ok = np.array_equal(rr.extra["free"], res.extra["free"]) and \
-            np.array_equal(rr.extra["kink"], res.extra["kink"])
+        s_ok = np.array_equal(rr.partition.free, res.partition.free) and \
+            np.array_equal(rr.partition.kink, res.partition.kink)
         same.append(s_ok)
         if s_ok:
             assert abs(z_loo[j] - z_alo[j]) < 1e-9
@@ -145,10 +139,10 @@ def test_leverages_equal_the_primal_hat_matrix(loss, fit_intercept, N, n):
     # the leverages are read off the solver's final Newton factor (dual form, Woodbury
     # when few ridge features); reference: the primal hat matrix of the local problem
     P, res = _fit(loss, fit_intercept, N, n)
-    F = res.extra["free"] & (res.coef != 0)
-    assert np.array_equal(res.extra["newton"][1], np.flatnonzero(F))  # reusable
-    K = res.extra["kink"] & (res.coef != 0)
-    q2 = selective_loss(loss, P.y, P.X @ res.coef + res.extra["intercept"])[2]
+    F = res.partition.free & (res.coef != 0)
+    assert np.array_equal(res.factor.free_index, np.flatnonzero(F))  # reusable
+    K = res.partition.kink & (res.coef != 0)
+    q2 = selective_loss(loss, P.y, P.X @ res.coef + res.intercept)[2]
     Xt = np.hstack([P.X[:, F], P.X[:, K]] + ([np.ones((N, 1))] if fit_intercept else []))
     H = (Xt.T * q2) @ Xt + np.diag(np.r_[2 * P.ridge * np.ones(F.sum()),
                                          np.zeros(Xt.shape[1] - F.sum())])
@@ -156,9 +150,8 @@ def test_leverages_equal_the_primal_hat_matrix(loss, fit_intercept, N, n):
     XS = P.X[:, F | K]
     Hth = (XS.T * (q2 / 2)) @ XS + P.ridge * np.eye(XS.shape[1])
     hth_ref = q2 / 2 * np.einsum("ij,ji->i", XS, np.linalg.solve(Hth, XS.T))
-    fresh = dict(res.extra, newton=None)
-    for extra in (res.extra, fresh):  # reused factor, and formed from scratch
-        f = leverage_factors(P, dataclasses.replace(res, extra=extra))
+    for fit in (res, dataclasses.replace(res, factor=None)):  # reused factor, and formed
+        f = leverage_factors(P, fit)                          # from scratch
         np.testing.assert_allclose(f.h, q2 * L_ref, rtol=1e-7, atol=1e-12)
         np.testing.assert_allclose(f.h_thesis, hth_ref, rtol=1e-7, atol=1e-12)
 

@@ -7,6 +7,8 @@ import json
 import math
 import warnings
 
+from .. import names
+
 # numpy, pandas and scikit-learn are imported where the work starts: `bisvm --help` and
 # argument errors must answer without them.
 from .argtypes import (  # noqa: F401  (the subcommands' argument types, re-exported)
@@ -25,7 +27,8 @@ from .output import (  # noqa: F401  (re-exported for the subcommands)
 )
 
 EXIT_BAD_INPUT = 2
-DATASETS = ["iris", "breast-cancer", "wine", "digits"]
+#: ``--dataset`` choices: the bundled data sets of :data:`bisvm.names.DATASETS`
+DATASETS = list(names.DATASETS)
 
 
 def add_data_args(p, *, target_help="target column (default: the last column)",
@@ -285,6 +288,43 @@ def add_selection_data_options(g, dataset_default, dataset_help):
     g.add_argument("--scaling", choices=["standard", "minmax", "none"], default="standard",
                    help="feature scaling fitted on training rows (default %(default)s)")
     g.add_argument("--seed", type=int, default=0, help="split seed (default %(default)s)")
+
+
+def add_bilevel_options(g):
+    """The model options of a bilevel selection run shared by ``bisvm select`` and
+    ``bisvm report`` (:class:`~bisvm.cli.select.SelectOptions`): criterion, folds, the
+    thesis's alpha, mu and gamma, the intercept's penalty and the outer iterations cap."""
+    g.add_argument("--criterion", default="scaled_margin", choices=sorted(names.CRITERIA),
+                   help="upper-level criterion (default %(default)s, as BilevelSVC; "
+                   "'holdout' is the thesis's J)")
+    g.add_argument("--cv", type=positive_int("--cv", 2), default=5,
+                   help="folds of k-fold criteria (default %(default)s)")
+    g.add_argument("--l2-penalty", type=positive_float("--l2-penalty"), default=0.01,
+                   help="the thesis's alpha (default %(default)s)")
+    g.add_argument("--hinge-smoothing", type=positive_float("--hinge-smoothing"),
+                   default=0.25, help="the thesis's mu (default %(default)s)")
+    g.add_argument("--l1-smoothing", type=positive_float("--l1-smoothing"),
+                   default=0.01, help="the thesis's gamma (default %(default)s)")
+    g.add_argument("--free-intercept", action="store_true",
+                   help="do not penalise the intercept (the thesis and the default do)")
+    g.add_argument("--max-iter", type=positive_int("--max-iter"), default=100,
+                   help="outer iterations cap (default %(default)s)")
+
+
+def print_notes(notes, warnings_=()):
+    """The ``note:`` and ``warning:`` lines of a text report."""
+    for n in notes:
+        print(f"  note: {n}")
+    for w in warnings_:
+        print(f"  warning: {w}")
+
+
+def print_selected(r):
+    """The ``selected N features: ...`` line of a record with ``selected_features``."""
+    if "selected_features" in r:
+        sel = r["selected_features"]
+        print(f"selected {len(sel)} features: " + ", ".join(sel[:12])
+              + (" ..." if len(sel) > 12 else ""))
 
 
 def save_checked(est, path, *, ds, scaler, extra, X_check):

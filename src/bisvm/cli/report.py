@@ -6,6 +6,7 @@ import argparse
 import os
 import time
 
+from ..names import CRITERIA
 from . import common, select
 
 DESCRIPTION = """\
@@ -41,21 +42,7 @@ def add_parser(sub):
                    default="vector", help="selection run: one weight, one per feature or "
                    "one per group (default %(default)s)")
     m.add_argument("--groups", metavar="SPEC", help="feature groups for --bilevel-model group")
-    m.add_argument("--criterion", default="scaled_margin",
-                   choices=sorted(select.CRITERION_NAMES),
-                   help="upper-level criterion (default %(default)s)")
-    m.add_argument("--cv", type=common.positive_int("--cv", 2), default=5,
-                   help="folds of k-fold criteria")
-    m.add_argument("--l2-penalty", type=common.positive_float("--l2-penalty"), default=0.01,
-                   help="the thesis's alpha (default %(default)s)")
-    m.add_argument("--hinge-smoothing", type=common.positive_float("--hinge-smoothing"),
-                   default=0.25, help="the thesis's mu (default %(default)s)")
-    m.add_argument("--l1-smoothing", type=common.positive_float("--l1-smoothing"),
-                   default=0.01, help="the thesis's gamma (default %(default)s)")
-    m.add_argument("--free-intercept", action="store_true",
-                   help="do not penalise the intercept (the thesis and the default do)")
-    m.add_argument("--max-iter", type=common.positive_int("--max-iter"), default=100,
-                   help="outer iterations cap")
+    common.add_bilevel_options(m)
     m.add_argument("--no-grid", action="store_true",
                    help="skip the 149-point grid (no validation curve / path figures)")
     m.add_argument("--sweep", type=common.positive_int("--sweep", 0), default=0,
@@ -116,22 +103,29 @@ def _selection(args):
 
     if not 0 < args.test_size < 1:
         raise ValueError(f"--test-size must be in (0, 1), got {args.test_size}")
-    sel = select.report_options(args)
-    keep = {}
+    opts = select.SelectOptions(
+        data=args.data, target=args.target, dataset=args.dataset or "breast-cancer",
+        positive=args.positive, drop_missing=args.drop_missing, encoding=args.encoding,
+        test_size=args.test_size, scaling=args.scaling, seed=args.seed,
+        model=args.bilevel_model, groups=args.groups, criterion=args.criterion, cv=args.cv,
+        l2_penalty=args.l2_penalty, hinge_smoothing=args.hinge_smoothing,
+        l1_smoothing=args.l1_smoothing, free_intercept=args.free_intercept,
+        max_iter=args.max_iter, no_grid=args.no_grid, json=args.json, quiet=args.quiet,
+        verbose=args.verbose)
     stages = 2 + (1 if args.sweep else 0)
     with common.progress(args, "report", stages, unit="stage") as bar:
-        res = select.run_select(sel, keep)
+        run = select.run_select(opts)
+        res = run.result
         bar(1)
-        est, names = keep["est"], keep["names"]
-        bt = keep["binary_target"]
+        est, names, bt = run.estimator, run.names, run.binary_target
         class_names = {-1.0: bt.negative, 1.0: bt.positive}  # the file's own labels
         trees = ExtraTreesClassifier(n_estimators=250, random_state=args.seed).fit(
-            keep["X_train"], keep["y_train"])
+            run.X_train, run.y_train)
         summary = {
             "data": res["source"], "training rows": res["n_train"],
             "test rows": res["n_test"], "model": f"{res['model']} (BiSVM L-BFGS)",
             "positive class": res["positive_class"],
-            "criterion": select.CRITERION_NAMES[args.criterion],
+            "criterion": CRITERIA[args.criterion].description,
             "validation objective": res["validation_objective"],
             "test accuracy": res["test_accuracy"],
             "selected features": f"{res['n_selected']} of {res['n_features']}",
@@ -143,9 +137,9 @@ def _selection(args):
             summary["grid search best (149 β)"] = (
                 f"{res['grid_validation_objective']:.4f} at β={res['grid_beta']:.2f}, "
                 f"{res['grid_lower_level_solves']} solves")
-        rep = bilevel_report(est, feature_names=names, X_train=keep["X_train"],
-                             y_train=keep["y_train"], X_test=keep["X_test"],
-                             y_test=keep["y_test"], grid=keep["grid"], summary=summary,
+        rep = bilevel_report(est, feature_names=names, X_train=run.X_train,
+                             y_train=run.y_train, X_test=run.X_test, y_test=run.y_test,
+                             grid=run.grid, summary=summary,
                              tree_importance=trees.feature_importances_,
                              notes=res["notes"], class_names=class_names)
         bar(1)
@@ -157,7 +151,7 @@ def _selection(args):
             gammas = np.geomspace(1e-3, 1.0, n) if n > 1 else np.array([0.01])
             beta = float(np.median(np.ravel(est.penalty_weights_)))
             with common.backend(args) as be:
-                sw = sparsity_sweep(keep["X_train"], keep["y_train"], mus, gammas,
+                sw = sparsity_sweep(run.X_train, run.y_train, mus, gammas,
                                     penalty_weight=beta, l2_penalty=args.l2_penalty,
                                     n_jobs=be.n_jobs)
             rep.section("Sparsity over (μ, γ)")

@@ -127,10 +127,7 @@ def _print(r):
     p = print
     p(f"bisvm fit: {r['estimator']} ({r['model']}) on {r['source']}, {r['n_train']} training "
       f"rows, {r['n_features']} features, {r['scaling']} scaling")
-    for n in r["notes"]:
-        p(f"  note: {n}")
-    for w in r["warnings"]:
-        p(f"  warning: {w}")
+    common.print_notes(r["notes"], r["warnings"])
     # verbose is how the run shows progress, not a parameter of the model
     shown = {k: v for k, v in r["params"].items() if v is not None and k != "verbose"}
     p("parameters: " + ", ".join(f"{k}={v}" for k, v in sorted(shown.items())))
@@ -139,10 +136,7 @@ def _print(r):
     p(f"training {r['score_name']}  {r['train_score']:.4f}")
     if r["test_score"] is not None:
         p(f"test {r['score_name']}      {r['test_score']:.4f}  ({r['n_test']} held-out rows)")
-    if "selected_features" in r:
-        sel = r["selected_features"]
-        p(f"selected {len(sel)} features: " + ", ".join(sel[:12])
-          + (" ..." if len(sel) > 12 else ""))
+    common.print_selected(r)
     p(f"{r['seconds']:.2f} s")
     if "saved" in r:
         p(f"wrote {r['saved']}")

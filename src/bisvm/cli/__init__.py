@@ -1,11 +1,14 @@
 """The ``bisvm`` command line. It only calls the public API.
 
-``bisvm select`` is the main job (:mod:`bisvm._cli.select`): learn the sparsity weights of
+One module per subcommand, each with ``add_parser(subparsers)`` and ``run(args)``:
+``bisvm select`` is the main job (:mod:`bisvm.cli.select`): learn the sparsity weights of
 a smoothed elastic-net SVM by bilevel optimisation (seed-000) and compare it with the
-thesis's grid search. ``datasets`` lists the bundled data; ``fit``, ``predict``, ``tune``
-and ``report`` live in :mod:`bisvm._cli` too. Every subcommand has ``--json`` (one JSON
-object on stdout); bad input ends with one line on stderr and exit code 2; progress goes
-to stderr (a bar on a terminal, ``--verbose`` lines elsewhere, ``--quiet`` none).
+thesis's grid search; :mod:`~bisvm.cli.datasets` lists the bundled data;
+:mod:`~bisvm.cli.fit`, :mod:`~bisvm.cli.predict`, :mod:`~bisvm.cli.tune` and
+:mod:`~bisvm.cli.report` do the rest. This module wires them up and turns bad input into
+one line on stderr with exit code 2. Every subcommand has ``--json`` (one JSON object on
+stdout); progress goes to stderr (a bar on a terminal, ``--verbose`` lines elsewhere,
+``--quiet`` none).
 
 Building the parser imports no numerical library: ``bisvm --help``, every subcommand's
 ``--help``, ``--version`` and argument errors answer at once; numpy, scikit-learn, numba
@@ -15,11 +18,10 @@ and matplotlib load where the work starts.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
-from ._cli.common import EXIT_BAD_INPUT
+from .common import EXIT_BAD_INPUT
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,34 +29,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"bisvm: error: {message}\n")
 
 
-def _cmd_datasets(args):
-    from . import data
-
-    items = data.list_datasets()
-    rows = items.items() if isinstance(items, dict) else items
-    if args.json:
-        print(json.dumps(dict(rows)))
-    else:
-        for name, desc in rows:
-            print(f"{name:15s} {desc}")
-    return 0
-
-
 def build_parser():
     """The argument parser of the ``bisvm`` program."""
-    from ._cli import fit, predict, report, select, tune
-    from ._version import __version__
+    from .._version import __version__
+    from . import datasets, fit, predict, report, select, tune
 
     p = _Parser(prog="bisvm", description="Support vector machines that tune themselves.",
                 epilog="Run 'bisvm COMMAND --help' for a command's options and examples.")
     p.add_argument("--version", action="version", version=f"bisvm {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    select.add_parser(sub)
-    d = sub.add_parser("datasets", help="list the bundled data sets",
-                       description="List the bundled data sets (no download needed).")
-    d.add_argument("--json", action="store_true", help="print one JSON object")
-    d.set_defaults(func=_cmd_datasets)
-    for mod in (fit, predict, tune, report):
+    for mod in (select, datasets, fit, predict, tune, report):
         mod.add_parser(sub)
     return p
 

@@ -11,10 +11,12 @@ compiled kernels) before either is timed, and that cost is reported on its own
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 import warnings
 from pathlib import Path
 
+from ..names import CRITERIA
 from . import common
 
 # JSON records list a value per feature (coefficients, penalty weights, scores) for every
@@ -27,18 +29,8 @@ PLOT_FEATURES_MAX = 40
 # The text report lists at most this many selected features (--json lists them all).
 PRINT_FEATURES_MAX = 40
 
-CRITERION_NAMES = {
-    "holdout": "halved MSE of raw SVM outputs on the validation split (thesis J)",
-    "kfold": "halved MSE of raw SVM outputs, mean over folds (thesis J)",
-    "logistic": "mean logistic loss of validation margins, mean over folds",
-    "holdout_logistic": "mean logistic loss of validation margins on the validation split",
-    "margin": "halved mean squared hinge of validation margins, mean over folds",
-    "holdout_margin": "halved mean squared hinge of validation margins on the split",
-    "scaled_margin": "halved mean squared hinge of best-rescaled validation margins, mean "
-                     "over folds",
-    "holdout_scaled_margin": "halved mean squared hinge of best-rescaled validation margins "
-                             "on the split",
-}
+#: criterion name -> one-line description (the public list :data:`bisvm.names.CRITERIA`)
+CRITERION_NAMES = {name: c.description for name, c in CRITERIA.items()}
 
 _SOLVER_NAMES = {
     "newton": "dense Newton",
@@ -77,26 +69,12 @@ def add_parser(sub):
     m.add_argument("--groups", metavar="SPEC",
                    help="feature groups: index ranges 'mean=0-9,se=10-19,worst=20-29' or "
                    "name prefixes 'mean,error,worst'")
-    m.add_argument("--criterion", default="scaled_margin", choices=sorted(CRITERION_NAMES),
-                   help="upper-level criterion (default %(default)s, as BilevelSVC; "
-                   "'holdout' is the thesis's J)")
-    m.add_argument("--cv", type=common.positive_int("--cv", 2), default=5,
-                   help="folds of k-fold criteria (default %(default)s)")
+    common.add_bilevel_options(m)
     m.add_argument("--validation-fraction", type=common.fraction("--validation-fraction"),
                    default=0.2, help="validation share of the holdout criteria "
                    "(default %(default)s, the thesis's)")
-    m.add_argument("--l2-penalty", type=common.positive_float("--l2-penalty"), default=0.01,
-                   help="the thesis's alpha (default %(default)s)")
-    m.add_argument("--hinge-smoothing", type=common.positive_float("--hinge-smoothing"),
-                   default=0.25, help="the thesis's mu (default %(default)s)")
-    m.add_argument("--l1-smoothing", type=common.positive_float("--l1-smoothing"),
-                   default=0.01, help="the thesis's gamma (default %(default)s)")
-    m.add_argument("--free-intercept", action="store_true",
-                   help="do not penalise the intercept (the thesis and the default do)")
     m.add_argument("--learn-l2", action="store_true",
                    help="learn the ridge weight alpha too (the thesis fixes it)")
-    m.add_argument("--max-iter", type=common.positive_int("--max-iter"), default=100,
-                   help="outer iterations cap (default %(default)s)")
     o = common.add_output_args(s)
     o.add_argument("--no-grid", action="store_true", help="skip the grid-search baseline")
     o.add_argument("--out", metavar="DIR", help="write PNG plots to DIR")
@@ -104,13 +82,72 @@ def add_parser(sub):
     return s
 
 
+@dataclasses.dataclass(frozen=True)
+class SelectOptions:
+    """The settings of one selection run, as ``bisvm select`` parses them.
+
+    ``bisvm report`` builds one from its own options; :func:`run_select` reads nothing
+    else. The field names are the ``select`` options' destinations (``--l2-penalty`` is
+    ``l2_penalty``); the defaults are that command's.
+    """
+
+    data: str | None = None
+    target: str | None = None
+    dataset: str = "breast-cancer"
+    positive: str | None = None
+    drop_missing: bool = False
+    encoding: str | None = None
+    sparse: str = "auto"
+    test_size: float = 0.25
+    scaling: str = "standard"
+    seed: int = 0
+    model: str = "vector"
+    groups: str | None = None
+    criterion: str = "scaled_margin"
+    cv: int = 5
+    validation_fraction: float = 0.2
+    l2_penalty: float = 0.01
+    hinge_smoothing: float = 0.25
+    l1_smoothing: float = 0.01
+    free_intercept: bool = False
+    learn_l2: bool = False
+    max_iter: int = 100
+    no_grid: bool = False
+    out: str | None = None
+    json: bool = False
+    quiet: bool = False
+    verbose: bool = False
+
+    @classmethod
+    def from_args(cls, args):
+        """The options of a parsed ``bisvm select`` command line."""
+        return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})
+
+
+@dataclasses.dataclass(frozen=True)
+class SelectRun:
+    """What :func:`run_select` returns: the JSON-able ``result`` record and, for
+    ``bisvm report``, the fitted estimator, the grid (None under ``no_grid``), the
+    feature names, the scaled splits and the ±1 target's labels."""
+
+    result: dict
+    estimator: object
+    grid: object
+    names: list
+    X_train: object
+    X_test: object
+    y_train: object
+    y_test: object
+    binary_target: object
+
+
 def run(args):
-    result = run_select(args)
-    common.emit(args, result, print_select)
+    sel = run_select(SelectOptions.from_args(args))
+    common.emit(args, sel.result, print_select)
     return 0
 
 
-def load_binary(args):
+def load_binary(opts):
     """Features, ±1-able target, names, groups and notes from --data or --dataset.
 
     An svmlight file's X stays a CSR matrix under ``--sparse auto|always`` when
@@ -122,22 +159,22 @@ def load_binary(args):
     from .. import data
 
     notes = []
-    if args.data:
-        ds = data.read_table(args.data, target=args.target, drop_missing=args.drop_missing,
-                             encoding=getattr(args, "encoding", None),
-                             sparse=common.sparse_for_model(args, "bilevel"))
+    if opts.data:
+        ds = data.read_table(opts.data, target=opts.target, drop_missing=opts.drop_missing,
+                             encoding=opts.encoding,
+                             sparse=common.sparse_for_model(opts, "bilevel"))
     else:
-        ds = data.load_dataset(args.dataset)
+        ds = data.load_dataset(opts.dataset)
     X, y = ds.X, ds.y
     notes.extend(ds.notes)
     labels = np.unique(y)
-    if args.positive is not None:
-        pos = _match_label(args.positive, labels)
+    if opts.positive is not None:
+        pos = _match_label(opts.positive, labels)
         bt = data.binary_target(y, positive=pos, one_vs_rest=True)
         notes.append(f"target: {pos!r} against the rest")
-    elif labels.size > 2 and not args.data:
+    elif labels.size > 2 and not opts.data:
         # the documents' binary tasks on the bundled multiclass sets
-        if ds.source.endswith("iris") or args.dataset == "iris":
+        if ds.source.endswith("iris") or opts.dataset == "iris":
             keep = np.isin(y, labels[:2])
             X, y = X[keep], y[keep]
             notes.append(f"target: {labels[0]!r} vs {labels[1]!r} (the thesis's Iris task)")
@@ -153,8 +190,8 @@ def load_binary(args):
     else:
         bt = data.binary_target(y)
     groups = ds.groups
-    if args.groups:
-        groups = data.parse_groups(args.groups, ds.feature_names)
+    if opts.groups:
+        groups = data.parse_groups(opts.groups, ds.feature_names)
     return X, bt, ds.feature_names, groups, notes, ds
 
 
@@ -198,81 +235,106 @@ def warm_up(est, X, y, *, grid=True, seed=0):
     return time.perf_counter() - t0
 
 
-def run_select(args, keep=None):
-    """The select run: its result record; with ``keep`` (a dict) also the fitted model,
-    the grid and the scaled splits, for ``bisvm report``.
+def run_select(opts):
+    """The select run of :class:`SelectOptions` ``opts``: a :class:`SelectRun`.
 
     A sparse X (svmlight) stays sparse: the split indexes rows, the scaler only divides
     (``standard`` becomes standard without centering, said in the notes), and test
     outputs come from the estimator's ``decision_function``.
     """
     t_start = time.perf_counter()
-    import numpy as np
-    import scipy.sparse as sp
-
     from .. import data
     from ..estimators.sparse import BilevelSVC
-    from ..selection.bilevel import THESIS_GRID
 
     import_seconds = time.perf_counter() - t_start
-    X, bt, names, groups, notes, ds = load_binary(args)
-    if args.model == "group" and not groups:
+    X, bt, names, groups, notes, ds = load_binary(opts)
+    if opts.model == "group" and not groups:
         raise ValueError("--model group needs --groups (e.g. mean=0-9,se=10-19,worst=20-29)")
-    y = bt.y
     Xtr, Xte, ytr, yte = data.train_test_split_seeded(
-        X, y, test_size=args.test_size, random_state=args.seed
+        X, bt.y, test_size=opts.test_size, random_state=opts.seed
     )
-    scaler = data.Scaler(args.scaling).fit(Xtr)
+    scaler = data.Scaler(opts.scaling).fit(Xtr)
     Xtr_s, Xte_s = scaler.transform(Xtr), scaler.transform(Xte)
-    if scaler.effective_method_ != args.scaling:
+    if scaler.effective_method_ != opts.scaling:
         notes.append(f"scaling: {scaler.describe()}")
-    mode = common.progress_mode(args)
     est = BilevelSVC(
-        model=args.model, groups=groups if args.model == "group" else None,
-        l2_penalty=args.l2_penalty, hinge_smoothing=args.hinge_smoothing,
-        l1_smoothing=args.l1_smoothing, criterion=args.criterion, cv=args.cv,
-        validation_fraction=args.validation_fraction,
-        penalize_intercept=not args.free_intercept, random_state=args.seed,
-        max_iter=args.max_iter, learn_l2_penalty=args.learn_l2, verbose=int(mode is not None),
+        model=opts.model, groups=groups if opts.model == "group" else None,
+        l2_penalty=opts.l2_penalty, hinge_smoothing=opts.hinge_smoothing,
+        l1_smoothing=opts.l1_smoothing, criterion=opts.criterion, cv=opts.cv,
+        validation_fraction=opts.validation_fraction,
+        penalize_intercept=not opts.free_intercept, random_state=opts.seed,
+        max_iter=opts.max_iter, learn_l2_penalty=opts.learn_l2,
+        verbose=int(common.progress_mode(opts) is not None),
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with common.progress(args, "start-up (first calls, compiled kernels)", 1,
-                             unit="step") as bar:
-            warm_seconds = warm_up(est, Xtr_s, ytr, grid=not args.no_grid, seed=args.seed)
-            bar(1)
-        t0 = time.perf_counter()
-        est.fit(Xtr_s, ytr)
-        fit_seconds = time.perf_counter() - t0
-        grid = None
-        if not args.no_grid:
-            with common.progress(args, f"grid search ({len(THESIS_GRID)} β)",
-                                 len(THESIS_GRID), unit="β") as bar:
-                grid = est.scalar_grid(Xtr_s, ytr, progress=bar)
-    # raw SVM outputs x.w + b of the test rows; the thesis's halved MSE of them against
-    # the +-1 labels, seed-000 (1.2) (selection.criteria.halved_mse on [X, 1])
-    out_te = np.asarray(est.decision_function(Xte_s), dtype=np.float64)
-    test_acc = float(est.score(Xte_s, yte))
-    imp = est.feature_importances_
-    order = [j for j in np.argsort(-imp) if imp[j] > 0]
-    selected = [names[j] for j in order]
-    d = len(names)
-    listed = range(d) if d <= LIST_ALL_FEATURES_MAX else order
-    group_names = set(groups or ()) if args.model == "group" else set()
+    warm_seconds, fit_seconds, grid = _fit(opts, est, Xtr_s, ytr)
     result = {
         "source": ds.source,
         "input": _input_record(X, Xtr_s),
         "scaling": scaler.effective_method_,
         "n_train": int(len(ytr)),
         "n_test": int(len(yte)),
-        "model": args.model,
-        "criterion": args.criterion,
+        "model": opts.model,
+        "criterion": opts.criterion,
         "positive_class": common.to_py(bt.positive),
         "negative_class": common.to_py(bt.negative),
+        **_fit_record(opts, est, Xte_s, yte, names, groups),
+        "seconds": fit_seconds,
+        "startup_seconds": import_seconds + warm_seconds,
+        "notes": list(notes),
+    }
+    if grid is not None:
+        result.update(_grid_record(est, grid, fit_seconds))
+    if opts.out:
+        with common.progress(opts, "plots", 1 if grid is None else 3, unit="figure") as bar:
+            result["plots"] = _select_plots(opts, est, grid, names, Xtr_s, ytr,
+                                            result["notes"], bar)
+    result["total_seconds"] = time.perf_counter() - t_start
+    return SelectRun(result=result, estimator=est, grid=grid, names=names, X_train=Xtr_s,
+                     X_test=Xte_s, y_train=ytr, y_test=yte, binary_target=bt)
+
+
+def _fit(opts, est, X, y):
+    """Warm up, fit ``est`` and run the grid (unless ``no_grid``), each timed on its own:
+    ``(warm-up seconds, fit seconds, grid or None)``. Warnings are silenced: the record
+    reports what the run found."""
+    from ..selection.bilevel import THESIS_GRID
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with common.progress(opts, "start-up (first calls, compiled kernels)", 1,
+                             unit="step") as bar:
+            warm_seconds = warm_up(est, X, y, grid=not opts.no_grid, seed=opts.seed)
+            bar(1)
+        t0 = time.perf_counter()
+        est.fit(X, y)
+        fit_seconds = time.perf_counter() - t0
+        grid = None
+        if not opts.no_grid:
+            with common.progress(opts, f"grid search ({len(THESIS_GRID)} β)",
+                                 len(THESIS_GRID), unit="β") as bar:
+                grid = est.scalar_grid(X, y, progress=bar)
+    return warm_seconds, fit_seconds, grid
+
+
+def _fit_record(opts, est, X_test, y_test, names, groups):
+    """The record of the fitted model: criterion, test scores, weights, selected features,
+    coefficients and lower-level counts."""
+    import numpy as np
+
+    # raw SVM outputs x.w + b of the test rows; the thesis's halved MSE of them against
+    # the +-1 labels, seed-000 (1.2) (selection.criteria.halved_mse on [X, 1])
+    out_te = np.asarray(est.decision_function(X_test), dtype=np.float64)
+    imp = est.feature_importances_
+    order = [j for j in np.argsort(-imp) if imp[j] > 0]
+    selected = [names[j] for j in order]
+    d = len(names)
+    listed = range(d) if d <= LIST_ALL_FEATURES_MAX else order
+    group_names = set(groups or ()) if opts.model == "group" else set()
+    return {
         "validation_objective": float(est.validation_score_),
-        "validation_objective_name": CRITERION_NAMES[args.criterion],
-        "test_accuracy": test_acc,
-        "test_halved_mse": float(np.mean((out_te - yte) ** 2) / 2.0),
+        "validation_objective_name": CRITERION_NAMES[opts.criterion],
+        "test_accuracy": float(est.score(X_test, y_test)),
+        "test_halved_mse": float(np.mean((out_te - y_test) ** 2) / 2.0),
         "penalty_weights": _listed_by_name(est.penalty_weight_names_, est.penalty_weights_,
                                            d, order, names, group_names),
         "selected_features": selected,
@@ -289,31 +351,23 @@ def run_select(args, keep=None):
         "lower_level_solves": int(est.lower_level_solves_),
         "lower_level_iterations": int(est.lower_level_iterations_),
         "lower_level_solver": str(est.solver_),
-        "seconds": fit_seconds,
-        "startup_seconds": import_seconds + warm_seconds,
-        "notes": list(notes),
     }
-    if grid is not None:
-        result.update({
-            "grid_validation_objective": grid.best_value,
-            "grid_beta": grid.best_beta,
-            "grid_size": len(THESIS_GRID),
-            "grid_lower_level_solves": int(grid.lower_solves),
-            "grid_lower_level_iterations": int(grid.lower_iterations),
-            "grid_seconds": grid.seconds,
-            "solves_ratio": grid.lower_solves / max(1, est.lower_level_solves_),
-            "time_ratio": grid.seconds / fit_seconds if fit_seconds > 0 else None,
-        })
-    if args.out:
-        with common.progress(args, "plots", 1 if grid is None else 3, unit="figure") as bar:
-            result["plots"] = _select_plots(args, est, grid, names, Xtr_s, ytr,
-                                            result["notes"], bar)
-    result["total_seconds"] = time.perf_counter() - t_start
-    if keep is not None:
-        keep.update(est=est, grid=grid, names=names, X_train=Xtr_s, y_train=ytr,
-                    X_test=Xte_s, y_test=yte, binary_target=bt,
-                    sparse=bool(sp.issparse(Xtr_s)))
-    return result
+
+
+def _grid_record(est, grid, fit_seconds):
+    """The grid search's best point and counts beside the bilevel fit's."""
+    from ..selection.bilevel import THESIS_GRID
+
+    return {
+        "grid_validation_objective": grid.best_value,
+        "grid_beta": grid.best_beta,
+        "grid_size": len(THESIS_GRID),
+        "grid_lower_level_solves": int(grid.lower_solves),
+        "grid_lower_level_iterations": int(grid.lower_iterations),
+        "grid_seconds": grid.seconds,
+        "solves_ratio": grid.lower_solves / max(1, est.lower_level_solves_),
+        "time_ratio": grid.seconds / fit_seconds if fit_seconds > 0 else None,
+    }
 
 
 def _input_record(X, X_model):
@@ -344,7 +398,7 @@ def _listed_by_name(keys, values, d, order, names, group_names):
     return {common.feature_key(k, names, group_names): float(v) for k, v in pairs}
 
 
-def _select_plots(args, est, grid, names, X, y, notes, bar):
+def _select_plots(opts, est, grid, names, X, y, notes, bar):
     """The PNG figures of a select run. None needs X dense: the curves come from the grid
     and the tree reference (ExtraTrees) takes CSR rows; with many features the figures
     keep the :data:`PLOT_FEATURES_MAX` largest (said in ``notes``)."""
@@ -355,18 +409,18 @@ def _select_plots(args, est, grid, names, X, y, notes, bar):
 
     from .. import plots
 
-    out = Path(args.out)
+    out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     d = len(names)
     if grid is not None:
-        traj = est.history_ if args.model == "scalar" else None
-        final = None if args.model == "scalar" else float(est.validation_score_)
+        traj = est.history_ if opts.model == "scalar" else None
+        final = None if opts.model == "scalar" else float(est.validation_score_)
         ax = plots.plot_validation_curve(grid, traj, final=final,
-                                         criterion=CRITERION_NAMES[args.criterion])
+                                         criterion=CRITERION_NAMES[opts.criterion])
         written.append(str(plots.save(ax, out / "validation_curve.png")))
         bar(1)
-        beta = float(est.penalty_weights_[0]) if args.model == "scalar" else None
+        beta = float(est.penalty_weights_[0]) if opts.model == "scalar" else None
         path_grid, path_names = grid, names
         if d > PLOT_FEATURES_MAX:
             big = np.max(np.abs(grid.coefs[:, 0, :-1]), axis=0)
@@ -379,7 +433,7 @@ def _select_plots(args, est, grid, names, X, y, notes, bar):
         ax = plots.plot_regularization_path(path_grid, path_names, beta=beta)
         written.append(str(plots.save(ax, out / "regularization_path.png")))
         bar(1)
-    trees = ExtraTreesClassifier(n_estimators=250, random_state=args.seed).fit(X, y)
+    trees = ExtraTreesClassifier(n_estimators=250, random_state=opts.seed).fit(X, y)
     imp = np.asarray(est.feature_importances_)
     cols = np.arange(d)
     if d > PLOT_FEATURES_MAX:
@@ -402,8 +456,7 @@ def print_select(r):
       f"({r['n_train']} training rows, {r['n_test']} test rows"
       + (f", sparse X: {r['input']['stored_values']} stored values, "
          f"{r['input']['density']:.2%} dense)" if sparse else ")"))
-    for note in r["notes"]:
-        p(f"  note: {note}")
+    common.print_notes(r["notes"])
     p(f"selected {r['n_selected']} of {r['n_features']} features (coef > 0 favours class "
       f"{r['positive_class']!r}, < 0 class {r['negative_class']!r}):")
     shown = r["selected_features"][:PRINT_FEATURES_MAX]
@@ -432,18 +485,3 @@ def print_select(r):
       "before either was timed)")
     for path in r.get("plots", []):
         p(f"wrote {path}")
-
-
-def report_options(args):
-    """The select options of a ``bisvm report`` selection run (its own argument names)."""
-    return argparse.Namespace(
-        data=args.data, target=args.target, dataset=args.dataset or "breast-cancer",
-        positive=args.positive, drop_missing=args.drop_missing, encoding=args.encoding,
-        test_size=args.test_size,
-        scaling=args.scaling, seed=args.seed, model=args.bilevel_model, groups=args.groups,
-        criterion=args.criterion, cv=args.cv, validation_fraction=0.2,
-        l2_penalty=args.l2_penalty, hinge_smoothing=args.hinge_smoothing,
-        l1_smoothing=args.l1_smoothing, free_intercept=args.free_intercept, learn_l2=False,
-        max_iter=args.max_iter, no_grid=args.no_grid, out=None, json=args.json,
-        quiet=args.quiet, verbose=args.verbose)
-

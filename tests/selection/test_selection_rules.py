@@ -18,7 +18,7 @@ from bisvm.estimators.selective import (
 )
 from bisvm.selection.loo import exact_loo, select_index
 from bisvm.selection.threads import SMALL_DENSE, blas_threads, limit_blas
-from bisvm.solvers.dual_newton import SelectiveProblem, selective_loss
+from bisvm.solvers.selective import SelectiveProblem, selective_loss
 
 
 def _reg(seed=0, N=40, n=15, k=3):
@@ -52,7 +52,7 @@ def test_one_se_rule_on_exact_loo_path_by_hand():
         P = SelectiveProblem(X, y, "squared", 0.5, float(mu), None, True)
         ref = SelectiveRegressionCV("alo", n_mu=8, ridge=0.5).fit(X, y)
         assert ref.selectivity_path_[l] == pytest.approx(mu)
-        from bisvm.solvers.dual_newton import solve_dual_newton
+        from bisvm.solvers.selective import solve_dual_newton
         res = solve_dual_newton(P, tol=1e-12)
         _, z_loo = exact_loo(P, res)
         terms = selective_loss("squared", y, z_loo)[0]

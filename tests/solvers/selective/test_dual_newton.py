@@ -5,13 +5,12 @@ import warnings
 
 import numpy as np
 import pytest
-from threadpoolctl import threadpool_limits
 
 from bisvm.penalties import SelectiveRidge
 from bisvm.solvers.base import ConvergenceWarning
-from bisvm.solvers.dual_newton import (
+from bisvm.solvers.selective import (
+    SelectiveNewtonFactor,
     SelectiveProblem,
-    _NewtonMatrix,
     selective_loss,
     selectivity_grid,
     selectivity_max,
@@ -19,12 +18,7 @@ from bisvm.solvers.dual_newton import (
     solve_selectivity_path,
 )
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    # the Newton systems are small: extra BLAS threads only contend on a shared machine
-    with threadpool_limits(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
 
 
 def primal_fista(X, y, loss, ridge, mu, r=None, fit_intercept=False, tol=1e-13,
@@ -87,13 +81,14 @@ def test_dual_newton_equals_primal_reference(loss, fit_intercept, N, n, frac):
     assert res.converged
     a_ref, b_ref = primal_fista(X, y, loss, gam, mu, fit_intercept=fit_intercept)
     assert np.max(np.abs(res.coef - a_ref)) < 1e-6
-    assert abs(res.extra["intercept"] - b_ref) < 1e-6
-    assert P.primal_value(res.coef, res.extra["intercept"]) <= P.primal_value(a_ref, b_ref) + 1e-9
+    assert abs(res.intercept - b_ref) < 1e-6
+    assert P.primal_value(res.coef, res.intercept) <= P.primal_value(a_ref, b_ref) + 1e-9
     # exact dual with the -mu^2 terms: zero duality gap at the solution
-    assert abs(res.extra["duality_gap"]) < 1e-8 * max(1.0, abs(res.extra["dual_objective"]))
+    assert res.certificate == "duality_gap"
+    assert res.certificate_value < 1e-8 * max(1.0, abs(res.dual_objective))
     # the primal-dual map (25) on the ridge part, kinks in 0 < |a| <= mu
-    s = X.T @ res.extra["dual_coef"]
-    free, kink = res.extra["free"], res.extra["kink"]
+    s = X.T @ res.dual_coef
+    free, kink = res.partition.free, res.partition.kink
     np.testing.assert_allclose(res.coef[free], s[free], rtol=1e-12, atol=1e-12)
     assert np.all(np.abs(res.coef[kink]) <= mu * (1 + 1e-8))
     assert np.all(np.abs(s[~free & ~kink]) <= mu * (1 + 1e-10))
@@ -119,7 +114,7 @@ def test_selectivity_max_gives_the_empty_model(loss, fit_intercept):
     for mu in (mu_max, 1.5 * mu_max):
         res = solve_dual_newton(SelectiveProblem(X, y, loss, 0.2, mu, None, fit_intercept))
         assert not np.any(res.coef)
-        assert abs(res.extra["intercept"] - b) < 1e-8
+        assert abs(res.intercept - b) < 1e-8
     # just below mu_max the feature attaining it enters
     res = solve_dual_newton(SelectiveProblem(X, y, loss, 0.2, 0.98 * mu_max, None,
                                              fit_intercept))
@@ -148,9 +143,9 @@ def test_woodbury_equals_direct_newton_matrix():
         c = rng.uniform(0.1, 2.0, size=20)
         v = rng.normal(size=(20, 2))
         A = XF @ XF.T + np.diag(c)
-        np.testing.assert_allclose(_NewtonMatrix(XF, c).solve(v), np.linalg.solve(A, v),
+        np.testing.assert_allclose(SelectiveNewtonFactor(XF, c).solve(v), np.linalg.solve(A, v),
                                    rtol=1e-10, atol=1e-12)
-        assert _NewtonMatrix(XF, c).woodbury == (nF < 20)
+        assert SelectiveNewtonFactor(XF, c).woodbury == (nF < 20)
 
 
 def test_ridge_limit_mu_zero_is_closed_form_ridge():
@@ -170,17 +165,17 @@ def test_thesis_golden_section_variant_and_cap_warning():
     exact = solve_dual_newton(P)
     # the printed iteration has no kink set: it either stops on its cap / cycles, with a
     # ConvergenceWarning, or (when no coefficient lies in (0, mu]) reaches the optimum
-    if np.any(exact.extra["kink"]):
+    if np.any(exact.partition.kink):
         assert any(issubclass(w.category, ConvergenceWarning) for w in rec)
         assert not res.converged
-    assert res.extra["dual_objective"] >= exact.extra["dual_objective"] - 1e-9
+    assert res.dual_objective >= exact.dual_objective - 1e-9
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         solve_dual_newton(P, max_iter=1, fallback=False)
     # the primal fallback finishes what the capped Newton iteration left
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         fb = solve_dual_newton(P, max_iter=1)
-    assert fb.converged and fb.extra["fallback"] is not None
+    assert fb.converged and fb.stats["fallback_sweeps"] is not None
     np.testing.assert_allclose(fb.coef, exact.coef, atol=1e-8)
 
 
@@ -207,15 +202,15 @@ def test_thesis_sized_logistic_path_and_warm_loo_refit_converge():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         mus, res, _ = solve_selectivity_path(X, y, "logistic", 1.0, n_mu=50)
-        assert all(r.converged and r.extra["duality_gap"] < 1e-9 for r in res)
+        assert all(r.converged and r.certificate_value < 1e-9 for r in res)
         assert max(r.n_iter for r in res) <= 30
         l, j = 17, 50
         keep = np.arange(200) != j
         P = SelectiveProblem(X[keep], y[keep], "logistic", 1.0, mus[l])
-        warm = solve_dual_newton(P, lam0=res[l].extra["dual_coef"][keep],
-                                 sets0=res[l].extra["sets"])
+        warm = solve_dual_newton(P, alpha0=res[l].dual_coef[keep],
+                                 partition0=res[l].partition)
     assert warm.converged and warm.n_iter <= 15
-    assert warm.extra["support"].sum() > 200  # more active features than objects
+    assert warm.active_set.size > 200  # more active features than objects
     a, _ = primal_fista(X[keep], y[keep], "logistic", 1.0, mus[l], max_iter=30000)
     np.testing.assert_allclose(warm.coef, a, atol=1e-6)
     assert warm.objective <= P.primal_value(a) + 1e-10
@@ -236,7 +231,7 @@ def test_coarse_grid_and_fixed_mu_fits_converge_by_continuation():
         mus50, res50, _ = solve_selectivity_path(X, y, "logistic", 1.0, n_mu=50)
         est = SelectiveLogisticRegression(selectivity=mus50[12], fit_intercept=False)
         est.fit(X, np.where(y > 0, 1, 0))
-    assert all(r.converged and r.extra["duality_gap"] < 1e-9 for r in res8)
+    assert all(r.converged and r.certificate_value < 1e-9 for r in res8)
     np.testing.assert_allclose(mus8, mus50[::7])
     for l8 in range(8):  # the same optimum as the fine path's fit at the same mu
         np.testing.assert_allclose(res8[l8].coef, res50[7 * l8].coef, atol=1e-8)

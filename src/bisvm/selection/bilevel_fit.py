@@ -1,0 +1,201 @@
+r"""One binary problem of :class:`~bisvm.estimators.sparse.BilevelSVC`, end to end, and
+the per-class outcomes stacked into its fitted quantities.
+
+A binary (or one-vs-rest) problem is fitted by the staged BiSVM of
+:func:`~bisvm.selection.staged.fit_staged` (scan, scalar stage, refinement, refit;
+seed-000 Algorithm 8), then scored by the thesis's importance (the learned β masked by the
+support, seed-000 §2.9-2.10) and by the coefficient shares
+(:mod:`bisvm.selection.importance`).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..names import CRITERIA
+from .bilevel import LOWER_SOLVERS, LowerLevel
+from .importance import coefficient_shares, importance_scores
+from .one_se import SCALAR_RULES
+from .staged import fit_staged
+
+__all__ = ["BinaryFit", "fit_binary", "StackedFit", "stack_binary_fits",
+           "check_staged_options", "check_lower_options", "feature_groups"]
+
+
+@dataclass(frozen=True)
+class BinaryFit:
+    """Outcome of :func:`fit_binary`: the :class:`~bisvm.selection.staged.StagedFit`
+    fields the estimator keeps, plus the two importance scores.
+
+    Attributes
+    ----------
+    coef : ndarray
+        Final coefficients, bias last.
+    beta : ndarray
+        Learned hyperparameters (the L1 weights, then α when it is learned).
+    value : float
+        The criterion at ``beta``.
+    importance : ndarray
+        The thesis's scores per penalty group (summing to 1).
+    feature_importance : ndarray
+        Share of each selected feature in :math:`\\sum_j|\\hat w_j|`.
+    n_iter : int
+    history : tuple of HistoryEntry
+    balanced : bool
+    refined : bool or None
+    solves, iterations : int
+        Lower-level solves and iterations of the whole fit.
+    """
+
+    coef: np.ndarray
+    beta: np.ndarray
+    value: float
+    importance: np.ndarray
+    feature_importance: np.ndarray
+    n_iter: int
+    history: tuple
+    balanced: bool
+    refined: object
+    solves: int
+    iterations: int
+
+
+def fit_binary(Xa, yb, lower, hyper, settings, sample_weight=None, *, progress=None):
+    """Fit one binary problem (labels ±1, ``Xa`` with the bias column) by the staged
+    BiSVM and score its features.
+
+    Parameters
+    ----------
+    Xa, yb, lower, hyper, settings, sample_weight, progress
+        As in :func:`~bisvm.selection.staged.fit_staged`; ``settings.support_threshold``
+        is the thesis's ε of the importance scores.
+
+    Returns
+    -------
+    BinaryFit
+    """
+    fit = fit_staged(Xa, yb, lower, hyper, settings, sample_weight, progress=progress)
+    coef, eps = fit.coef, settings.support_threshold
+    return BinaryFit(
+        coef=coef, beta=fit.beta, value=fit.value,
+        importance=importance_scores(coef, fit.beta, hyper, threshold=eps),
+        feature_importance=coefficient_shares(coef, hyper, threshold=eps),
+        n_iter=fit.n_iter, history=fit.history, balanced=fit.balanced,
+        refined=fit.refined, solves=fit.lower_solves, iterations=fit.lower_iterations)
+
+
+@dataclass(frozen=True)
+class StackedFit:
+    """The per-class :class:`BinaryFit` stacked as the estimator reports them: the value
+    itself for a binary target, an array (``refined``, ``history``: a list) over the
+    one-vs-rest problems otherwise. ``feature_importances`` is the mean over classes,
+    the two counts are totals."""
+
+    penalty_weights: np.ndarray
+    l2_penalty: object
+    validation_score: object
+    balanced: object
+    refined: object
+    importance: np.ndarray
+    n_iter: object
+    history: object
+    feature_importances: np.ndarray
+    lower_level_solves: int
+    lower_level_iterations: int
+
+
+def stack_binary_fits(fits, hyper, l2_penalty):
+    """Stack the :class:`BinaryFit` of each one-vs-rest problem (one if binary).
+
+    ``l2_penalty`` is the fixed α, reported unless ``hyper`` learns it (then the last
+    entry of each ``beta``)."""
+    binary = len(fits) == 1
+
+    def pick(name):
+        return getattr(fits[0], name) if binary else np.array([getattr(f, name) for f in fits])
+
+    def listed(name):
+        return getattr(fits[0], name) if binary else [getattr(f, name) for f in fits]
+
+    n_l1 = hyper.n_hyper - int(hyper.learn_l2)
+    beta = pick("beta")
+    return StackedFit(
+        penalty_weights=beta[..., :n_l1],
+        l2_penalty=beta[..., -1] if hyper.learn_l2 else l2_penalty,
+        validation_score=pick("value"), balanced=pick("balanced"), refined=listed("refined"),
+        importance=pick("importance"), n_iter=pick("n_iter"), history=listed("history"),
+        feature_importances=np.array([f.feature_importance for f in fits]).mean(axis=0),
+        lower_level_solves=int(sum(f.solves for f in fits)),
+        lower_level_iterations=int(sum(f.iterations for f in fits)))
+
+
+def check_staged_options(*, criterion, scalar_rule, refinement_rule, early_stopping,
+                         balanced_criterion, init_penalty, tol, support_threshold):
+    """Validate the options of the staged fit (``BilevelSVC``'s parameters of the same
+    names); raises ``ValueError`` naming the parameter."""
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {criterion!r}")
+    for name, v, rules in (("scalar_rule", scalar_rule, SCALAR_RULES),
+                           ("refinement_rule", refinement_rule, ("min", "1se"))):
+        if v not in rules:
+            raise ValueError(f"{name} must be one of {rules}, got {v!r}")
+    for name, v in (("early_stopping", early_stopping),
+                    ("balanced_criterion", balanced_criterion)):
+        if not (isinstance(v, bool) or (isinstance(v, str) and v == "auto")):
+            raise ValueError(f"{name} must be True, False or 'auto', got {v!r}")
+    checks = [("tol", tol), ("support_threshold", support_threshold)]
+    if isinstance(init_penalty, str):
+        if init_penalty != "auto":
+            raise ValueError(f"init_penalty must be 'auto' or a positive float, got "
+                             f"{init_penalty!r}")
+    else:
+        checks.insert(0, ("init_penalty", init_penalty))
+    for name, v in checks:
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+            np.isfinite(v) and v > 0
+        ):
+            raise ValueError(f"{name} must be a positive finite number, got {v!r}")
+
+
+def check_lower_options(*, l2_penalty, hinge_smoothing, l1_smoothing, max_iter, solver,
+                        penalize_intercept, auto_l2_allowed):
+    """Validate the lower-level options of the smoothed elastic-net SVM (the parameters
+    of ``ElasticNetSVC`` and ``BilevelSVC`` of the same names) and return its
+    :class:`~bisvm.selection.bilevel.LowerLevel`; ``l2_penalty="auto"`` (allowed when
+    ``auto_l2_allowed``) is 0.01 here and resolved on the data by the caller."""
+    auto_l2 = isinstance(l2_penalty, str)
+    if auto_l2 and (l2_penalty != "auto" or not auto_l2_allowed):
+        allowed = " or 'auto'" if auto_l2_allowed else ""
+        raise ValueError(f"l2_penalty must be a positive finite number{allowed}, "
+                         f"got {l2_penalty!r}")
+    values = {"hinge_smoothing": hinge_smoothing, "l1_smoothing": l1_smoothing}
+    if not auto_l2:
+        values["l2_penalty"] = l2_penalty
+    for name, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
+            np.isfinite(v) and (v > 0 or (v == 0 and name == "l1_smoothing"))
+        ):
+            extra = " or 0 (exact L1)" if name == "l1_smoothing" else ""
+            raise ValueError(f"{name} must be a positive finite number{extra}, got {v!r}")
+    if not isinstance(max_iter, numbers.Integral) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if solver not in LOWER_SOLVERS:
+        raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {solver!r}")
+    return LowerLevel(
+        l2_penalty=0.01 if auto_l2 else float(l2_penalty),
+        hinge_smoothing=float(hinge_smoothing), l1_smoothing=float(l1_smoothing),
+        penalize_intercept=bool(penalize_intercept), solver=solver,
+    )
+
+
+def feature_groups(groups):
+    """The ``groups`` parameter as :func:`~bisvm.selection.bilevel.make_hyper_model`
+    takes it: a dict with string keys and list values, a list of lists, or None."""
+    if groups is None:
+        return None
+    if isinstance(groups, dict):
+        return {str(k): list(v) for k, v in groups.items()}
+    return [list(g) for g in groups]

@@ -1,0 +1,39 @@
+r"""The selective-ridge family (seed 004): linear and logistic regression with the
+selective penalty :math:`\mathrm{pen}_\mu`, solved by Newton's method on the exact dual.
+
+==================  ====================================================================
+``problem``         :class:`SelectiveProblem` (primal :math:`J`, dual :math:`W`, the gap),
+                    :func:`selectivity_max` and the μ grid of Algorithm B
+``linalg``          :class:`SelectiveNewtonFactor` (the face matrix, Woodbury (48)) and
+                    the constrained Newton candidate
+``linesearch``      exact and golden-section step lengths on :math:`W`
+``fallback``        primal coordinate descent for the squared loss
+``algorithm_a``     :func:`solve_dual_newton` (Algorithm A, §2.5–2.6)
+``algorithm_b``     :func:`solve_selectivity_path` (Algorithm B, §3)
+==================  ====================================================================
+"""
+
+from .algorithm_a import solve_dual_newton
+from .algorithm_b import solve_selectivity_path
+from .fallback import selective_scalar_min
+from .linalg import SelectiveNewtonFactor, face_candidate
+from .problem import (
+    SelectiveProblem,
+    check_magnitude,
+    selective_loss,
+    selectivity_grid,
+    selectivity_max,
+)
+
+__all__ = [
+    "SelectiveProblem",
+    "SelectiveNewtonFactor",
+    "face_candidate",
+    "selectivity_max",
+    "selectivity_grid",
+    "solve_dual_newton",
+    "solve_selectivity_path",
+    "selective_loss",
+    "check_magnitude",
+    "selective_scalar_min",
+]
