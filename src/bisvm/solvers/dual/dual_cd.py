@@ -54,8 +54,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...losses import EpsilonInsensitive, Hinge, SquaredEpsilonInsensitive, SquaredHinge
-from .._record import check_tol_max_iter
-from ..base import ConvergenceRecord, SolverResult, warn_cap
+from .._record import IterationLog, check_tol_max_iter
+from ..base import SolverResult, warn_cap
 from ._dual_cd_kernels import (
     ALPHA,
     dual_objective,
@@ -156,25 +156,23 @@ def _seed(random_state):
     return rng_state(int(random_state))
 
 
-def _drive(epoch, stop, n_act, max_iter, objective, verbose, name):
+def _drive(epoch, stop, n_act, max_iter, objective, verbose, name, certificate):
     """The outer loop shared by classification and regression: epochs until ``stop``
     accepts the certificate on the whole active set (shrinking undone once before
     stopping, as LIBLINEAR), or ``max_iter`` epochs. ``epoch(active_size, old)`` returns
     ``(active_size, certificate, old_next)``; ``old`` carries the shrinking thresholds
-    (``None``: no shrinking yet)."""
-    t0 = time.perf_counter()
+    (``None``: no shrinking yet). The record starts at the initial point (its
+    certificate, measured only by an epoch, is NaN there) and has one entry per epoch."""
+    log = IterationLog(objective(), np.nan, certificate=certificate)
     active_size, old = n_act, None
-    objs, certs, secs = [], [], []
     converged, k, cert = False, 0, np.inf
     while k < max_iter:
         active_size, cert, old_next = epoch(active_size, old)
         k += 1
-        objs.append(objective())
-        certs.append(cert)
-        secs.append(time.perf_counter() - t0)
+        log.add(objective(), cert)
         if verbose > 1:
             print(f"{name}: epoch {k}, certificate {cert:.3e}, dual objective "
-                  f"{objs[-1]:.10g}, active {active_size}")
+                  f"{log.objs[-1]:.10g}, active {active_size}")
         if stop(cert):
             if active_size == n_act:
                 converged = True
@@ -184,9 +182,8 @@ def _drive(epoch, stop, n_act, max_iter, objective, verbose, name):
         old = old_next
     if verbose:
         print(f"{name}: optimization finished, #iter = {k}, certificate {cert:.3e}, "
-              f"dual objective {objs[-1] if objs else 0.0:.10g}")
-    rec = ConvergenceRecord(np.array(objs), np.array(certs), np.array(secs))
-    return k, converged, cert, active_size, rec
+              f"dual objective {log.objs[-1]:.10g}")
+    return k, converged, cert, active_size, log.record()
 
 
 def _prepare(problem, alpha0, *, losses, regression):
@@ -230,7 +227,7 @@ def _result(D, bias, w, S, primal, run, t0, certificate):
     k, converged, cert, active_size, rec = run
     return SolverResult(
         coef=w[:D.d], intercept=bias * w[D.d] if bias > 0 else 0.0,
-        dual_coef=S[:, ALPHA].copy(), dual_objective=float(rec.objective[-1]) if k else 0.0,
+        dual_coef=S[:, ALPHA].copy(), dual_objective=float(rec.objective[-1]),
         objective=primal, grad_norm=float(cert), n_iter=k, n_evals=k, converged=converged,
         seconds=time.perf_counter() - t0, record=rec, certificate=certificate,
         stats={"n_active": int(active_size)})
@@ -293,7 +290,7 @@ def solve_dual_cd(problem, *, alpha0=None, tol=1e-4, max_iter=1000, shrinking=Tr
                                   pgmin if pgmin < 0 else -np.inf)
 
     run = _drive(epoch, lambda g: g <= tol, index.shape[0], max_iter,
-                 lambda: dual_objective(w, S), verbose, "dual CD")
+                 lambda: dual_objective(w, S), verbose, "dual CD", "projected_gradient_spread")
     if not run[1] and warn:
         warn_cap("dual coordinate descent", max_iter, run[2], tol)
     primal = svm_primal_objective(D.X, y, w, cost, problem.loss, bias)
@@ -356,7 +353,8 @@ def solve_dual_cd_svr(problem, *, alpha0=None, tol=1e-4, max_iter=1000, shrinkin
         return active_size, gnorm1 / first[0] if first[0] > 0 else 0.0, gmax
 
     run = _drive(epoch, lambda c: c <= tol, index.shape[0], max_iter,
-                 lambda: svr_dual_objective(w, S, eps), verbose, "dual CD (SVR)")
+                 lambda: svr_dual_objective(w, S, eps), verbose, "dual CD (SVR)",
+                 "relative_violation")
     if not run[1] and warn:
         warn_cap("dual coordinate descent (SVR)", max_iter, run[2], tol)
     primal = svr_primal_objective(D.X, y, w, cost, problem.loss, eps, bias)
