@@ -14,7 +14,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import check_estimator
 
 from bisvm import LinearSVR
+from bisvm.losses import EpsilonInsensitive, SquaredEpsilonInsensitive
 from bisvm.solvers.dual.dual_cd import solve_dual_cd_svr
+from bisvm.solvers.problems import LinearProblem
 from bisvm.solvers.svr_primal import solve_svr_finite_newton
 
 
@@ -59,17 +61,25 @@ def test_no_intercept_and_intercept_scaling_follow_liblinear():
         assert _objective(ours, X, y) == pytest.approx(_objective(ref, X, y), rel=1e-6)
 
 
+def _dcd_svr(X, y, *, C=1.0, epsilon=0.0, loss="epsilon_insensitive", sample_weight=None,
+             bias=0.0, **kw):
+    """``solve_dual_cd_svr`` on the LinearProblem with costs ``C · sample_weight``."""
+    cost = C * (np.ones(X.shape[0]) if sample_weight is None else sample_weight)
+    loss = (EpsilonInsensitive(epsilon) if loss == "epsilon_insensitive"
+            else SquaredEpsilonInsensitive(epsilon))
+    return solve_dual_cd_svr(LinearProblem(X, y, loss, cost, bias=bias), **kw)
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 def test_squared_loss_dual_equals_primal_newton(sparse):
     X, y = _data("sparse" if sparse else "regression")
     cost = np.random.default_rng(1).uniform(0.2, 2.0, size=len(y))
-    r = solve_dual_cd_svr(X, y, C=1.0, sample_weight=cost, epsilon=0.3,
-                          loss="squared_epsilon_insensitive", bias=1.0, tol=1e-10,
-                          max_iter=100000)
+    r = _dcd_svr(X, y, C=1.0, sample_weight=cost, epsilon=0.3,
+                 loss="squared_epsilon_insensitive", bias=1.0, tol=1e-10, max_iter=100000)
     Xa = sp.hstack([X, np.ones((len(y), 1))]).tocsr() if sparse else np.c_[X, np.ones(len(y))]
     p = solve_svr_finite_newton(Xa, y, cost=cost, epsilon=0.3, tol=1e-12)
     assert r.converged and p.converged
-    np.testing.assert_allclose(r.coef, p.coef, atol=1e-6)
+    np.testing.assert_allclose(np.r_[r.coef, r.intercept], p.coef, atol=1e-6)
     assert r.objective == pytest.approx(p.objective, rel=1e-10)
 
 
@@ -77,25 +87,24 @@ def test_squared_loss_dual_equals_primal_newton(sparse):
 def test_duality_gap_and_dual_feasibility(loss):
     X, y = _data("regression")
     C = 0.7
-    r = solve_dual_cd_svr(X, y, C=C, epsilon=0.2, loss=loss, bias=0.0, tol=1e-10,
-                          max_iter=100000)
-    beta = r.extra["dual_coef"]
+    r = _dcd_svr(X, y, C=C, epsilon=0.2, loss=loss, bias=0.0, tol=1e-10, max_iter=100000)
+    beta = r.dual_coef
     np.testing.assert_allclose(r.coef, X.T @ beta, atol=1e-9)  # w = Σ β_i x_i
     if loss == "epsilon_insensitive":
         assert np.all(np.abs(beta) <= C + 1e-12)
         # samples strictly inside the tube have β = 0
         inside = np.abs(y - X @ r.coef) < 0.2 - 1e-6
         assert np.all(beta[inside] == 0.0)
-    assert r.objective + r.extra["dual_objective"] == pytest.approx(0.0, abs=1e-8 * r.objective)
+    assert r.objective + r.dual_objective == pytest.approx(0.0, abs=1e-8 * r.objective)
 
 
 def test_dense_and_sparse_and_warm_start():
     X, y = _data("sparse")
-    a = solve_dual_cd_svr(X, y, epsilon=0.1, bias=1.0, tol=1e-10, max_iter=100000)
-    b = solve_dual_cd_svr(X.toarray(), y, epsilon=0.1, bias=1.0, tol=1e-10, max_iter=100000)
+    a = _dcd_svr(X, y, epsilon=0.1, bias=1.0, tol=1e-10, max_iter=100000)
+    b = _dcd_svr(X.toarray(), y, epsilon=0.1, bias=1.0, tol=1e-10, max_iter=100000)
     assert a.objective == pytest.approx(b.objective, rel=1e-9)
-    c = solve_dual_cd_svr(X, y, epsilon=0.1, bias=1.0, tol=1e-10, max_iter=100000,
-                          beta0=a.extra["dual_coef"])
+    c = _dcd_svr(X, y, epsilon=0.1, bias=1.0, tol=1e-10, max_iter=100000,
+                 alpha0=a.dual_coef)
     assert c.n_iter < a.n_iter and c.objective == pytest.approx(a.objective, rel=1e-9)
 
 

@@ -401,7 +401,7 @@ def plot_l1_path(path, *, x="lambda", log=True, top=None, feature_names=None,
     if top is not None and (isinstance(top, bool) or not isinstance(top, int | np.integer)
                             or top < 1):
         raise ValueError(f"top must be a positive integer, got {top!r}")
-    if not hasattr(path, "events"):  # the 1-norm SVM path (piecewise constant in λ)
+    if hasattr(path, "n_pivots"):  # the 1-norm SVM path (piecewise constant in λ)
         return _plot_l1svm_path(path, _axes(ax), x, feature_names, breakpoints)
     ax = _axes(ax)
     coefs = np.asarray(path.coefs)

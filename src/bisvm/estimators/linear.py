@@ -38,12 +38,11 @@ their own class weight.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.optimize as so
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
@@ -51,64 +50,57 @@ from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ..solvers.crammer_singer import crammer_singer_objective, solve_crammer_singer
-from ..solvers.dual_cd import solve_dual_cd, svm_primal_objective
+from ..losses import Hinge, SquaredHinge
+from ..solvers.dual.crammer_singer import crammer_singer_objective, solve_crammer_singer
+from ..solvers.dual.dual_cd import solve_dual_cd, svm_primal_objective
 from ..solvers.finite_newton import solve_finite_newton
+from ..solvers.primal.l1_linear import (
+    augment_intercept,
+    solve_l1_hinge_lp,
+    solve_l1_squared_hinge,
+)
+from ..solvers.problems import LinearProblem
 
-__all__ = ["LinearSVC", "augment_intercept", "l1_hinge_lp", "l1_squared_hinge",
-           "primal_objective"]
-
-
-def augment_intercept(X, bias):
-    """``[X, bias]``: LIBLINEAR's intercept feature (only for the primal solvers)."""
-    if bias <= 0:
-        return X
-    ones = np.full((X.shape[0], 1), float(bias))
-    return sp.hstack([X, sp.csr_matrix(ones)], format="csr") if sp.issparse(X) else np.hstack(
-        [X, ones])
+__all__ = ["LinearSVC", "primal_objective"]
 
 
-def l1_hinge_lp(X, y, cost):
-    r"""The L1-regularised hinge-loss SVM as a linear program (HiGHS):
-
-    .. math::
-        \min_{u, v, \xi \ge 0} \sum_j (u_j + v_j) + \sum_i c_i \xi_i \quad
-        \text{s.t.}\ \ \xi_i \ge 1 - y_i x_i^\top (u - v).
-
-    Returns ``(w, objective)``.
-    """
-    n, d = X.shape
-    Y = sp.diags(np.asarray(y, dtype=float))
-    YX = sp.csr_matrix(Y @ X)
-    A = sp.hstack([-YX, YX, -sp.eye(n)], format="csc")
-    c = np.r_[np.ones(2 * d), np.asarray(cost, dtype=float)]
-    res = so.linprog(c, A_ub=A, b_ub=-np.ones(n), bounds=(0, None), method="highs")
-    if res.status != 0:
-        raise RuntimeError(f"linprog (HiGHS) failed on the L1 hinge SVM: {res.message}")
-    w = res.x[:d] - res.x[d:2 * d]
-    return w, float(res.fun)
+_LOSSES = {"hinge": Hinge(), "squared_hinge": SquaredHinge()}
 
 
-def l1_squared_hinge(X, y, cost, *, tol=1e-4, max_iter=1000, w0=None):
-    r"""The L1-regularised squared-hinge SVM,
-    :math:`\min_w \|w\|_1 + \sum_i c_i \max(0, 1 - y_i x_i^\top w)^2`, as the smooth
-    bound-constrained problem in :math:`w = u - v`, :math:`u, v \ge 0`, solved by scipy's
-    L-BFGS-B. Returns ``(w, objective, n_iter, converged)``."""
-    n, d = X.shape
-    y = np.asarray(y, dtype=float)
-    cost = np.asarray(cost, dtype=float)
+def _dual_cd(est, X, yk, cost, bias, rng):
+    problem = LinearProblem(X, yk, _LOSSES[est.loss], cost, bias=bias)
+    return solve_dual_cd(problem, tol=est.tol, max_iter=est.max_iter,
+                         shrinking=est.shrinking,
+                         random_state=int(rng.randint(np.iinfo(np.int32).max)), warn=False,
+                         verbose=est.verbose)
 
-    def fg(uv):
-        w = uv[:d] - uv[d:]
-        r = np.maximum(0.0, 1.0 - y * np.asarray(X @ w).ravel())
-        gw = -2.0 * np.asarray(X.T @ (cost * y * r)).ravel()
-        return float(uv.sum() + cost @ (r * r)), np.r_[1.0 + gw, 1.0 - gw]
 
-    x0 = np.zeros(2 * d) if w0 is None else np.r_[np.maximum(w0, 0), np.maximum(-w0, 0)]
-    res = so.minimize(fg, x0, jac=True, method="L-BFGS-B", bounds=[(0, None)] * (2 * d),
-                      options=dict(maxiter=max_iter, gtol=tol, ftol=1e-12 * tol))
-    w = res.x[:d] - res.x[d:]
-    return w, float(res.fun), int(res.nit), bool(res.success)
+def _finite_newton(est, X, yk, cost, bias, rng):
+    r = solve_finite_newton(augment_intercept(X, bias), yk, cost=cost, R=1.0, tol=est.tol,
+                            max_iter=est.max_iter, warn=False)
+    d = X.shape[1]  # its w carries the intercept feature's weight last
+    return dataclasses.replace(r, coef=r.coef[:d],
+                               intercept=bias * r.coef[d] if bias > 0 else 0.0)
+
+
+def _l1_squared_hinge(est, X, yk, cost, bias, rng):
+    problem = LinearProblem(X, yk, SquaredHinge(), cost, bias=bias)
+    return solve_l1_squared_hinge(problem, tol=est.tol, max_iter=est.max_iter)
+
+
+def _l1_hinge_lp(est, X, yk, cost, bias, rng):
+    return solve_l1_hinge_lp(LinearProblem(X, yk, Hinge(), cost, bias=bias))
+
+
+#: The binary solver of each method of :meth:`LinearSVC._check_params`: ``(estimator, X,
+#: labels ±1, costs, bias, rng) -> SolverResult`` with ``coef`` over the features and the
+#: ``intercept``.
+_BINARY_SOLVERS = {
+    "dual_cd": _dual_cd,
+    "finite_newton": _finite_newton,
+    "l1_sq": _l1_squared_hinge,
+    "lp": _l1_hinge_lp,
+}
 
 
 class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
@@ -256,70 +248,59 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
         rng = check_random_state(self.random_state)
         if method == "crammer_singer":
-            W, n_iter, objs, converged = self._fit_crammer_singer(X, y_ind, cw, sw, bias, rng)
+            coef, intercept, n_iter, objs, converged = self._fit_crammer_singer(
+                X, y_ind, cw, sw, bias, rng)
         else:
-            W, n_iter, objs, converged = self._fit_ovr(X, y_ind, cw, sw, bias, rng, method)
+            coef, intercept, n_iter, objs, converged = self._fit_ovr(
+                X, y_ind, cw, sw, bias, rng, method)
         if not converged:
             warnings.warn(f"LinearSVC ({method}) stopped on max_iter={self.max_iter} before "
                           f"tol={self.tol}; increase max_iter", ConvergenceWarning,
                           stacklevel=2)
-        d = X.shape[1]
-        self.coef_ = np.ascontiguousarray(W[:, :d])
-        self.intercept_ = bias * W[:, d] if self.fit_intercept else np.zeros(W.shape[0])
+        self.coef_ = np.ascontiguousarray(coef)
+        self.intercept_ = intercept if self.fit_intercept else np.zeros(coef.shape[0])
         self.n_iter_ = int(n_iter)
         self.objective_ = np.array(objs)
         return self
 
     def _fit_ovr(self, X, y_ind, cw, sw, bias, rng, method):
-        """One binary problem (two classes) or one per class; returns ``(W, n_iter,
-        objectives, converged)`` with ``W`` carrying the intercept feature's weights."""
-        Xa = augment_intercept(X, bias) if method != "dual_cd" else None
+        """One binary problem (two classes) or one per class, each by the solver of
+        ``_BINARY_SOLVERS[method]``; returns ``(coef, intercept, n_iter, objectives,
+        converged)``."""
         if self.classes_.size == 2:
             tasks = [(np.where(y_ind == 1, 1.0, -1.0), cw[y_ind])]
         else:
             tasks = [(np.where(y_ind == k, 1.0, -1.0), np.where(y_ind == k, cw[k], 1.0))
                      for k in range(self.classes_.size)]
-        coefs, n_iters, objs = [], [], []
+        solver = _BINARY_SOLVERS[method]
+        coefs, intercepts, n_iters, objs = [], [], [], []
         converged = True
         for yk, cwk in tasks:
-            cost = self.C * cwk * sw
-            if method == "dual_cd":
-                r = solve_dual_cd(X, yk, C=1.0, loss=self.loss, sample_weight=cost,
-                                  bias=bias, tol=self.tol, max_iter=self.max_iter,
-                                  shrinking=self.shrinking,
-                                  random_state=int(rng.randint(np.iinfo(np.int32).max)),
-                                  warn=False, verbose=self.verbose)
-                w, it, ok, obj = r.coef, r.n_iter, r.converged, r.objective
-            elif method == "finite_newton":
-                r = solve_finite_newton(Xa, yk, cost=cost, R=1.0, tol=self.tol,
-                                        max_iter=self.max_iter, warn=False)
-                w, it, ok, obj = r.coef, r.n_iter, r.converged, r.objective
-            elif method == "l1_sq":
-                w, obj, it, ok = l1_squared_hinge(Xa, yk, cost, tol=self.tol,
-                                                  max_iter=self.max_iter)
-            else:
-                w, obj = l1_hinge_lp(Xa, yk, cost)
-                it, ok = 1, True
+            r = solver(self, X, yk, self.C * cwk * sw, bias, rng)
             if self.verbose and method != "dual_cd":
-                print(f"LinearSVC ({method}): {it} iterations, objective {obj:.10g}")
-            coefs.append(w if bias > 0 else np.r_[w, 0.0])
-            n_iters.append(it)
-            objs.append(obj)
-            converged &= ok
-        return np.vstack(coefs), max(n_iters), objs, converged
+                print(f"LinearSVC ({method}): {r.n_iter} iterations, objective "
+                      f"{r.objective:.10g}")
+            coefs.append(r.coef)
+            intercepts.append(r.intercept)
+            n_iters.append(r.n_iter)
+            objs.append(r.objective)
+            converged &= r.converged
+        return (np.vstack(coefs), np.array(intercepts, dtype=float), max(n_iters), objs,
+                converged)
 
     def _fit_crammer_singer(self, X, y_ind, cw, sw, bias, rng):
         """The joint multiclass problem; with two classes the two weight vectors are
         reported as their difference (scikit-learn's convention)."""
         cost = self.C * cw[y_ind] * sw
-        r = solve_crammer_singer(X, y_ind, self.classes_.size, cost=cost, bias=bias,
-                                 tol=self.tol, max_iter=self.max_iter,
+        problem = LinearProblem(X, y_ind, None, cost, bias=bias)
+        r = solve_crammer_singer(problem, n_classes=self.classes_.size, tol=self.tol,
+                                 max_iter=self.max_iter,
                                  random_state=int(rng.randint(np.iinfo(np.int32).max)),
                                  warn=False, verbose=self.verbose)
-        W = r.coef if bias > 0 else np.c_[r.coef, np.zeros(r.coef.shape[0])]
+        coef, intercept = r.coef, np.asarray(r.intercept, dtype=float)
         if self.classes_.size == 2:
-            W = (W[1] - W[0])[None, :]
-        return W, r.n_iter, [r.objective], r.converged
+            coef, intercept = (coef[1] - coef[0])[None, :], intercept[1:] - intercept[:1]
+        return coef, intercept, r.n_iter, [r.objective], r.converged
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

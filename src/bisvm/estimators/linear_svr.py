@@ -35,9 +35,11 @@ from sklearn.linear_model._base import LinearModel
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ..solvers.dual_cd import solve_dual_cd_svr, svr_primal_objective
+from ..losses import EpsilonInsensitive, SquaredEpsilonInsensitive
+from ..solvers.dual.dual_cd import solve_dual_cd_svr, svr_primal_objective
+from ..solvers.primal.l1_linear import augment_intercept
+from ..solvers.problems import LinearProblem
 from ..solvers.svr_primal import solve_svr_finite_newton
-from .linear import augment_intercept
 
 __all__ = ["LinearSVR"]
 
@@ -157,24 +159,28 @@ class LinearSVR(RegressorMixin, LinearModel):
             if dual:
                 seed = int(check_random_state(self.random_state).randint(
                     np.iinfo(np.int32).max))
+                eps = float(self.epsilon)
+                loss = (EpsilonInsensitive(eps) if self.loss == "epsilon_insensitive"
+                        else SquaredEpsilonInsensitive(eps))
                 r = solve_dual_cd_svr(
-                    X, y, C=1.0, epsilon=float(self.epsilon), loss=self.loss,
-                    sample_weight=cost, bias=bias, tol=self.tol, max_iter=self.max_iter,
-                    random_state=seed, warn=False, verbose=self.verbose)
-                self.dual_coef_ = r.extra["dual_coef"]
+                    LinearProblem(X, y, loss, cost, bias=bias), tol=self.tol,
+                    max_iter=self.max_iter, random_state=seed, warn=False,
+                    verbose=self.verbose)
+                self.dual_coef_ = r.dual_coef
+                coef, intercept = r.coef, r.intercept
             else:
                 r = solve_svr_finite_newton(
                     augment_intercept(X, bias), y, cost=cost, epsilon=float(self.epsilon),
                     tol=self.tol, max_iter=self.max_iter, warn=False, verbose=self.verbose)
                 self.dual_coef_ = None
+                d = X.shape[1]  # its w carries the intercept feature's weight last
+                coef, intercept = r.coef[:d], (bias * r.coef[d] if bias > 0 else 0.0)
         if not r.converged:
             warnings.warn(f"LinearSVR ({'dual' if dual else 'primal'}) stopped on "
                           f"max_iter={self.max_iter} before tol={self.tol}; increase "
                           "max_iter", ConvergenceWarning, stacklevel=2)
-        d = X.shape[1]
-        w = r.coef
-        self.coef_ = np.ascontiguousarray(w[:d])
-        self.intercept_ = np.array([bias * w[d]]) if self.fit_intercept else np.zeros(1)
+        self.coef_ = np.ascontiguousarray(coef)
+        self.intercept_ = np.array([intercept]) if self.fit_intercept else np.zeros(1)
         self.n_iter_ = int(r.n_iter)
         self.objective_ = float(r.objective)
         return self

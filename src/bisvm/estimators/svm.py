@@ -34,6 +34,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from bisvm.estimators._calibration import couple, fit_platt, sigmoid_prob
+from bisvm.estimators._multiclass import (
+    class_pairs,
+    dual_layout,
+    ovr_aggregate,
+    pair_decisions,
+    votes,
+)
 from bisvm.estimators._smo_base import BaseSMO, check_positive, positive_weight_rows, warm_alpha
 from bisvm.solvers.dual.smo import csvc_dual, epsilon_svr_dual
 
@@ -208,10 +215,7 @@ class SVC(ClassifierMixin, BaseSMO):
         self.classes_ = classes
         self._train_shape = X.shape
         k = classes.size
-        if getattr(self, "multiclass", "ovo") == "ovo" or k == 2:
-            pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
-        else:
-            pairs = [(a, None) for a in range(k)]
+        pairs = class_pairs(k, getattr(self, "multiclass", "ovo") == "ovo")
         machines = []
         alphas = []
         for m, (a, b) in enumerate(pairs):
@@ -264,27 +268,8 @@ class SVC(ClassifierMixin, BaseSMO):
     def _assemble(self, machines, y_enc, pairs, X):
         """scikit-learn/LIBSVM attribute layout from the per-machine solutions."""
         k = self.classes_.size
-        is_sv = np.zeros(y_enc.size, dtype=bool)
-        for sv_idx, *_ in machines:
-            is_sv[sv_idx] = True
-        support = np.concatenate([np.flatnonzero(is_sv & (y_enc == c)) for c in range(k)])
+        support, self.n_support_, dual, intercept = dual_layout(machines, y_enc, pairs, k)
         self.support_ = support.astype(np.int32)
-        self.n_support_ = np.array([np.sum(is_sv & (y_enc == c)) for c in range(k)], np.int32)
-        pos = np.full(y_enc.size, -1)
-        pos[support] = np.arange(support.size)
-        binary_ovo = pairs[0][1] is not None
-        if binary_ovo:
-            dual = np.zeros((k - 1, support.size))
-            for (a, b), (sv_idx, coef, *_) in zip(pairs, machines, strict=True):
-                in_a = y_enc[sv_idx] == a
-                dual[b - 1, pos[sv_idx[in_a]]] = coef[in_a]
-                dual[a, pos[sv_idx[~in_a]]] = coef[~in_a]
-            intercept = np.array([-m[2] for m in machines])
-        else:
-            dual = np.zeros((k, support.size))
-            for (a, _), (sv_idx, coef, *_) in zip(pairs, machines, strict=True):
-                dual[a, pos[sv_idx]] = coef
-            intercept = np.array([-m[2] for m in machines])
         if k == 2:  # scikit-learn's binary convention: positive values mean classes_[1]
             dual, intercept = -dual, -intercept
         self.intercept_ = intercept
@@ -337,20 +322,10 @@ class SVC(ClassifierMixin, BaseSMO):
     # ------------------------------------------------------------------ prediction
     def _pair_decisions(self, Ksv):
         """Raw per-machine decision values (LIBSVM orientation: positive = first class)."""
-        k = self.classes_.size
         dual, intercept = self._dual_dense(), self.intercept_
-        if k == 2:
+        if self.classes_.size == 2:
             dual, intercept = -dual, -intercept
-        starts = np.concatenate([[0], np.cumsum(self.n_support_)])
-        out = np.empty((Ksv.shape[0], len(self._pairs)))
-        for m, (a, b) in enumerate(self._pairs):
-            if b is None:
-                out[:, m] = Ksv @ dual[a] + intercept[m]
-                continue
-            sa = slice(starts[a], starts[a + 1])
-            sb = slice(starts[b], starts[b + 1])
-            out[:, m] = Ksv[:, sa] @ dual[b - 1, sa] + Ksv[:, sb] @ dual[a, sb] + intercept[m]
-        return out
+        return pair_decisions(Ksv, dual, intercept, self.n_support_, self._pairs)
 
     def decision_function(self, X):
         """Decision values: shape (n,) for two classes (positive means ``classes_[1]``),
@@ -361,23 +336,7 @@ class SVC(ClassifierMixin, BaseSMO):
             return -raw[:, 0]
         if self._pairs[0][1] is None or self.decision_function_shape == "ovo":
             return raw
-        return self._ovr_aggregate(raw)
-
-    def _votes(self, raw):
-        k = self.classes_.size
-        votes = np.zeros((raw.shape[0], k))
-        conf = np.zeros((raw.shape[0], k))
-        for m, (a, b) in enumerate(self._pairs):
-            win_a = raw[:, m] > 0
-            votes[win_a, a] += 1
-            votes[~win_a, b] += 1
-            conf[:, a] += raw[:, m]
-            conf[:, b] -= raw[:, m]
-        return votes, conf
-
-    def _ovr_aggregate(self, raw):
-        votes, conf = self._votes(raw)
-        return votes + conf / (3 * (np.abs(conf) + 1))
+        return ovr_aggregate(raw, self._pairs, k)
 
     def predict(self, X):
         """Predicted labels (arg-max of :meth:`predict_proba` when ``probability=True``).
@@ -399,9 +358,9 @@ class SVC(ClassifierMixin, BaseSMO):
         if self._pairs[0][1] is None:
             return self.classes_[np.argmax(raw, axis=1)]
         if self.break_ties and self.decision_function_shape == "ovr":
-            return self.classes_[np.argmax(self._ovr_aggregate(raw), axis=1)]
-        votes, _ = self._votes(raw)
-        return self.classes_[np.argmax(votes, axis=1)]
+            return self.classes_[np.argmax(ovr_aggregate(raw, self._pairs, k), axis=1)]
+        counts, _ = votes(raw, self._pairs, k)
+        return self.classes_[np.argmax(counts, axis=1)]
 
     def _check_proba(self):
         if not self.probability:

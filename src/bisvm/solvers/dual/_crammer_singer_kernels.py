@@ -15,6 +15,7 @@ import numpy as np
 
 from ..._numba import njit, prefetch
 from ._dual_cd_kernels import rng_state, shuffle_prefix
+from ._smo_blocks import cycles
 
 __all__ = ["cs_epoch", "cs_run", "cs_subproblem", "cs_dual_objective", "rng_state"]
 
@@ -271,12 +272,13 @@ def _reset(aidx, n_cls, yidx, y, k):
 
 @njit
 def cs_run(dense, X, data, indices, indptr, d, bias, W, alpha, QD, y, cost, index, tol,
-           max_iter, state, objs, certs, verbose):
+           max_iter, state, objs, certs, ticks, verbose):
     """Epochs until convergence or ``max_iter`` (the loop of the module docstring of
     :mod:`bisvm.solvers.dual.crammer_singer`, compiled so that the thousands of cheap epochs a
-    shrunk problem takes pay no interpreter overhead). Fills ``certs`` per epoch and
-    ``objs`` per epoch when ``verbose > 1`` (NaN otherwise);
-    returns ``(epochs, converged, last stopping value)``."""
+    shrunk problem takes pay no interpreter overhead). Fills ``certs`` per epoch,
+    ``ticks`` (the CPU's cycle counter after each epoch, from ``ticks[0]`` at the start;
+    one more entry than epochs) and ``objs`` per epoch when ``verbose > 1`` (NaN
+    otherwise); returns ``(epochs, converged, last stopping value)``."""
     n, k = alpha.shape
     aidx = np.empty((n, k), dtype=np.int64)
     n_cls = np.empty(n, dtype=np.int64)
@@ -288,6 +290,7 @@ def cs_run(dense, X, data, indices, indptr, d, bias, W, alpha, QD, y, cost, inde
     start_from_all = True
     stopping = np.inf
     it = 0
+    ticks[0] = cycles()
     while it < max_iter:
         active_size, stopping = cs_epoch(dense, X, data, indices, indptr, d, bias, W, alpha,
                                          QD, y, cost, aidx, n_cls, yidx, index, active_size,
@@ -297,6 +300,7 @@ def cs_run(dense, X, data, indices, indptr, d, bias, W, alpha, QD, y, cost, inde
         objs[it] = cs_dual_objective(W, alpha, y) if verbose > 1 else np.nan
         certs[it] = stopping
         it += 1
+        ticks[it] = cycles()
         if verbose > 1:
             print("Crammer-Singer: epoch", it, "max violation", stopping, "active",
                   active_size, "dual objective", objs[it - 1])

@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 
+from .._record import check_tol_max_iter
 from ..base import ConvergenceRecord, SolverResult, warn_cap
 from ._crammer_singer_kernels import cs_dual_objective, cs_run, rng_state
 from .dual_cd import LinearDesign
@@ -55,21 +56,19 @@ def crammer_singer_objective(X, y, W, cost, bias=0.0):
     return 0.5 * float(np.sum(W * W)) + float(np.sum(cost * margin.max(axis=1)))
 
 
-def solve_crammer_singer(X, y, n_classes, *, cost, bias=0.0, tol=0.1, max_iter=1000,
+def solve_crammer_singer(problem, *, n_classes=None, tol=0.1, max_iter=1000,
                          random_state=0, warn=True, verbose=0):
     r"""Train the Crammer–Singer multiclass linear SVM.
 
     Parameters
     ----------
-    X : ndarray of shape (n, d) or scipy.sparse matrix
-    y : ndarray of shape (n,)
-        Integer classes in ``0..n_classes-1``.
-    n_classes : int
-        ``k >= 2``.
-    cost : ndarray of shape (n,)
-        :math:`C_i \ge 0`; samples of cost 0 are left out.
-    bias : float
-        Value of the constant intercept feature; 0 fits no intercept.
+    problem : LinearProblem
+        ``X`` dense or sparse, ``y`` integer classes in ``0..k-1``, ``cost`` the
+        :math:`C_i \ge 0` (samples of cost 0 are left out), ``bias`` the value of the
+        constant intercept feature (0 fits no intercept). ``loss`` and ``quadratic`` are
+        ignored: the loss is the multiclass hinge of the module docstring.
+    n_classes : int, optional
+        ``k >= 2``; ``max(y) + 1`` by default.
     tol : float
         Stopping tolerance on :math:`\max_m G_i^m - \min_m G_i^m` (LIBLINEAR's ``eps``).
     max_iter : int
@@ -83,25 +82,25 @@ def solve_crammer_singer(X, y, n_classes, *, cost, bias=0.0, tol=0.1, max_iter=1
     Returns
     -------
     SolverResult
-        ``coef`` is ``W`` of shape ``(k, d)`` or ``(k, d + 1)`` with ``bias > 0``;
-        ``objective`` the primal objective; ``grad_norm`` the last epoch's largest
-        violation; ``record.grad_norm`` that violation per epoch; ``extra``:
-        ``dual_coef`` (``(n, k)``), ``dual_objective`` (to be minimised; primal + dual is
-        the duality gap).
+        ``coef`` the weights ``W`` of shape ``(k, d)``, ``intercept`` of shape ``(k,)``
+        (``bias`` times the intercept feature's weights); ``objective`` the primal
+        objective; certificate ``"max_violation"``: the last epoch's largest violation,
+        ``record.grad_norm`` that violation per epoch; ``dual_coef`` of shape ``(n, k)``;
+        ``dual_objective`` (to be minimised; primal + dual is the duality gap).
     """
-    if not (np.isfinite(tol) and tol > 0):
-        raise ValueError(f"tol must be a positive float, got {tol!r}")
-    if int(max_iter) != max_iter or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    X, bias = problem.X, float(problem.bias)
+    check_tol_max_iter(tol, max_iter)
+    n, d = X.shape
+    y = np.asarray(problem.y, dtype=np.int64)
+    if n_classes is None:
+        n_classes = int(y.max(initial=0)) + 1
     if int(n_classes) != n_classes or n_classes < 2:
         raise ValueError(f"n_classes must be an integer >= 2, got {n_classes!r}")
     t0 = time.perf_counter()
-    n, d = X.shape
     k = int(n_classes)
-    y = np.asarray(y, dtype=np.int64)
     if y.shape != (n,) or y.min(initial=0) < 0 or y.max(initial=0) >= k:
         raise ValueError("y must hold one class index in 0..n_classes-1 per row of X")
-    cost = np.asarray(cost, dtype=np.float64)
+    cost = np.asarray(problem.cost, dtype=np.float64)
     if cost.shape != (n,) or np.any(cost < 0) or not np.all(np.isfinite(cost)):
         raise ValueError("cost must be finite, non-negative, one per sample")
     design = LinearDesign(X)
@@ -113,27 +112,32 @@ def solve_crammer_singer(X, y, n_classes, *, cost, bias=0.0, tol=0.1, max_iter=1
     state = rng_state(int(random_state))
     objs = np.empty(int(max_iter))
     certs = np.empty(int(max_iter))
-    it, converged, stopping = cs_run(dense, Xd, data, indices, indptr, d, float(bias), W,
+    ticks = np.zeros(int(max_iter) + 1, dtype=np.int64)
+    t1 = time.perf_counter()
+    it, converged, stopping = cs_run(dense, Xd, data, indices, indptr, d, bias, W,
                                      alpha, QD, y, cost, index, float(tol), int(max_iter),
-                                     state, objs, certs, int(verbose))
+                                     state, objs, certs, ticks, int(verbose))
+    t_loop = time.perf_counter() - t1
     if verbose:
         print(f"Crammer-Singer: optimization finished, #iter = {it}")
     if not converged and warn:
         warn_cap("Crammer-Singer sequential dual", max_iter, stopping, tol)
-    coef = np.ascontiguousarray(W.T if bias > 0 else W[:d].T)
-    Xo = design.X
-    primal = crammer_singer_objective(Xo, y, coef, cost, bias)
+    Wt = np.ascontiguousarray(W.T if bias > 0 else W[:d].T)
+    primal = crammer_singer_objective(design.X, y, Wt, cost, bias)
     dual = float(cs_dual_objective(W, alpha, y))
     objs = objs[:it].copy()
-    # the compiled loop takes no per-epoch times (and objectives only when verbose > 1):
-    # NaN there, the final values in the last entry
-    secs = np.full(it, np.nan)
+    # the compiled loop records objectives only when verbose > 1 (NaN otherwise; the final
+    # value in the last entry) and the cycle counter after each epoch: seconds are the
+    # counts scaled to the loop's wall time, plus the set-up before it
+    ticks = (ticks[1:it + 1] - ticks[0]).astype(float)
+    span = ticks[-1] if it and ticks[-1] > 0 else 1.0
+    secs = (t1 - t0) + ticks / span * t_loop
     if it:
         objs[-1] = dual
-        secs[-1] = time.perf_counter() - t0
     rec = ConvergenceRecord(objs, certs[:it].copy(), secs)
     return SolverResult(
-        coef=coef, objective=primal, grad_norm=float(max(stopping, 0.0)), n_iter=it,
-        n_evals=it, converged=converged, seconds=time.perf_counter() - t0, record=rec,
-        extra={"dual_coef": alpha, "dual_objective": dual},
-        certificate="max_violation")
+        coef=np.ascontiguousarray(Wt[:, :d]),
+        intercept=bias * Wt[:, d] if bias > 0 else np.zeros(k),
+        dual_coef=alpha, dual_objective=dual, objective=primal,
+        grad_norm=float(max(stopping, 0.0)), n_iter=it, n_evals=it, converged=converged,
+        seconds=time.perf_counter() - t0, record=rec, certificate="max_violation")

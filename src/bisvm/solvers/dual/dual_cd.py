@@ -53,7 +53,9 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..base import ConvergenceRecord, SolverResult, warn_cap
+from ...losses import EpsilonInsensitive, Hinge, SquaredEpsilonInsensitive, SquaredHinge
+from .._record import IterationLog, check_tol_max_iter
+from ..base import SolverResult, warn_cap
 from ._dual_cd_kernels import (
     ALPHA,
     dual_objective,
@@ -70,8 +72,8 @@ from ._dual_cd_kernels import (
 __all__ = ["solve_dual_cd", "solve_dual_cd_svr", "svm_primal_objective",
            "svr_primal_objective", "LinearDesign"]
 
-_LOSSES = ("hinge", "squared_hinge")
-_SVR_LOSSES = ("epsilon_insensitive", "squared_epsilon_insensitive")
+_LOSSES = (Hinge, SquaredHinge)
+_SVR_LOSSES = (EpsilonInsensitive, SquaredEpsilonInsensitive)
 
 
 def _margins(X, w, bias):
@@ -82,11 +84,18 @@ def _margins(X, w, bias):
     return np.asarray(z).ravel()
 
 
+def _l1_loss(loss):
+    """The loss (a name or a :mod:`bisvm.losses` object) is the unsquared one."""
+    return loss in ("hinge", "epsilon_insensitive") or isinstance(
+        loss, Hinge | EpsilonInsensitive)
+
+
 def svm_primal_objective(X, y, w, cost, loss, bias=0.0):
     r""":math:`\tfrac12\|w\|^2 + \sum_i C_i\,\xi_i(w)` with the intercept as a feature of
-    value ``bias`` (``w`` then has ``d + 1`` entries)."""
+    value ``bias`` (``w`` then has ``d + 1`` entries); ``loss`` is ``Hinge()`` /
+    ``"hinge"`` or ``SquaredHinge()`` / ``"squared_hinge"``."""
     r = np.maximum(0.0, 1.0 - y * _margins(X, w, bias))
-    xi = r if loss == "hinge" else r * r
+    xi = r if _l1_loss(loss) else r * r
     # ufunc sums, not BLAS dots: a threaded BLAS wake-up costs more than these sums
     return 0.5 * float(np.sum(w * w)) + float(np.sum(cost * xi))
 
@@ -94,29 +103,11 @@ def svm_primal_objective(X, y, w, cost, loss, bias=0.0):
 def svr_primal_objective(X, y, w, cost, loss, epsilon=0.0, bias=0.0):
     r""":math:`\tfrac12\|w\|^2 + \sum_i C_i\,\xi_i(w)`, :math:`\xi_i = \max(0,
     |y_i - w^\top x_i| - \epsilon)` (``"epsilon_insensitive"``) or its square, with the
-    intercept as a feature of value ``bias`` (``w`` then has ``d + 1`` entries)."""
+    intercept as a feature of value ``bias`` (``w`` then has ``d + 1`` entries); ``loss`` a
+    name or an ``EpsilonInsensitive`` / ``SquaredEpsilonInsensitive`` object."""
     r = np.maximum(0.0, np.abs(y - _margins(X, w, bias)) - epsilon)
-    xi = r if loss == "epsilon_insensitive" else r * r
+    xi = r if _l1_loss(loss) else r * r
     return 0.5 * float(np.sum(w * w)) + float(np.sum(cost * xi))
-
-
-def _check_common(C, tol, max_iter, bias):
-    if not (np.isfinite(C) and C > 0):
-        raise ValueError(f"C must be a positive float, got {C!r}")
-    if not (np.isfinite(tol) and tol > 0):
-        raise ValueError(f"tol must be a positive float, got {tol!r}")
-    if int(max_iter) != max_iter or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    if not (np.isfinite(bias) and bias >= 0):
-        raise ValueError(f"bias must be a non-negative float, got {bias!r}")
-
-
-def _costs(C, sample_weight, n):
-    cost = np.full(n, float(C)) if sample_weight is None else (
-        float(C) * np.asarray(sample_weight, dtype=np.float64))
-    if cost.shape != (n,) or np.any(cost < 0) or not np.all(np.isfinite(cost)):
-        raise ValueError("sample_weight must be finite, non-negative, one per sample")
-    return cost
 
 
 class LinearDesign:
@@ -165,25 +156,23 @@ def _seed(random_state):
     return rng_state(int(random_state))
 
 
-def _drive(epoch, stop, n_act, max_iter, objective, verbose, name):
+def _drive(epoch, stop, n_act, max_iter, objective, verbose, name, certificate):
     """The outer loop shared by classification and regression: epochs until ``stop``
     accepts the certificate on the whole active set (shrinking undone once before
     stopping, as LIBLINEAR), or ``max_iter`` epochs. ``epoch(active_size, old)`` returns
     ``(active_size, certificate, old_next)``; ``old`` carries the shrinking thresholds
-    (``None``: no shrinking yet)."""
-    t0 = time.perf_counter()
+    (``None``: no shrinking yet). The record starts at the initial point (its
+    certificate, measured only by an epoch, is NaN there) and has one entry per epoch."""
+    log = IterationLog(objective(), np.nan, certificate=certificate)
     active_size, old = n_act, None
-    objs, certs, secs = [], [], []
     converged, k, cert = False, 0, np.inf
     while k < max_iter:
         active_size, cert, old_next = epoch(active_size, old)
         k += 1
-        objs.append(objective())
-        certs.append(cert)
-        secs.append(time.perf_counter() - t0)
+        log.add(objective(), cert)
         if verbose > 1:
             print(f"{name}: epoch {k}, certificate {cert:.3e}, dual objective "
-                  f"{objs[-1]:.10g}, active {active_size}")
+                  f"{log.objs[-1]:.10g}, active {active_size}")
         if stop(cert):
             if active_size == n_act:
                 converged = True
@@ -193,29 +182,72 @@ def _drive(epoch, stop, n_act, max_iter, objective, verbose, name):
         old = old_next
     if verbose:
         print(f"{name}: optimization finished, #iter = {k}, certificate {cert:.3e}, "
-              f"dual objective {objs[-1] if objs else 0.0:.10g}")
-    rec = ConvergenceRecord(np.array(objs), np.array(certs), np.array(secs))
-    return k, converged, cert, active_size, rec
+              f"dual objective {log.objs[-1]:.10g}")
+    return k, converged, cert, active_size, log.record()
 
 
-def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias=0.0,
-                  tol=1e-4, max_iter=1000, shrinking=True, random_state=0, alpha0=None,
-                  warn=True, verbose=0):
+def _prepare(problem, alpha0, *, losses, regression):
+    """What both solvers start from: the checked labels and costs, the dual box and
+    diagonal shift from ``problem.loss.dual_box`` (LIBLINEAR's table), the design, the
+    start (α clipped to the box; ``w = Σ α_i y_i x_i``, or ``Σ β_i x_i`` for regression),
+    the variables that can move and the packed state of the compiled epochs."""
+    loss = problem.loss
+    if not isinstance(loss, losses):
+        names = tuple(c.__name__ for c in losses)
+        raise ValueError(f"loss must be one of {names} (bisvm.losses), got {loss!r}")
+    bias = problem.bias
+    if not (np.isfinite(bias) and bias >= 0):
+        raise ValueError(f"bias must be a non-negative float, got {bias!r}")
+    X = problem.X
+    n = X.shape[0]
+    y = np.asarray(problem.y, dtype=np.float64)
+    if regression:
+        if y.shape != (n,) or not np.all(np.isfinite(y)):
+            raise ValueError("y must be a finite vector with one entry per row of X")
+    elif y.shape != (n,) or not np.all(np.abs(y) == 1.0):
+        raise ValueError("y must be a vector of -1/+1 labels with one entry per row of X")
+    cost = np.asarray(problem.cost, dtype=np.float64)
+    if cost.shape != (n,) or np.any(cost < 0) or not np.all(np.isfinite(cost)):
+        raise ValueError("cost must be finite, non-negative, one per sample")
+    diag, upper = loss.dual_box(cost)
+    D = LinearDesign(X)
+    QD = diag + D.sqnorm + bias * bias
+    alpha = np.zeros(n) if alpha0 is None else np.clip(
+        np.asarray(alpha0, dtype=np.float64), -upper if regression else 0.0, upper)
+    w = D.start(alpha if regression else alpha * y, bias)
+    # zero-cost samples never move (α_i = 0 = U_i), and samples with x_i = 0 and no bias
+    # have Q_ii = 0: they stay out of the active set
+    index = np.flatnonzero((cost > 0) & (QD > 0)).astype(np.int64)
+    S = pack_state(y, alpha, QD, diag, upper)
+    return D, y, cost, float(bias), w, index, S
+
+
+def _result(D, bias, w, S, primal, run, t0, certificate):
+    """The frozen result: ``w`` split into ``coef`` and the intercept ``bias · w[d]``."""
+    k, converged, cert, active_size, rec = run
+    return SolverResult(
+        coef=w[:D.d], intercept=bias * w[D.d] if bias > 0 else 0.0,
+        dual_coef=S[:, ALPHA].copy(), dual_objective=float(rec.objective[-1]),
+        objective=primal, grad_norm=float(cert), n_iter=k, n_evals=k, converged=converged,
+        seconds=time.perf_counter() - t0, record=rec, certificate=certificate,
+        stats={"n_active": int(active_size)})
+
+
+def solve_dual_cd(problem, *, alpha0=None, tol=1e-4, max_iter=1000, shrinking=True,
+                  random_state=0, warn=True, verbose=0):
     r"""Train a binary linear SVM by dual coordinate descent.
 
     Parameters
     ----------
-    X : ndarray of shape (n, d) or scipy.sparse matrix
-        Dense input is used row-major (a copy is made if needed); sparse input as CSR.
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    C : float
-        Cost :math:`C > 0`.
-    loss : {"hinge", "squared_hinge"}
-    sample_weight : ndarray of shape (n,), optional
-        Multiplies ``C`` per sample (:math:`C_i = C s_i`); samples of weight 0 are left out.
-    bias : float
-        Value of the constant intercept feature; 0 fits no intercept.
+    problem : LinearProblem
+        ``X`` (dense, used row-major, a copy made if needed; or sparse, used as CSR),
+        ``y`` in {-1, +1}, ``loss`` :class:`~bisvm.losses.Hinge` or
+        :class:`~bisvm.losses.SquaredHinge` (the box and shift come from its
+        ``dual_box``), ``cost`` the :math:`C_i` (samples of cost 0 are left out), ``bias``
+        the value of the constant intercept feature (0 fits no intercept). ``quadratic``
+        is ignored (:math:`R = I`).
+    alpha0 : ndarray of shape (n,), optional
+        Warm start for the dual variables (clipped to the box).
     tol : float
         Stop when the projected-gradient spread is at most ``tol``.
     max_iter : int
@@ -223,8 +255,6 @@ def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias
     shrinking : bool
     random_state : int
         Seed of the per-epoch permutations.
-    alpha0 : ndarray of shape (n,), optional
-        Warm start for the dual variables (clipped to the box).
     warn : bool
         Emit a ``ConvergenceWarning`` when stopping on ``max_iter``.
     verbose : int
@@ -233,36 +263,16 @@ def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias
     Returns
     -------
     SolverResult
-        ``coef`` is ``w`` (``d + 1`` entries when ``bias > 0``), ``objective`` the primal
-        objective, ``grad_norm`` the final projected-gradient spread, ``n_iter`` the
-        epochs; ``record.objective`` holds the dual objective per epoch;
-        ``extra`` holds ``dual_coef`` (α), ``dual_objective`` and ``n_active``.
+        ``coef`` is ``w`` over the ``d`` features and ``intercept`` = ``bias · w[d]``;
+        ``objective`` the primal objective; certificate ``"projected_gradient_spread"``
+        (the final spread); ``n_iter`` the epochs; ``record.objective`` the dual objective
+        per epoch; ``dual_coef`` α, ``dual_objective`` (to be minimised: primal + dual is
+        the duality gap); ``stats["n_active"]`` the final active-set size.
     """
-    if loss not in _LOSSES:
-        raise ValueError(f"loss must be one of {_LOSSES}, got {loss!r}")
-    _check_common(C, tol, max_iter, bias)
+    check_tol_max_iter(tol, max_iter)
     t0 = time.perf_counter()
-    n = X.shape[0]
-    y = np.asarray(y, dtype=np.float64)
-    if y.shape != (n,) or not np.all(np.abs(y) == 1.0):
-        raise ValueError("y must be a vector of -1/+1 labels with one entry per row of X")
-    cost = _costs(C, sample_weight, n)
-    D = LinearDesign(X)
-    keep = cost > 0
-    if loss == "hinge":
-        diag = np.zeros(n)
-        upper = cost.copy()
-    else:
-        diag = np.where(keep, 0.5 / np.where(keep, cost, 1.0), 0.0)
-        upper = np.where(keep, np.inf, 0.0)
-    QD = diag + D.sqnorm + bias * bias
-    alpha = np.zeros(n) if alpha0 is None else np.clip(
-        np.asarray(alpha0, dtype=np.float64), 0.0, upper)
-    w = D.start(alpha * y, bias)
-    # zero-cost samples never move (α_i = 0 = U_i), and samples with x_i = 0 and no bias
-    # have Q_ii = 0: they stay out of the active set
-    index = np.flatnonzero(keep & (QD > 0)).astype(np.int64)
-    S = pack_state(y, alpha, QD, diag, upper)
+    D, y, cost, bias, w, index, S = _prepare(problem, alpha0, losses=_LOSSES,
+                                             regression=False)
     state = _seed(random_state)
     shrink = bool(shrinking)
 
@@ -270,133 +280,82 @@ def solve_dual_cd(X, y, *, C=1.0, loss="squared_hinge", sample_weight=None, bias
         pgmax_old, pgmin_old = (np.inf, -np.inf) if old is None else old
         if D.sparse:
             active_size, pgmax, pgmin = epoch_csr(
-                D.data, D.indices, D.indptr, D.d, float(bias), S, w, index, active_size,
+                D.data, D.indices, D.indptr, D.d, bias, S, w, index, active_size,
                 pgmax_old, pgmin_old, shrink, state)
         else:
             active_size, pgmax, pgmin = epoch_dense(
-                D.X, float(bias), S, w, index, active_size, pgmax_old, pgmin_old, shrink,
-                state)
+                D.X, bias, S, w, index, active_size, pgmax_old, pgmin_old, shrink, state)
         gap = pgmax - pgmin if active_size > 0 else 0.0
         return active_size, gap, (pgmax if pgmax > 0 else np.inf,
                                   pgmin if pgmin < 0 else -np.inf)
 
-    k, converged, gap, active_size, rec = _drive(
-        epoch, lambda g: g <= tol, index.shape[0], max_iter, lambda: dual_objective(w, S),
-        verbose, "dual CD")
-    if not converged and warn:
-        warn_cap("dual coordinate descent", max_iter, gap, tol)
-    primal = svm_primal_objective(D.X, y, w, cost, loss, bias)
-    return SolverResult(
-        coef=w, objective=primal, grad_norm=float(gap), n_iter=k, n_evals=k,
-        converged=converged, seconds=time.perf_counter() - t0, record=rec,
-        extra={"dual_coef": S[:, ALPHA].copy(),
-               "dual_objective": rec.objective[-1] if k else 0.0,
-               "n_active": int(active_size)},
-        certificate="projected_gradient_spread",
-    )
+    run = _drive(epoch, lambda g: g <= tol, index.shape[0], max_iter,
+                 lambda: dual_objective(w, S), verbose, "dual CD", "projected_gradient_spread")
+    if not run[1] and warn:
+        warn_cap("dual coordinate descent", max_iter, run[2], tol)
+    primal = svm_primal_objective(D.X, y, w, cost, problem.loss, bias)
+    return _result(D, bias, w, S, primal, run, t0, "projected_gradient_spread")
 
 
-def solve_dual_cd_svr(X, y, *, C=1.0, epsilon=0.0, loss="epsilon_insensitive",
-                      sample_weight=None, bias=0.0, tol=1e-4, max_iter=1000, shrinking=True,
-                      random_state=0, beta0=None, warn=True, verbose=0):
+def solve_dual_cd_svr(problem, *, alpha0=None, tol=1e-4, max_iter=1000, shrinking=True,
+                      random_state=0, warn=True, verbose=0):
     r"""Train a linear support vector regression by dual coordinate descent (Ho & Lin
-    2012; LIBLINEAR's ``-s 13`` for ``"epsilon_insensitive"``, ``-s 12`` for its square).
+    2012; LIBLINEAR's ``-s 13`` for the ε-insensitive loss, ``-s 12`` for its square).
 
     Parameters
     ----------
-    X : ndarray of shape (n, d) or scipy.sparse matrix
-    y : ndarray of shape (n,)
-        Real targets.
-    C : float
-        Cost :math:`C > 0`.
-    epsilon : float
-        Half-width :math:`\epsilon \ge 0` of the insensitive tube.
-    loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}
-    sample_weight : ndarray of shape (n,), optional
-        Multiplies ``C`` per sample; samples of weight 0 are left out.
-    bias : float
-        Value of the constant intercept feature; 0 fits no intercept.
+    problem : LinearProblem
+        ``X`` dense or sparse, ``y`` real targets, ``loss``
+        :class:`~bisvm.losses.EpsilonInsensitive` or
+        :class:`~bisvm.losses.SquaredEpsilonInsensitive` (its ``epsilon`` is the
+        half-width of the tube; box and shift from its ``dual_box``), ``cost`` the
+        :math:`C_i` (samples of cost 0 are left out), ``bias`` the intercept feature.
+    alpha0 : ndarray of shape (n,), optional
+        Warm start for the signed dual variables β (clipped to the box).
     tol : float
         Stop when the summed violation of the optimality conditions is at most ``tol``
         times its value after the first epoch (LIBLINEAR's rule for regression; with a
         warm start, times its value at β = 0).
-    max_iter : int
-        Cap on epochs.
-    shrinking : bool
-    random_state : int
-        Seed of the per-epoch permutations.
-    beta0 : ndarray of shape (n,), optional
-        Warm start for the dual variables (clipped to the box).
-    warn : bool
-        Emit a ``ConvergenceWarning`` when stopping on ``max_iter``.
-    verbose : int
-        1 prints a summary line, 2 one line per epoch.
+    max_iter, shrinking, random_state, warn, verbose
+        As in :func:`solve_dual_cd`.
 
     Returns
     -------
     SolverResult
-        ``coef`` is ``w`` (``d + 1`` entries when ``bias > 0``), ``objective`` the primal
-        objective, ``grad_norm`` the final relative summed violation, ``n_iter`` the
-        epochs; ``extra`` holds ``dual_coef`` (β, ``w = Σ β_i x_i``), ``dual_objective``
-        (the dual to be minimised: primal + dual is the duality gap) and ``n_active``.
+        ``coef`` and ``intercept`` as :func:`solve_dual_cd`; ``objective`` the primal
+        objective; certificate ``"relative_violation"``; ``dual_coef`` β
+        (``w = Σ β_i x_i``), ``dual_objective`` (to be minimised: primal + dual is the
+        duality gap); ``stats["n_active"]``.
     """
-    if loss not in _SVR_LOSSES:
-        raise ValueError(f"loss must be one of {_SVR_LOSSES}, got {loss!r}")
-    _check_common(C, tol, max_iter, bias)
-    if not (np.isfinite(epsilon) and epsilon >= 0):
-        raise ValueError(f"epsilon must be a non-negative float, got {epsilon!r}")
+    check_tol_max_iter(tol, max_iter)
     t0 = time.perf_counter()
-    n = X.shape[0]
-    y = np.asarray(y, dtype=np.float64)
-    if y.shape != (n,) or not np.all(np.isfinite(y)):
-        raise ValueError("y must be a finite vector with one entry per row of X")
-    cost = _costs(C, sample_weight, n)
-    D = LinearDesign(X)
-    keep = cost > 0
-    if loss == "epsilon_insensitive":
-        diag = np.zeros(n)
-        upper = cost.copy()
-    else:
-        diag = np.where(keep, 0.5 / np.where(keep, cost, 1.0), 0.0)
-        upper = np.where(keep, np.inf, 0.0)
-    QD = diag + D.sqnorm + bias * bias
-    beta = np.zeros(n) if beta0 is None else np.clip(
-        np.asarray(beta0, dtype=np.float64), -upper, upper)
-    w = D.start(beta, bias)
-    index = np.flatnonzero(keep & (QD > 0)).astype(np.int64)
-    S = pack_state(y, beta, QD, diag, upper)
+    D, y, cost, bias, w, index, S = _prepare(problem, alpha0, losses=_SVR_LOSSES,
+                                             regression=True)
     state = _seed(random_state)
     shrink = bool(shrinking)
-    eps = float(epsilon)
+    eps = float(problem.loss.epsilon)
     # the scale of the relative test: LIBLINEAR's summed violation of the first epoch from
     # β = 0; a warm start would make that scale (and the test) arbitrarily strict, so it
     # gets the summed violation at β = 0 instead, Σ max(0, |y_i| - ε)
-    first = [] if beta0 is None else [float(np.maximum(np.abs(y[index]) - eps, 0.0).sum())]
+    first = [] if alpha0 is None else [float(np.maximum(np.abs(y[index]) - eps, 0.0).sum())]
 
     def epoch(active_size, old):
         gmax_old = np.inf if old is None else old
         if D.sparse:
             active_size, gmax, gnorm1 = svr_epoch_csr(
-                D.data, D.indices, D.indptr, D.d, float(bias), eps, S, w, index,
+                D.data, D.indices, D.indptr, D.d, bias, eps, S, w, index,
                 active_size, gmax_old, shrink, state)
         else:
             active_size, gmax, gnorm1 = svr_epoch_dense(
-                D.X, float(bias), eps, S, w, index, active_size, gmax_old, shrink, state)
+                D.X, bias, eps, S, w, index, active_size, gmax_old, shrink, state)
         if not first:
             first.append(gnorm1)
         return active_size, gnorm1 / first[0] if first[0] > 0 else 0.0, gmax
 
-    k, converged, cert, active_size, rec = _drive(
-        epoch, lambda c: c <= tol, index.shape[0], max_iter,
-        lambda: svr_dual_objective(w, S, eps), verbose, "dual CD (SVR)")
-    if not converged and warn:
-        warn_cap("dual coordinate descent (SVR)", max_iter, cert, tol)
-    primal = svr_primal_objective(D.X, y, w, cost, loss, eps, bias)
-    return SolverResult(
-        coef=w, objective=primal, grad_norm=float(cert), n_iter=k, n_evals=k,
-        converged=converged, seconds=time.perf_counter() - t0, record=rec,
-        extra={"dual_coef": S[:, ALPHA].copy(),
-               "dual_objective": rec.objective[-1] if k else 0.0,
-               "n_active": int(active_size)},
-        certificate="relative_violation",
-    )
+    run = _drive(epoch, lambda c: c <= tol, index.shape[0], max_iter,
+                 lambda: svr_dual_objective(w, S, eps), verbose, "dual CD (SVR)",
+                 "relative_violation")
+    if not run[1] and warn:
+        warn_cap("dual coordinate descent (SVR)", max_iter, run[2], tol)
+    primal = svr_primal_objective(D.X, y, w, cost, problem.loss, eps, bias)
+    return _result(D, bias, w, S, primal, run, t0, "relative_violation")

@@ -371,6 +371,11 @@ def solve_smo(
             stats,
             prof,
         ), n_threads)
+    return _result(problem, alpha, G, stats, prof, start, kdiag.shape[0], cap, tol)
+
+
+def _result(problem, alpha, G, stats, prof, start, n_samples, cap, tol):
+    """The :class:`SolverResult` of :func:`solve_smo` from the compiled loop's outputs."""
     seconds = time.perf_counter() - start
     profile = _profile(prof, seconds)
     n_iter, converged, gap, rho, ncols, mean_active, r = stats
@@ -378,8 +383,7 @@ def solve_smo(
         warn_cap("SMO", cap, float(gap), float(tol))
     objective = 0.5 * float(alpha @ (G + problem.p))
     # the kernel expansion f(x) = Σ_s coef_s k(x, x_s) + intercept over training samples
-    coef = np.bincount(problem.sample_index, weights=problem.y * alpha,
-                       minlength=kdiag.shape[0])
+    coef = np.bincount(problem.sample_index, weights=problem.y * alpha, minlength=n_samples)
     return SolverResult(
         coef=coef,
         intercept=-float(rho),

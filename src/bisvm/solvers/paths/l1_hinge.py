@@ -48,6 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._simplex import ParametricSimplex
+from .base import PathResult
 
 __all__ = ["L1SVMPath", "l1_svm_path", "l1_svm_objective", "solve_l1_hinge_path"]
 
@@ -59,7 +60,7 @@ def l1_svm_objective(X, y, coef, intercept, lam):
 
 
 @dataclass(frozen=True)
-class L1SVMPath:
+class L1SVMPath(PathResult):
     r"""The exact regularisation path of the 1-norm SVM.
 
     Attributes
@@ -77,17 +78,17 @@ class L1SVMPath:
         :math:`s_k = \|\beta^{(k)}\|_1`, increasing along the path.
     lambda_min : float
         Where the tracking stopped.
-    n_pivots : int
-        Simplex pivots performed (path events, degenerate ones included).
+    n_events : int
+        Simplex pivots performed (path events, degenerate ones included); also
+        :attr:`n_pivots`.
+    events : tuple of str, length K
+        ``"pivot"`` at each breakpoint.
     """
 
-    breakpoints: np.ndarray
-    coefs: np.ndarray
-    intercepts: np.ndarray
-    losses: np.ndarray
-    l1_norms: np.ndarray
-    lambda_min: float
-    n_pivots: int
+    @property
+    def n_pivots(self):
+        """Simplex pivots performed (:attr:`n_events`)."""
+        return self.n_events
 
     def solution(self, lam):
         """``(coef, intercept)`` optimal at ``lam`` (at a breakpoint, the vertex after it,
@@ -96,6 +97,12 @@ class L1SVMPath:
             raise ValueError(f"lam={lam} is below the end of the path {self.lambda_min}")
         k = int(np.sum(self.breakpoints >= lam))
         return self.coefs[k], float(self.intercepts[k])
+
+    def objective_at(self, lam, coef, intercept):
+        """:math:`\\sum_i\\xi_i + \\lambda\\|\\beta\\|_1` of the vertex optimal at ``lam``
+        (exact: the path is piecewise constant in λ)."""
+        k = int(np.sum(self.breakpoints >= lam))
+        return float(self.losses[k] + lam * self.l1_norms[k])
 
     def at_l1_norm(self, s):
         """Coefficients at L1 norm ``s`` by linear interpolation between vertices (the
@@ -192,5 +199,5 @@ def solve_l1_hinge_path(X, t, *, lambda_min=None, fit_intercept=True, max_pivots
     return L1SVMPath(
         breakpoints=np.array(bps), coefs=coefs, intercepts=np.array(bs),
         losses=np.array(losses), l1_norms=np.abs(coefs).sum(axis=1),
-        lambda_min=float(end), n_pivots=lp.n_piv,
+        lambda_min=float(end), n_events=lp.n_piv, events=("pivot",) * len(bps),
     )

@@ -97,9 +97,11 @@ from numbers import Integral, Real
 import numpy as np
 
 from ...kernels import check_precomputed, make_kernel
+from .._record import check_real
 from ..base import warn_cap
 from ._rz_events import apply_events, knot_consistency, next_events
 from ._rz_tracker import LOSSES, RZTracker, loss_value_derivative
+from .base import PathResult
 
 __all__ = ["L1SqHingePath", "l1_sqhinge_path", "l1_sqhinge_objective",
            "loss_value_derivative"]
@@ -118,8 +120,11 @@ def l1_sqhinge_objective(Z, t, coef, intercept, lam, *, C=1.0, l2_penalty=1.0, R
 
 
 @dataclass(frozen=True)
-class L1SqHingePath:
+class L1SqHingePath(PathResult):
     r"""The exact, piecewise-linear regularisation path of the L1-regularised L2-SVM.
+
+    :meth:`result_at` gives the solver-contract view at any λ (its ``objective`` is NaN:
+    the path does not keep the data; :func:`l1_sqhinge_objective` evaluates it).
 
     Attributes
     ----------
@@ -157,15 +162,7 @@ class L1SqHingePath:
         Original labels; ``classes[1]`` is the positive class (+1).
     """
 
-    breakpoints: np.ndarray
-    coefs: np.ndarray
-    intercepts: np.ndarray
     n_active: np.ndarray
-    events: tuple
-    losses: np.ndarray
-    l1_norms: np.ndarray
-    lambda_min: float
-    n_events: int
     loss: str
     C: float
     l2_penalty: float
@@ -231,19 +228,6 @@ class L1SqHingePath:
         return np.where(self.decision_function(X, lam) >= 0, self.classes[1], self.classes[0])
 
 
-def _check_real(name, value, *, positive=False, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
-    value = float(value)
-    if positive and value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
-    if not positive and value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value!r}")
-    return value
-
-
 def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=1.0,
                     l2_penalty=1.0, loss="squared_hinge", fit_intercept=True,
                     lambda_min=None, lambda_min_ratio=None, max_events=None, tol=1e-10):
@@ -291,15 +275,15 @@ def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=
     """
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
-    C = _check_real("C", C, positive=True)
-    alpha = _check_real("l2_penalty", l2_penalty)
-    lambda_min = _check_real("lambda_min", lambda_min, allow_none=True)
-    ratio = _check_real("lambda_min_ratio", lambda_min_ratio, allow_none=True)
+    C = check_real("C", C, positive=True)
+    alpha = check_real("l2_penalty", l2_penalty)
+    lambda_min = check_real("lambda_min", lambda_min, allow_none=True)
+    ratio = check_real("lambda_min_ratio", lambda_min_ratio, allow_none=True)
     if ratio is not None and not 0 < ratio < 1:
         raise ValueError(f"lambda_min_ratio must be in (0, 1), got {lambda_min_ratio!r}")
     if ratio is not None and lambda_min is not None:
         raise ValueError("give lambda_min or lambda_min_ratio, not both")
-    tol = _check_real("tol", tol, positive=True)
+    tol = check_real("tol", tol, positive=True)
     if not isinstance(fit_intercept, bool | np.bool_):
         raise TypeError(f"fit_intercept must be a bool, got {fit_intercept!r}")
     if max_events is not None and (isinstance(max_events, bool)

@@ -18,6 +18,7 @@ from bisvm import LinearSVC
 from bisvm.estimators.linear import primal_objective
 from bisvm.solvers.dual._crammer_singer_kernels import cs_subproblem
 from bisvm.solvers.dual.crammer_singer import crammer_singer_objective, solve_crammer_singer
+from bisvm.solvers.problems import LinearProblem
 
 
 def _data(name):
@@ -54,20 +55,23 @@ def test_gap_feasibility_and_dense_sparse(sparse):
     Xs = sp.csr_matrix(X) if sparse else X
     n, k = len(y), 3
     cost = np.random.default_rng(2).uniform(0.1, 1.0, size=n)
-    r = solve_crammer_singer(Xs, y, k, cost=cost, bias=1.0, tol=1e-8, max_iter=100000)
+    r = solve_crammer_singer(LinearProblem(Xs, y, None, cost, bias=1.0), n_classes=k, tol=1e-8,
+                             max_iter=100000)
     assert r.converged
-    A = r.extra["dual_coef"]
+    A = r.dual_coef
     np.testing.assert_allclose(A.sum(axis=1), 0.0, atol=1e-10)        # Σ_m α_i^m = 0
     assert np.all(A[np.arange(n), y] <= cost + 1e-12)                 # α_i^{y_i} <= C_i
     off = np.ones_like(A, dtype=bool)
     off[np.arange(n), y] = False
     assert np.all(A[off] <= 1e-12)                                    # α_i^m <= 0, m != y_i
     Xa = np.c_[X, np.ones(n)]
-    np.testing.assert_allclose(r.coef, A.T @ Xa, atol=1e-9)           # w_m = Σ_i α_i^m x_i
-    gap = r.objective + r.extra["dual_objective"]
+    W = np.c_[r.coef, r.intercept]                                    # bias 1
+    np.testing.assert_allclose(W, A.T @ Xa, atol=1e-9)                # w_m = Σ_i α_i^m x_i
+    gap = r.objective + r.dual_objective
     assert 0 <= gap <= 1e-6 * r.objective
-    other = solve_crammer_singer(X if sparse else sp.csr_matrix(X), y, k, cost=cost, bias=1.0,
-                                 tol=1e-8, max_iter=100000)
+    other = solve_crammer_singer(
+        LinearProblem(X if sparse else sp.csr_matrix(X), y, None, cost, bias=1.0), tol=1e-8,
+        max_iter=100000)
     assert other.objective == pytest.approx(r.objective, rel=1e-7)
 
 
