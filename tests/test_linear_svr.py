@@ -16,8 +16,8 @@ from sklearn.utils.estimator_checks import check_estimator
 from bisvm import LinearSVR
 from bisvm.losses import EpsilonInsensitive, SquaredEpsilonInsensitive
 from bisvm.solvers.dual.dual_cd import solve_dual_cd_svr
+from bisvm.solvers.primal.svr_finite_newton import solve_svr_finite_newton
 from bisvm.solvers.problems import LinearProblem
-from bisvm.solvers.svr_primal import solve_svr_finite_newton
 
 
 def _data(name):
@@ -77,7 +77,8 @@ def test_squared_loss_dual_equals_primal_newton(sparse):
     r = _dcd_svr(X, y, C=1.0, sample_weight=cost, epsilon=0.3,
                  loss="squared_epsilon_insensitive", bias=1.0, tol=1e-10, max_iter=100000)
     Xa = sp.hstack([X, np.ones((len(y), 1))]).tocsr() if sparse else np.c_[X, np.ones(len(y))]
-    p = solve_svr_finite_newton(Xa, y, cost=cost, epsilon=0.3, tol=1e-12)
+    p = solve_svr_finite_newton(LinearProblem(Xa, y, SquaredEpsilonInsensitive(0.3), cost),
+                                tol=1e-12)
     assert r.converged and p.converged
     np.testing.assert_allclose(np.r_[r.coef, r.intercept], p.coef, atol=1e-6)
     assert r.objective == pytest.approx(p.objective, rel=1e-10)

@@ -38,7 +38,6 @@ their own class weight.
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from numbers import Integral, Real
 
@@ -53,13 +52,12 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 from ..losses import Hinge, SquaredHinge
 from ..solvers.dual.crammer_singer import crammer_singer_objective, solve_crammer_singer
 from ..solvers.dual.dual_cd import solve_dual_cd, svm_primal_objective
-from ..solvers.finite_newton import solve_finite_newton
+from ..solvers.primal.finite_newton import solve_finite_newton
 from ..solvers.primal.l1_linear import (
-    augment_intercept,
     solve_l1_hinge_lp,
     solve_l1_squared_hinge,
 )
-from ..solvers.problems import LinearProblem
+from ..solvers.problems import LinearProblem, augment_intercept
 
 __all__ = ["LinearSVC", "primal_objective"]
 
@@ -76,11 +74,8 @@ def _dual_cd(est, X, yk, cost, bias, rng):
 
 
 def _finite_newton(est, X, yk, cost, bias, rng):
-    r = solve_finite_newton(augment_intercept(X, bias), yk, cost=cost, R=1.0, tol=est.tol,
-                            max_iter=est.max_iter, warn=False)
-    d = X.shape[1]  # its w carries the intercept feature's weight last
-    return dataclasses.replace(r, coef=r.coef[:d],
-                               intercept=bias * r.coef[d] if bias > 0 else 0.0)
+    problem = LinearProblem(X, yk, SquaredHinge(), cost, bias=bias, quadratic=1.0)
+    return solve_finite_newton(problem, tol=est.tol, max_iter=est.max_iter, warn=False)
 
 
 def _l1_squared_hinge(est, X, yk, cost, bias, rng):

@@ -37,9 +37,8 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ..losses import EpsilonInsensitive, SquaredEpsilonInsensitive
 from ..solvers.dual.dual_cd import solve_dual_cd_svr, svr_primal_objective
-from ..solvers.primal.l1_linear import augment_intercept
+from ..solvers.primal.svr_finite_newton import solve_svr_finite_newton
 from ..solvers.problems import LinearProblem
-from ..solvers.svr_primal import solve_svr_finite_newton
 
 __all__ = ["LinearSVR"]
 
@@ -169,12 +168,12 @@ class LinearSVR(RegressorMixin, LinearModel):
                 self.dual_coef_ = r.dual_coef
                 coef, intercept = r.coef, r.intercept
             else:
-                r = solve_svr_finite_newton(
-                    augment_intercept(X, bias), y, cost=cost, epsilon=float(self.epsilon),
-                    tol=self.tol, max_iter=self.max_iter, warn=False, verbose=self.verbose)
+                problem = LinearProblem(X, y, SquaredEpsilonInsensitive(float(self.epsilon)),
+                                        cost, bias=bias)
+                r = solve_svr_finite_newton(problem, tol=self.tol, max_iter=self.max_iter,
+                                            warn=False, verbose=self.verbose)
                 self.dual_coef_ = None
-                d = X.shape[1]  # its w carries the intercept feature's weight last
-                coef, intercept = r.coef[:d], (bias * r.coef[d] if bias > 0 else 0.0)
+                coef, intercept = r.coef, r.intercept
         if not r.converged:
             warnings.warn(f"LinearSVR ({'dual' if dual else 'primal'}) stopped on "
                           f"max_iter={self.max_iter} before tol={self.tol}; increase "

@@ -515,7 +515,7 @@ def exact_loo_smooth(problem, w, *, solver=None, **solver_kwargs):
     ``sample_weight[i] = 0`` (the reference :func:`alo_smooth` approximates)."""
     from dataclasses import replace
 
-    from ..solvers.newton import solve_newton
+    from ..solvers.primal.newton import solve_newton
 
     solver = solve_newton if solver is None else solver
     n = problem.X.shape[0]

@@ -1,28 +1,45 @@
-"""Solvers: one module per algorithm of the documents. A solver takes a problem and an
-explicit warm start and returns a frozen :class:`~bisvm.solvers.base.SolverResult`."""
+"""Solvers, in four families (``primal/``, ``dual/``, ``paths/``, ``selective/``) over one
+contract: a solver takes a frozen problem record (:mod:`~bisvm.solvers.problems`) and
+explicit keyword warm starts (``w0`` primal, ``alpha0`` dual) and returns a frozen
+:class:`~bisvm.solvers.base.SolverResult` with a named certificate. The line searches
+(``_linesearch``), Cholesky and Newton factors (``_linalg``) and iteration records and
+argument checks (``_record``) are written once and shared."""
 
 from .base import (
     CERTIFICATES,
     ActivePartition,
     ConvergenceRecord,
+    NewtonFactor,
     SelectivityPath,
-    SmoothProblem,
     SolverResult,
 )
-from .cg import conjugate_gradient, minimize_nonlinear_cg, solve_nonlinear_cg
-from .coordinate import solve_block_coordinate_descent
-from .crammer_singer import solve_crammer_singer
-from .dual_cd import solve_dual_cd, solve_dual_cd_svr
-from .finite_newton import greedy_kernel_finite_newton, solve_finite_newton
-from .gradient import minimize_gradient_descent, solve_gradient_descent
-from .lbfgs import minimize_lbfgs, solve_lbfgs
-from .newton import minimize_newton, solve_newton
-from .path import L1SVMPath, l1_svm_path
+from .dual import (
+    active_set_qp,
+    csvc_dual,
+    epsilon_svr_dual,
+    nu_svc_dual,
+    nu_svr_dual,
+    one_class_dual,
+    solve_active_set,
+    solve_crammer_singer,
+    solve_dual_cd,
+    solve_dual_cd_svr,
+    solve_smo,
+)
+from .paths import L1SqHingePath, L1SVMPath, PathResult, l1_sqhinge_path, l1_svm_path
 from .primal import solve_truncated_newton, solve_woodbury_newton
+from .primal.cg import conjugate_gradient, minimize_nonlinear_cg, solve_nonlinear_cg
+from .primal.coordinate import solve_block_coordinate_descent
 from .primal.exact_l1 import WeightedL1SVMProblem, solve_exact_l1
-from .problems import DualProblem, KernelExpansionProblem, LinearProblem
-from .quasi_newton import minimize_bfgs, solve_bfgs
-from .rz_path import L1SqHingePath, l1_sqhinge_path
+from .primal.finite_newton import greedy_kernel_finite_newton, solve_finite_newton
+from .primal.gradient import minimize_gradient_descent, solve_gradient_descent
+from .primal.kernel import solve_kernel_newton
+from .primal.l1_linear import solve_l1_hinge_lp, solve_l1_squared_hinge
+from .primal.lbfgs import minimize_lbfgs, solve_lbfgs
+from .primal.newton import damped_newton, minimize_newton, solve_newton
+from .primal.quasi_newton import minimize_bfgs, solve_bfgs
+from .primal.svr_finite_newton import solve_svr_finite_newton
+from .problems import DualProblem, KernelExpansionProblem, LinearProblem, SmoothProblem
 from .selective import (
     SelectiveNewtonFactor,
     SelectiveProblem,
@@ -31,45 +48,64 @@ from .selective import (
     solve_dual_newton,
     solve_selectivity_path,
 )
-from .svr_primal import solve_svr_finite_newton
 
 __all__ = [
+    # the contract
+    "SolverResult",
     "CERTIFICATES",
-    "ActivePartition",
     "ConvergenceRecord",
+    "ActivePartition",
     "SelectivityPath",
+    "NewtonFactor",
+    "PathResult",
+    # problems
     "SmoothProblem",
     "KernelExpansionProblem",
     "DualProblem",
     "LinearProblem",
-    "SolverResult",
-    "minimize_lbfgs",
+    "WeightedL1SVMProblem",
+    "SelectiveProblem",
+    # primal
+    "damped_newton",
     "minimize_newton",
-    "solve_lbfgs",
     "solve_newton",
+    "solve_woodbury_newton",
+    "solve_truncated_newton",
+    "solve_kernel_newton",
+    "minimize_lbfgs",
+    "solve_lbfgs",
+    "minimize_bfgs",
+    "solve_bfgs",
     "conjugate_gradient",
     "minimize_nonlinear_cg",
     "solve_nonlinear_cg",
-    "solve_block_coordinate_descent",
     "minimize_gradient_descent",
     "solve_gradient_descent",
-    "minimize_bfgs",
-    "solve_bfgs",
+    "solve_block_coordinate_descent",
+    "solve_finite_newton",
+    "solve_svr_finite_newton",
+    "greedy_kernel_finite_newton",
+    "solve_exact_l1",
+    "solve_l1_hinge_lp",
+    "solve_l1_squared_hinge",
+    # dual
+    "solve_smo",
+    "csvc_dual",
+    "epsilon_svr_dual",
+    "nu_svc_dual",
+    "nu_svr_dual",
+    "one_class_dual",
+    "solve_active_set",
+    "active_set_qp",
     "solve_dual_cd",
     "solve_dual_cd_svr",
     "solve_crammer_singer",
-    "solve_svr_finite_newton",
-    "solve_finite_newton",
-    "greedy_kernel_finite_newton",
+    # paths
     "L1SVMPath",
     "l1_svm_path",
     "L1SqHingePath",
-    "solve_woodbury_newton",
-    "solve_truncated_newton",
-    "solve_exact_l1",
-    "WeightedL1SVMProblem",
     "l1_sqhinge_path",
-    "SelectiveProblem",
+    # selective
     "SelectiveNewtonFactor",
     "solve_dual_newton",
     "solve_selectivity_path",

@@ -27,7 +27,13 @@ from bisvm.kernels import Kernel
 
 from ._linalg import structured_hessian_matvec
 
-__all__ = ["SmoothProblem", "KernelExpansionProblem", "DualProblem", "LinearProblem"]
+__all__ = [
+    "SmoothProblem",
+    "KernelExpansionProblem",
+    "DualProblem",
+    "LinearProblem",
+    "augment_intercept",
+]
 
 
 @dataclass(frozen=True)
@@ -64,17 +70,19 @@ class SmoothProblem:
     def n_features(self):
         return self.X.shape[1]
 
-    def _s(self):
+    def sample_scale(self):
+        """The per-sample factors :math:`s_i/n` of the loss term."""
         n = self.X.shape[0]
         return (1.0 / n) if self.sample_weight is None else self.sample_weight / n
 
     def value(self, w):
         z = self.X @ w
-        return float(np.sum(self._s() * self.loss.value(self.y, z))) + self.penalty.value(w)
+        loss = self.loss.value(self.y, z)
+        return float(np.sum(self.sample_scale() * loss)) + self.penalty.value(w)
 
     def value_and_gradient(self, w):
         z = self.X @ w
-        s = self._s()
+        s = self.sample_scale()
         f = float(np.sum(s * self.loss.value(self.y, z))) + self.penalty.value(w)
         g = self.X.T @ (s * self.loss.derivative(self.y, z)) + self.penalty.gradient(w)
         return f, g
@@ -90,7 +98,7 @@ class SmoothProblem:
     def hessian_from_curvature(self, w, d2):
         """The dense Hessian at ``w`` given the per-sample second derivatives ``d2`` there
         (a sparse ``X`` gives a dense ``(d, d)`` result: for small problems only)."""
-        c = self._s() * d2
+        c = self.sample_scale() * d2
         if sp.issparse(self.X):
             H = np.asarray((self.X.T @ self.X.multiply(c[:, None])).todense())
         else:
@@ -109,7 +117,7 @@ class SmoothProblem:
     def value_gradient_curvature(self, w):
         """``(F(w), ∇F(w), ℓ''(y, Xw))`` in one pass over the samples (for Newton)."""
         z = self.X @ w
-        s = self._s()
+        s = self.sample_scale()
         if hasattr(self.loss, "value_derivatives"):
             v, d1, d2 = self.loss.value_derivatives(self.y, z)
         else:
@@ -122,7 +130,7 @@ class SmoothProblem:
     def sample_curvature(self, d2):
         r"""Per-sample weights :math:`c_i = s_i\ell''_i/n` of the loss Hessian
         :math:`X^\top\mathrm{diag}(c)X`."""
-        return self._s() * d2
+        return self.sample_scale() * d2
 
     def hessian_operator(self, w, d2):
         r"""The Hessian at ``w`` as a product :math:`v \mapsto X^\top(c\odot Xv) + Dv`
@@ -178,7 +186,8 @@ class KernelExpansionProblem:
         n = self.K.shape[0]
         return theta[:n], (float(theta[n]) if self.fit_intercept else 0.0)
 
-    def _s(self):
+    def sample_scale(self):
+        """The per-sample weights :math:`s_i` (ones by default)."""
         return np.ones(self.K.shape[0]) if self.sample_weight is None else self.sample_weight
 
     def margins(self, theta):
@@ -190,14 +199,15 @@ class KernelExpansionProblem:
         beta, b = self._split(theta)
         Kb = self.K @ beta
         return 0.5 * float(beta @ Kb) + self.C * float(
-            self._s() @ self.loss.value(self.y, Kb + b))
+            self.sample_scale() @ self.loss.value(self.y, Kb + b))
 
     def value_and_gradient(self, theta):
         beta, b = self._split(theta)
         Kb = self.K @ beta
         z = Kb + b
-        sdl = self.C * self._s() * self.loss.derivative(self.y, z)
-        f = 0.5 * float(beta @ Kb) + self.C * float(self._s() @ self.loss.value(self.y, z))
+        sdl = self.C * self.sample_scale() * self.loss.derivative(self.y, z)
+        loss = self.loss.value(self.y, z)
+        f = 0.5 * float(beta @ Kb) + self.C * float(self.sample_scale() @ loss)
         g = self.K @ (beta + sdl)
         if self.fit_intercept:
             g = np.r_[g, sdl.sum()]
@@ -209,7 +219,7 @@ class KernelExpansionProblem:
     def hessian(self, theta):
         """Dense Hessian (see the module docstring)."""
         z = self.margins(theta)
-        h = self.C * self._s() * self.loss.second_derivative(self.y, z)
+        h = self.C * self.sample_scale() * self.loss.second_derivative(self.y, z)
         KD = self.K * h  # K diag(h)
         H = self.K + KD @ self.K
         if not self.fit_intercept:
@@ -236,7 +246,7 @@ class KernelExpansionProblem:
         n = self.K.shape[0]
         beta, b = self._split(theta)
         z = self.K @ beta + b
-        s = self.C * self._s()
+        s = self.C * self.sample_scale()
         sdl = s * self.loss.derivative(self.y, z)
         h = s * self.loss.second_derivative(self.y, z)
         A = h[:, None] * self.K
@@ -333,3 +343,13 @@ class LinearProblem:
         """``(diag, upper)`` of the dual: the diagonal shift and the upper bound of each
         :math:`\alpha_i` (LIBLINEAR's ``D_ii`` and ``U``), from the loss."""
         return self.loss.dual_box(self.cost)
+
+
+def augment_intercept(X, bias):
+    """``[X, bias]``: LIBLINEAR's intercept feature, a constant column of value ``bias``
+    appended to ``X`` (dense or CSR); ``X`` unchanged when ``bias <= 0``."""
+    if bias <= 0:
+        return X
+    ones = np.full((X.shape[0], 1), float(bias))
+    return sp.hstack([X, sp.csr_matrix(ones)], format="csr") if sp.issparse(X) else np.hstack(
+        [X, ones])

@@ -10,7 +10,7 @@ from sklearn.svm import LinearSVC as SkLinearSVC
 
 from bisvm.losses import Hinge, SquaredHinge
 from bisvm.solvers.dual.dual_cd import solve_dual_cd, svm_primal_objective
-from bisvm.solvers.finite_newton import solve_finite_newton
+from bisvm.solvers.primal.finite_newton import solve_finite_newton
 from bisvm.solvers.problems import LinearProblem
 
 _LOSSES = {"hinge": Hinge(), "squared_hinge": SquaredHinge()}
@@ -62,7 +62,8 @@ def test_squared_hinge_dual_equals_finite_newton_primal():
     cost = np.random.default_rng(0).uniform(0.2, 2.0, size=len(y))
     r = _dcd(X, y, C=1.0, sample_weight=cost, loss="squared_hinge", bias=1.0,
              tol=1e-10, max_iter=100000)
-    p = solve_finite_newton(np.c_[X, np.ones(len(y))], y, cost=cost, R=1.0)
+    p = solve_finite_newton(LinearProblem(np.c_[X, np.ones(len(y))], y, SquaredHinge(), cost,
+                                          quadratic=1.0))
     np.testing.assert_allclose(_w(r), p.coef, atol=1e-6)
     assert r.objective == pytest.approx(p.objective, rel=1e-10)
 

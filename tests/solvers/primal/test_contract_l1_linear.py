@@ -7,12 +7,8 @@ import scipy.sparse as sp
 from contract import check_contract
 
 from bisvm.losses import Hinge, SquaredHinge
-from bisvm.solvers.primal.l1_linear import (
-    augment_intercept,
-    solve_l1_hinge_lp,
-    solve_l1_squared_hinge,
-)
-from bisvm.solvers.problems import LinearProblem
+from bisvm.solvers.primal.l1_linear import solve_l1_hinge_lp, solve_l1_squared_hinge
+from bisvm.solvers.problems import LinearProblem, augment_intercept
 
 N, D = 30, 5
 

@@ -74,7 +74,7 @@ def solve_block_coordinate_descent(problem, *, w0=None, tol=1e-8, max_iter=5000,
         cover = np.sort(np.concatenate(blocks)) if blocks else np.array([], dtype=np.int64)
         if cover.shape[0] != d or np.any(cover != np.arange(d)):
             raise ValueError("blocks must partition range(n_features) exactly")
-    s = problem._s() * np.ones(X.shape[0])
+    s = problem.sample_scale() * np.ones(X.shape[0])
     w = np.zeros(d) if w0 is None else np.array(w0, dtype=float, copy=True)
     z = X @ w
 

@@ -46,7 +46,7 @@ from ...penalties import L2
 from .._linalg import cholesky_solve
 from .._record import IterationLog, check_tol_max_iter
 from ..base import ConvergenceRecord, SolverResult, warn_cap
-from ..problems import LinearProblem
+from ..problems import LinearProblem, augment_intercept
 from .cg import conjugate_gradient
 
 __all__ = [
@@ -55,20 +55,9 @@ __all__ = [
     "solve_finite_newton",
     "solve_finite_newton_problem",
     "greedy_kernel_finite_newton",
-    "augment_intercept",
     "check_linear_problem",
     "split_intercept",
 ]
-
-
-def augment_intercept(X, bias):
-    """``[X, bias]``: LIBLINEAR's intercept feature (a constant column of value ``bias``;
-    ``X`` unchanged when ``bias <= 0``)."""
-    if bias <= 0:
-        return X
-    ones = np.full((X.shape[0], 1), float(bias))
-    return sp.hstack([X, sp.csr_matrix(ones)], format="csr") if sp.issparse(X) else np.hstack(
-        [X, ones])
 
 
 def _as_operator(R, d):
@@ -304,7 +293,7 @@ def solve_finite_newton_problem(problem, *, w0=None, tol=1e-10, max_iter=100, **
                          f"{type(problem.penalty).__name__}")
     d = problem.n_features
     R = problem.penalty.hessian_diag(np.zeros(d))
-    cost = problem._s() * np.ones(problem.X.shape[0])
+    cost = problem.sample_scale() * np.ones(problem.X.shape[0])
     lp = LinearProblem(problem.X, problem.y, problem.loss, cost, quadratic=R)
     return solve_finite_newton(lp, w0=w0, tol=tol, max_iter=max_iter, **kwargs)
 

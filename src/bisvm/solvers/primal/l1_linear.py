@@ -23,17 +23,9 @@ import scipy.sparse as sp
 
 from ...losses import Hinge, SquaredHinge
 from ..base import ConvergenceRecord, SolverResult
+from ..problems import augment_intercept
 
-__all__ = ["augment_intercept", "solve_l1_hinge_lp", "solve_l1_squared_hinge"]
-
-
-def augment_intercept(X, bias):
-    """``[X, bias]``: LIBLINEAR's intercept feature (for the primal solvers)."""
-    if bias <= 0:
-        return X
-    ones = np.full((X.shape[0], 1), float(bias))
-    return sp.hstack([X, sp.csr_matrix(ones)], format="csr") if sp.issparse(X) else np.hstack(
-        [X, ones])
+__all__ = ["solve_l1_hinge_lp", "solve_l1_squared_hinge"]
 
 
 def _check(problem, loss_type):

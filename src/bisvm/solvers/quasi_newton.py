@@ -1,1 +1,0 @@
-from .primal.quasi_newton import *  # noqa: F401,F403  shim16: removed in step 9
