@@ -24,7 +24,9 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, Options, StrOptions
+
+from ..kernels import KERNELS
 
 __all__ = [
     "NumberInterval",
@@ -35,6 +37,9 @@ __all__ = [
     "TOL",
     "MAX_ITER",
     "BLAS_THREADS",
+    "KERNEL",
+    "NU",
+    "SMO_MAX_ITER",
 ]
 
 
@@ -79,3 +84,11 @@ MAX_ITER = [int_at_least(1)]
 #: ``blas_threads`` (:mod:`bisvm.selection.threads`): "auto", an integer >= 1 or None.
 #: The threads module refuses numpy integers as well, when the fit applies the value.
 BLAS_THREADS = [StrOptions({"auto"}), int_at_least(1), None]
+#: ``kernel`` of the kernel estimators: a name of :data:`bisvm.kernels.KERNELS` or a
+#: callable. Their ``gamma``, ``degree`` and ``coef0`` are checked by
+#: :func:`bisvm.kernels.make_kernel` for the kernels that use them.
+KERNEL = [StrOptions(set(KERNELS)), callable]
+#: ``nu`` of the ν-SVMs: ``0 < nu <= 1``.
+NU = [NumberInterval(Real, 0, 1, closed="right")]
+#: ``max_iter`` of the SMO estimators: an integer >= 1, or -1 for no limit.
+SMO_MAX_ITER = [int_at_least(1), Options(Integral, {-1})]

@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from bisvm.kernels import (
-    KERNELS,
     check_finite_gram,
     check_precomputed,
     make_kernel,
@@ -37,7 +35,7 @@ from bisvm.kernels import (
 )
 from bisvm.selection.kernel_ridge_loo import kernel_ridge_fit
 
-from ._constraints import positive
+from ._constraints import KERNEL, positive
 
 __all__ = ["KernelRidge"]
 
@@ -74,7 +72,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "ridge": [positive()],
-        "kernel": [StrOptions(set(KERNELS)), callable],
+        "kernel": KERNEL,
         # checked by make_kernel for the kernels that use them (a callable kernel uses
         # none, "linear" and "precomputed" no gamma, only "poly" an integral degree)
         "gamma": "no_validation",
