@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import (
 )
 
 from bisvm.estimators._constraints import (
+    AUTO_OR_BOOL,
     BLAS_THREADS,
     KERNEL,
     MAX_ITER,
@@ -36,6 +37,7 @@ def _ok(constraints, value):
     (SMO_MAX_ITER, [-1, np.int64(-1), 1, 1000], [0, -2, True, 1.0]),
     (NU, [1, 0.5, np.float32(1e-3)], [0, 1.5, np.nan, True]),
     (BLAS_THREADS, ["auto", None, 1, 4], ["two", 0, -1, True, 1.5]),
+    (AUTO_OR_BOOL, ["auto", True, False], ["yes", 1, 0, np.True_, None]),
     (KERNEL, ["rbf", "precomputed", lambda a, b: a @ b.T], ["spline", 3, None]),
 ])
 def test_accepted_and_refused_values(constraints, good, bad):

@@ -37,6 +37,7 @@ __all__ = [
     "TOL",
     "MAX_ITER",
     "BLAS_THREADS",
+    "AUTO_OR_BOOL",
     "KERNEL",
     "NU",
     "SMO_MAX_ITER",
@@ -84,6 +85,8 @@ MAX_ITER = [int_at_least(1)]
 #: ``blas_threads`` (:mod:`bisvm.selection.threads`): "auto", an integer >= 1 or None.
 #: The threads module refuses numpy integers as well, when the fit applies the value.
 BLAS_THREADS = [StrOptions({"auto"}), int_at_least(1), None]
+#: "auto", True or False (not a numpy bool, nor 0 or 1).
+AUTO_OR_BOOL = [StrOptions({"auto"}), Options(bool, {True, False})]
 #: ``kernel`` of the kernel estimators: a name of :data:`bisvm.kernels.KERNELS` or a
 #: callable. Their ``gamma``, ``degree`` and ``coef0`` are checked by
 #: :func:`bisvm.kernels.make_kernel` for the kernels that use them.

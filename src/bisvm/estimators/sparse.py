@@ -26,7 +26,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -47,14 +47,11 @@ from ..selection.lower_level import add_bias_column
 from ..selection.one_se import SCALAR_RULES, validation_splits
 from ..selection.staged import StagedSettings, weighted_folds
 from ..selection.threads import gram_threads, limit_blas
-from ._constraints import BLAS_THREADS, TOL, non_negative, positive
+from ._constraints import AUTO_OR_BOOL, BLAS_THREADS, TOL, non_negative, positive
 from ._sample_weight import checked_sample_weight
 from ._verbose import print_solve
 
 __all__ = ["ElasticNetSVC", "BilevelSVC"]
-
-#: True or False, not a numpy bool nor a number (the options that also take "auto")
-_BOOL = Options(bool, {True, False})
 
 
 class _SmoothedSVMBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
@@ -450,10 +447,10 @@ class BilevelSVC(_SmoothedSVMBase):
         "support_threshold": [positive()],
         "learn_l2_penalty": "no_validation",  # read as bool(learn_l2_penalty)
         "refit": "no_validation",  # read as bool(refit)
-        "early_stopping": [StrOptions({"auto"}), _BOOL],
+        "early_stopping": AUTO_OR_BOOL,
         "scalar_rule": [StrOptions(set(SCALAR_RULES))],
         "refinement_rule": [StrOptions({"min", "1se"})],
-        "balanced_criterion": [StrOptions({"auto"}), _BOOL],
+        "balanced_criterion": AUTO_OR_BOOL,
         "blas_threads": BLAS_THREADS,
         "random_state": ["random_state"],
     }
