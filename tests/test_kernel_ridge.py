@@ -4,7 +4,8 @@ refitting, parity with scikit-learn, conformance and bad input."""
 import numpy as np
 import pytest
 import sklearn.kernel_ridge
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import check_param_validation, parametrize_with_checks
 
 from bisvm.estimators.kernel_ridge import KernelRidge
 from bisvm.kernels import polynomial_kernel
@@ -112,6 +113,26 @@ def test_multi_output(data):
     single = KernelRidge(0.5, kernel="rbf", gamma=0.3, fit_intercept=True).fit(X, Y[:, 1])
     np.testing.assert_allclose(m.predict(X)[:, 1], single.predict(X), atol=1e-10)
     np.testing.assert_allclose(m.loo_residuals_[:, 1], single.loo_residuals_, atol=1e-10)
+
+
+def test_param_validation():
+    check_param_validation("KernelRidge", KernelRidge())
+
+
+def test_parameters_named_and_numbers_accepted_as_before(data):
+    X, y = data
+    for r in (0, True, np.nan, None):
+        with pytest.raises(InvalidParameterError,
+                           match=r"^The 'ridge' parameter of KernelRidge must be"):
+            KernelRidge(r).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="'kernel' parameter of KernelRidge"):
+        KernelRidge(kernel=3).fit(X, y)
+    a = KernelRidge(np.float64(0.5), kernel="rbf", gamma=0.3).fit(X, y)
+    b = KernelRidge(0.5, kernel="rbf", gamma=0.3).fit(X, y)
+    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+    c = KernelRidge(2, kernel=lambda A, B: A @ B.T).fit(X, y)
+    d = KernelRidge(2.0).fit(X, y)
+    np.testing.assert_allclose(c.dual_coef_, d.dual_coef_, rtol=1e-10)
 
 
 def test_bad_input(data):

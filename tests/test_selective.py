@@ -6,9 +6,11 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.utils.estimator_checks import check_estimator
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import check_estimator, check_param_validation
 
 from bisvm.estimators.selective import (
+    EmptyModelWarning,
     SelectiveLogisticRegression,
     SelectiveLogisticRegressionCV,
     SelectiveRegression,
@@ -27,6 +29,51 @@ def test_check_estimator(est):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check_estimator(est)
+
+
+@pytest.mark.parametrize("cls", [SelectiveRegression, SelectiveLogisticRegression,
+                                 SelectiveRegressionCV, SelectiveLogisticRegressionCV])
+def test_param_validation(cls):
+    # every parameter has a constraint, and a value outside it raises scikit-learn's
+    # InvalidParameterError naming the parameter, before the data are looked at
+    check_param_validation(cls.__name__, cls())
+
+
+@pytest.mark.parametrize("cls, params", [
+    (SelectiveRegression, dict(selectivity=-1e-3)),
+    (SelectiveRegression, dict(selectivity=np.inf)),
+    (SelectiveRegression, dict(ridge=True)),
+    (SelectiveRegression, dict(max_iter=0)),
+    (SelectiveRegression, dict(max_iter=2.0)),
+    (SelectiveRegression, dict(tol=np.nan)),
+    (SelectiveRegressionCV, dict(n_mu=True)),
+    (SelectiveRegressionCV, dict(min_ratio=1.5)),
+    (SelectiveRegressionCV, dict(min_ratio=0)),
+    (SelectiveRegressionCV, dict(n_splits=1)),
+    (SelectiveRegressionCV, dict(selection_rule="median")),
+    (SelectiveRegressionCV, dict(scoring="accuracy")),
+])
+def test_bad_parameter_is_named(cls, params):
+    (name, value), = params.items()
+    X, y = _reg(N=10, n=3)
+    with pytest.raises(InvalidParameterError,
+                       match=rf"^The '{name}' parameter of {cls.__name__} must be"):
+        cls(**params).fit(X, y)
+
+
+def test_numbers_accepted_as_before():
+    # Python and numpy integers where floats are expected, numpy scalars, the bounds
+    X, y = _reg(N=30, n=4)
+    a = SelectiveRegression(selectivity=np.float32(0.25), ridge=1, max_iter=np.int64(50),
+                            tol=np.float64(1e-10)).fit(X, y)
+    b = SelectiveRegression(selectivity=0.25, ridge=1.0, max_iter=50).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    SelectiveRegression(selectivity=0).fit(X, y)
+    # min_ratio=1: every grid point is mu_max, the empty model
+    with pytest.warns(EmptyModelWarning):
+        cv = SelectiveRegressionCV(n_mu=np.int64(4), min_ratio=1, n_splits=np.int32(2),
+                                   ridge=np.int64(2)).fit(X, y)
+    np.testing.assert_array_equal(cv.selectivity_path_, cv.selectivity_max_)
 
 
 def _reg(seed=0, N=60, n=20):

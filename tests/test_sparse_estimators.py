@@ -7,7 +7,8 @@ from sklearn.datasets import load_breast_cancer, load_iris, make_classification
 from sklearn.feature_selection import SelectFromModel
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import check_param_validation, parametrize_with_checks
 
 from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC
 
@@ -106,6 +107,50 @@ def test_bad_parameters_raise_value_error(kwargs, match):
     X, y = _bc(100)
     with pytest.raises(ValueError, match=match):
         BilevelSVC(**kwargs).fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [BilevelSVC, ElasticNetSVC])
+def test_param_validation(cls):
+    # every parameter has a constraint ("no_validation" where the check needs the data
+    # or another parameter), and a value outside it raises InvalidParameterError
+    check_param_validation(cls.__name__, cls())
+
+
+@pytest.mark.parametrize("cls, params", [
+    (ElasticNetSVC, dict(l2_penalty="auto")),  # "auto" is BilevelSVC's only
+    (ElasticNetSVC, dict(l1_smoothing=-1e-3)),
+    (ElasticNetSVC, dict(max_iter=0)),
+    (BilevelSVC, dict(l2_penalty="scale")),
+    (BilevelSVC, dict(init_penalty=0.0)),
+    (BilevelSVC, dict(tol=True)),
+    (BilevelSVC, dict(support_threshold=np.inf)),
+    (BilevelSVC, dict(early_stopping="yes")),
+    (BilevelSVC, dict(balanced_criterion=1)),
+    (BilevelSVC, dict(scalar_rule="2se")),
+    (BilevelSVC, dict(refinement_rule="1se_error")),
+    (BilevelSVC, dict(random_state=-1)),
+])
+def test_bad_parameter_is_named(cls, params):
+    (name, value), = params.items()
+    X, y = _bc(60)
+    with pytest.raises(InvalidParameterError,
+                       match=rf"^The '{name}' parameter of {cls.__name__} must be"):
+        cls(**params).fit(X, y)
+
+
+def test_numbers_accepted_as_before():
+    # numpy scalars, ints where floats are expected, l1_smoothing=0 (exact L1)
+    X, y = _bc(80)
+    a = ElasticNetSVC(penalty_weight=np.float32(0.05), l2_penalty=np.float64(0.01),
+                      hinge_smoothing=1, max_iter=np.int64(200)).fit(X, y)
+    b = ElasticNetSVC(penalty_weight=float(np.float32(0.05)), l2_penalty=0.01,
+                      hinge_smoothing=1.0, max_iter=200).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert ElasticNetSVC(l1_smoothing=0).fit(X, y).solver_ == "exact_l1"
+    m = BilevelSVC(model="scalar", init_penalty=np.float32(0.01), tol=np.float64(1e-3),
+                   support_threshold=1, early_stopping=True, balanced_criterion="auto",
+                   max_iter=3, random_state=np.int64(0)).fit(X, y)
+    assert np.isfinite(m.validation_score_)
 
 
 def test_bad_data_raise_value_error():

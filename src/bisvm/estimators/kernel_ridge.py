@@ -23,8 +23,6 @@ held-out residuals. The solve is :func:`bisvm.selection.kernel_ridge_loo.kernel_
 
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
@@ -36,6 +34,8 @@ from bisvm.kernels import (
     warn_if_indefinite,
 )
 from bisvm.selection.kernel_ridge_loo import kernel_ridge_fit
+
+from ._constraints import KERNEL, positive
 
 __all__ = ["KernelRidge"]
 
@@ -70,6 +70,17 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     # private fitted state that model files must carry (bisvm.persistence)
     _persist_attrs = ("_kernel",)
 
+    _parameter_constraints: dict = {
+        "ridge": [positive()],
+        "kernel": KERNEL,
+        # checked by make_kernel for the kernels that use them (a callable kernel uses
+        # none, "linear" and "precomputed" no gamma, only "poly" an integral degree)
+        "gamma": "no_validation",
+        "degree": "no_validation",
+        "coef0": "no_validation",
+        "fit_intercept": "no_validation",  # read as a truth value
+    }
+
     def __init__(
         self, ridge=1.0, *, kernel="linear", gamma="scale", degree=3, coef0=1.0, fit_intercept=False
     ):
@@ -85,9 +96,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
         ``sample_weight`` must be non-negative and finite (``ValueError`` otherwise).
         """
-        r = self.ridge
-        if isinstance(r, bool) or not isinstance(r, Real) or not np.isfinite(r) or r <= 0:
-            raise ValueError(f"ridge must be a positive finite number, got {r!r}")
+        self._validate_params()
         y_kind = np.asarray(y).dtype.kind
         if y_kind in "USV":
             # validate_data(y_numeric=True) converts object arrays only; text would reach
@@ -111,7 +120,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             raise ValueError("sample_weight: all samples have zero weight")
         K = check_finite_gram(self._kernel(X), self.kernel, X)
         ravel = y.ndim == 1
-        theta, b, loo = kernel_ridge_fit(K, y.reshape(K.shape[0], -1), sw, r,
+        theta, b, loo = kernel_ridge_fit(K, y.reshape(K.shape[0], -1), sw, self.ridge,
                                          self.fit_intercept)
         self.X_fit_ = X
         self.dual_coef_ = theta[:, 0] if ravel else theta

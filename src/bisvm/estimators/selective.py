@@ -16,11 +16,13 @@ by the dual Newton method of :mod:`bisvm.solvers.selective` (Algorithm A).
 from __future__ import annotations
 
 import warnings
+from numbers import Real
 
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.preprocessing import LabelEncoder
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -28,6 +30,15 @@ from ..progress import Progress, mode_for_verbose
 from ..selection.loo import CRITERIA, SELECTION_RULES, criterion_path, select_index
 from ..selection.threads import blas_threads, limit_blas
 from ..solvers.selective import SelectiveProblem, solve_dual_newton, solve_selectivity_path
+from ._constraints import (
+    BLAS_THREADS,
+    MAX_ITER,
+    TOL,
+    NumberInterval,
+    int_at_least,
+    non_negative,
+    positive,
+)
 from ._verbose import print_solve
 
 __all__ = [
@@ -43,31 +54,10 @@ class EmptyModelWarning(UserWarning):
     """A selection criterion chose the model without any feature."""
 
 
-def _check_float(name, value, *, low, strict):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    v = float(value)
-    if not np.isfinite(v) or (v <= low if strict else v < low):
-        op = ">" if strict else ">="
-        raise ValueError(f"{name} must be a finite number {op} {low}, got {value!r}")
-    return v
-
-
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
-
-
 class _SelectiveMixin:
     """Shared fitting, prediction and validation of the four estimators."""
 
     _loss = "squared"
-
-    def _validate_common(self):
-        self._ridge = _check_float("ridge", self.ridge, low=0.0, strict=True)
-        _check_float("tol", self.tol, low=0.0, strict=True)
-        _check_int("max_iter", self.max_iter, 1)
 
     def _prepare(self, X, y):
         if self._loss == "squared":
@@ -134,6 +124,15 @@ class _RegressorMethods:
 
 
 class _SelectiveFixed(_SelectiveMixin, BaseEstimator):
+    _parameter_constraints: dict = {
+        "selectivity": [non_negative()],
+        "ridge": [positive()],
+        "fit_intercept": "no_validation",  # read as bool(fit_intercept)
+        "tol": TOL,
+        "max_iter": MAX_ITER,
+        "verbose": "no_validation",  # read as a truth value
+    }
+
     def __init__(self, selectivity=0.1, ridge=1.0, *, fit_intercept=True, tol=1e-10,
                  max_iter=500, verbose=0):
         self.selectivity = selectivity
@@ -147,13 +146,12 @@ class _SelectiveFixed(_SelectiveMixin, BaseEstimator):
         """Fit by Algorithm A (dual Newton), warm-started along a short geometric μ path
         from the empty model at μ_max (Algorithm B as continuation: a cold start far below
         μ_max can ask for more kink constraints than objects)."""
-        self._validate_common()
-        mu = _check_float("selectivity", self.selectivity, low=0.0, strict=False)
+        self._validate_params()
+        mu, ridge = float(self.selectivity), float(self.ridge)
         X, y = self._prepare(X, y)
-        prob = SelectiveProblem(X, y, self._loss, self._ridge, mu, None,
-                                bool(self.fit_intercept))
+        prob = SelectiveProblem(X, y, self._loss, ridge, mu, None, bool(self.fit_intercept))
         if mu > 0:
-            res = solve_selectivity_path(X, y, self._loss, self._ridge, selectivities=[mu],
+            res = solve_selectivity_path(X, y, self._loss, ridge, selectivities=[mu],
                                          fit_intercept=bool(self.fit_intercept),
                                          tol=self.tol, max_iter=self.max_iter).results[0]
         else:  # ridge: no kinks, the cold start is the Newton method on a smooth dual
@@ -213,6 +211,23 @@ class SelectiveLogisticRegression(_ClassifierMethods, ClassifierMixin, _Selectiv
 
 
 class _SelectiveCV(_SelectiveMixin, BaseEstimator):
+    _parameter_constraints: dict = {
+        "criterion": [StrOptions(set(CRITERIA))],
+        "selection_rule": [StrOptions(set(SELECTION_RULES))],
+        "scoring": [StrOptions({"loss", "error"})],
+        "n_mu": [int_at_least(1)],
+        "ridge": [positive()],
+        "min_ratio": [NumberInterval(Real, 0, 1, closed="right")],
+        "fit_intercept": "no_validation",  # read as bool(fit_intercept)
+        "n_splits": [int_at_least(2)],
+        # used by criterion="kfold" only, whose splitter checks it
+        "random_state": "no_validation",
+        "tol": TOL,
+        "max_iter": MAX_ITER,
+        "blas_threads": BLAS_THREADS,
+        "verbose": "no_validation",  # read as a truth value
+    }
+
     def __init__(self, criterion="alo", *, selection_rule="min", scoring="loss", n_mu=50,
                  ridge=1.0, min_ratio=1e-8, fit_intercept=True, n_splits=5, random_state=0,
                  tol=1e-10, max_iter=500, blas_threads="auto", verbose=0):
@@ -233,24 +248,14 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit the μ path (Algorithm B), score every μ by ``criterion``, keep the point
         chosen by ``selection_rule``."""
-        self._validate_common()
-        if self.criterion not in CRITERIA:
-            raise ValueError(f"criterion must be one of {CRITERIA}, got {self.criterion!r}")
-        if self.selection_rule not in SELECTION_RULES:
-            raise ValueError(f"selection_rule must be one of {SELECTION_RULES}, got "
-                             f"{self.selection_rule!r}")
-        if self.scoring not in ("loss", "error"):
-            raise ValueError(f"scoring must be 'loss' or 'error', got {self.scoring!r}")
+        self._validate_params()
         if self.scoring == "error" and (self._loss != "logistic" or self.criterion not in (
                 "alo", "loo", "kfold")):
             raise ValueError("scoring='error' needs a classifier and held-out outputs "
                              "(criterion 'alo', 'loo' or 'kfold')")
-        n_mu = _check_int("n_mu", self.n_mu, 1)
-        ratio = _check_float("min_ratio", self.min_ratio, low=0.0, strict=True)
-        if ratio > 1:
-            raise ValueError(f"min_ratio must lie in (0, 1], got {self.min_ratio!r}")
+        n_mu, ratio, n_splits = int(self.n_mu), float(self.min_ratio), int(self.n_splits)
+        ridge = float(self.ridge)
         X, y = self._prepare(X, y)
-        n_splits = _check_int("n_splits", self.n_splits, 2)
         if self.criterion == "kfold" and n_splits > X.shape[0]:
             raise ValueError(f"n_splits={n_splits} exceeds the number of samples {X.shape[0]}")
         steps = n_mu + (n_splits if self.criterion == "kfold" else 0)
@@ -258,7 +263,7 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
         with limit_blas(self.blas_threads_), Progress(
                 f"{type(self).__name__} μ path ({self.criterion})", steps,
                 mode=mode_for_verbose(self.verbose), unit="step") as bar:
-            cp = criterion_path(X, y, self._loss, self._ridge, criteria=(self.criterion,),
+            cp = criterion_path(X, y, self._loss, ridge, criteria=(self.criterion,),
                                 n_mu=n_mu, min_ratio=ratio,
                                 fit_intercept=bool(self.fit_intercept), n_splits=n_splits,
                                 random_state=self.random_state, tol=self.tol,
@@ -275,7 +280,7 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
             self.selectivity_ = float(cp.selectivities[best])
             self.selection_index_ = best
             self._warn_if_empty(best)
-            prob = SelectiveProblem(X, y, self._loss, self._ridge, self.selectivity_, None,
+            prob = SelectiveProblem(X, y, self._loss, ridge, self.selectivity_, None,
                                     bool(self.fit_intercept))
             # the path's warm-started fit at selectivity_ is the solution; re-solving from
             # it confirms it in one Newton step

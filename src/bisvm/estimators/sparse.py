@@ -21,16 +21,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..names import CRITERIA
 from ..progress import OuterIterations
 from ..selection.bilevel import (
+    LOWER_SOLVERS,
     THESIS_GRID,
     BilevelObjective,
     LowerLevel,
@@ -39,17 +42,12 @@ from ..selection.bilevel import (
     mean_second_moment,
     resolve_solver,
 )
-from ..selection.bilevel_fit import (
-    check_lower_options,
-    check_staged_options,
-    feature_groups,
-    fit_binary,
-    stack_binary_fits,
-)
+from ..selection.bilevel_fit import feature_groups, fit_binary, stack_binary_fits
 from ..selection.lower_level import add_bias_column
-from ..selection.one_se import validation_splits
+from ..selection.one_se import SCALAR_RULES, validation_splits
 from ..selection.staged import StagedSettings, weighted_folds
 from ..selection.threads import gram_threads, limit_blas
+from ._constraints import AUTO_OR_BOOL, BLAS_THREADS, TOL, non_negative, positive
 from ._sample_weight import checked_sample_weight
 from ._verbose import print_solve
 
@@ -64,13 +62,28 @@ class _SmoothedSVMBase(LinearClassifierMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    def _check_common(self):
-        # "auto" (BilevelSVC only) is resolved on the data in fit
-        return check_lower_options(
-            l2_penalty=self.l2_penalty, hinge_smoothing=self.hinge_smoothing,
-            l1_smoothing=self.l1_smoothing, max_iter=self.max_iter, solver=self.solver,
-            penalize_intercept=self.penalize_intercept,
-            auto_l2_allowed=not isinstance(self, ElasticNetSVC))
+    #: the parameters of the lower level, shared by the two estimators
+    _lower_constraints: dict = {
+        "hinge_smoothing": [positive()],
+        "l1_smoothing": [non_negative()],  # 0: the exact L1 mode
+        "penalize_intercept": "no_validation",  # read as bool(penalize_intercept)
+        "solver": [StrOptions(set(LOWER_SOLVERS))],
+        # scikit-learn's Interval: an integer >= 1, True counted as 1 (as before)
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        # checked against the columns where the hyperparameter model is built
+        "groups": "no_validation",
+        "verbose": "no_validation",  # read as a truth value
+    }
+
+    def _lower_level(self):
+        """The :class:`~bisvm.selection.bilevel.LowerLevel` of the parameters (validated
+        by ``_validate_params``); ``l2_penalty="auto"`` (BilevelSVC) is 0.01 here and
+        resolved on the data by the caller."""
+        auto_l2 = isinstance(self.l2_penalty, str)
+        return LowerLevel(
+            l2_penalty=0.01 if auto_l2 else float(self.l2_penalty),
+            hinge_smoothing=float(self.hinge_smoothing), l1_smoothing=float(self.l1_smoothing),
+            penalize_intercept=bool(self.penalize_intercept), solver=self.solver)
 
     def _validate_xy(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
@@ -146,6 +159,15 @@ class ElasticNetSVC(_SmoothedSVMBase):
     X may be dense or scipy.sparse (CSR/CSC); sparse input is never densified.
     """
 
+    _parameter_constraints: dict = {
+        **_SmoothedSVMBase._lower_constraints,
+        # a scalar or one weight per penalty group: checked against the data in fit
+        "penalty_weight": "no_validation",
+        "l2_penalty": [positive()],
+        # the lower-level solver's own check: a finite number > 0, True counted as 1
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(self, penalty_weight=0.1, *, groups=None, l2_penalty=0.01,
                  hinge_smoothing=0.25, l1_smoothing=0.01, penalize_intercept=True,
                  solver="auto", tol=1e-8, max_iter=500, verbose=0):
@@ -166,8 +188,8 @@ class ElasticNetSVC(_SmoothedSVMBase):
         ``sample_weight`` (non-negative, one per row) weighs the loss terms,
         :math:`\frac{1}{\sum_i s_i}\sum_i s_i\ell_i`: an integer weight k fits the same
         model as k copies of the row, and a zero weight the model without it."""
-        lower = self._check_common()
-        lower = LowerLevel(**{**lower.__dict__, "max_iter": int(self.max_iter)})
+        self._validate_params()
+        lower = replace(self._lower_level(), max_iter=int(self.max_iter))
         X, y = self._validate_xy(X, y)
         sw = checked_sample_weight(sample_weight, y, self.classes_)
         d = X.shape[1]
@@ -409,6 +431,30 @@ class BilevelSVC(_SmoothedSVMBase):
       synthetic seeds, for about twice the time.
     """
 
+    _parameter_constraints: dict = {
+        **_SmoothedSVMBase._lower_constraints,
+        "model": [StrOptions({"scalar", "vector", "group"})],
+        "l2_penalty": [StrOptions({"auto"}), positive()],
+        "criterion": [StrOptions(set(CRITERIA))],
+        # validation_fraction (holdout criteria), cv and cv_repeats (k-fold criteria) are
+        # checked by validation_splits, only when the criterion uses them
+        "validation_fraction": "no_validation",
+        "cv": "no_validation",
+        "cv_repeats": "no_validation",
+        "init_penalty": [StrOptions({"auto"}), positive()],
+        "warm_init": "no_validation",  # read as bool(warm_init)
+        "tol": TOL,
+        "support_threshold": [positive()],
+        "learn_l2_penalty": "no_validation",  # read as bool(learn_l2_penalty)
+        "refit": "no_validation",  # read as bool(refit)
+        "early_stopping": AUTO_OR_BOOL,
+        "scalar_rule": [StrOptions(set(SCALAR_RULES))],
+        "refinement_rule": [StrOptions({"min", "1se"})],
+        "balanced_criterion": AUTO_OR_BOOL,
+        "blas_threads": BLAS_THREADS,
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, model="vector", groups=None, l2_penalty="auto", hinge_smoothing=0.25,
                  l1_smoothing=0.01, criterion="scaled_margin", validation_fraction=0.2, cv=5,
                  init_penalty="auto", warm_init=True, penalize_intercept=True,
@@ -456,12 +502,8 @@ class BilevelSVC(_SmoothedSVMBase):
         weight k is k times the say in every loss, not k copies that a split could send
         to different folds. Zero-weight rows matter only by their place in the splits."""
         t0 = time.perf_counter()
-        lower = self._check_common()
-        check_staged_options(
-            criterion=self.criterion, scalar_rule=self.scalar_rule,
-            refinement_rule=self.refinement_rule, early_stopping=self.early_stopping,
-            balanced_criterion=self.balanced_criterion, init_penalty=self.init_penalty,
-            tol=self.tol, support_threshold=self.support_threshold)
+        self._validate_params()
+        lower = self._lower_level()
         X, y = self._validate_xy(X, y)
         self.blas_threads_ = gram_threads(*X.shape, threads=self.blas_threads)
         sw = checked_sample_weight(sample_weight, y, self.classes_)
@@ -530,9 +572,8 @@ class BilevelSVC(_SmoothedSVMBase):
         GridResult
             Values, regularisation path, best β, lower-level solves and seconds.
         """
-        lower = self._check_common()
-        if self.criterion not in CRITERIA:
-            raise ValueError(f"criterion must be one of {sorted(CRITERIA)}")
+        self._validate_params()
+        lower = self._lower_level()
         X, y = validate_data(self, X, y, dtype=np.float64, reset=False,
                              accept_sparse=("csr", "csc"))
         if self.classes_.size != 2:

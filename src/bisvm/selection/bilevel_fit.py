@@ -10,19 +10,14 @@ support, seed-000 §2.9-2.10) and by the coefficient shares
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..names import CRITERIA
-from .bilevel import LOWER_SOLVERS, LowerLevel
 from .importance import coefficient_shares, importance_scores
-from .one_se import SCALAR_RULES
 from .staged import fit_staged
 
-__all__ = ["BinaryFit", "fit_binary", "StackedFit", "stack_binary_fits",
-           "check_staged_options", "check_lower_options", "feature_groups"]
+__all__ = ["BinaryFit", "fit_binary", "StackedFit", "stack_binary_fits", "feature_groups"]
 
 
 @dataclass(frozen=True)
@@ -130,65 +125,6 @@ def stack_binary_fits(fits, hyper, l2_penalty):
         feature_importances=np.array([f.feature_importance for f in fits]).mean(axis=0),
         lower_level_solves=int(sum(f.solves for f in fits)),
         lower_level_iterations=int(sum(f.iterations for f in fits)))
-
-
-def check_staged_options(*, criterion, scalar_rule, refinement_rule, early_stopping,
-                         balanced_criterion, init_penalty, tol, support_threshold):
-    """Validate the options of the staged fit (``BilevelSVC``'s parameters of the same
-    names); raises ``ValueError`` naming the parameter."""
-    if criterion not in CRITERIA:
-        raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {criterion!r}")
-    for name, v, rules in (("scalar_rule", scalar_rule, SCALAR_RULES),
-                           ("refinement_rule", refinement_rule, ("min", "1se"))):
-        if v not in rules:
-            raise ValueError(f"{name} must be one of {rules}, got {v!r}")
-    for name, v in (("early_stopping", early_stopping),
-                    ("balanced_criterion", balanced_criterion)):
-        if not (isinstance(v, bool) or (isinstance(v, str) and v == "auto")):
-            raise ValueError(f"{name} must be True, False or 'auto', got {v!r}")
-    checks = [("tol", tol), ("support_threshold", support_threshold)]
-    if isinstance(init_penalty, str):
-        if init_penalty != "auto":
-            raise ValueError(f"init_penalty must be 'auto' or a positive float, got "
-                             f"{init_penalty!r}")
-    else:
-        checks.insert(0, ("init_penalty", init_penalty))
-    for name, v in checks:
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
-            np.isfinite(v) and v > 0
-        ):
-            raise ValueError(f"{name} must be a positive finite number, got {v!r}")
-
-
-def check_lower_options(*, l2_penalty, hinge_smoothing, l1_smoothing, max_iter, solver,
-                        penalize_intercept, auto_l2_allowed):
-    """Validate the lower-level options of the smoothed elastic-net SVM (the parameters
-    of ``ElasticNetSVC`` and ``BilevelSVC`` of the same names) and return its
-    :class:`~bisvm.selection.bilevel.LowerLevel`; ``l2_penalty="auto"`` (allowed when
-    ``auto_l2_allowed``) is 0.01 here and resolved on the data by the caller."""
-    auto_l2 = isinstance(l2_penalty, str)
-    if auto_l2 and (l2_penalty != "auto" or not auto_l2_allowed):
-        allowed = " or 'auto'" if auto_l2_allowed else ""
-        raise ValueError(f"l2_penalty must be a positive finite number{allowed}, "
-                         f"got {l2_penalty!r}")
-    values = {"hinge_smoothing": hinge_smoothing, "l1_smoothing": l1_smoothing}
-    if not auto_l2:
-        values["l2_penalty"] = l2_penalty
-    for name, v in values.items():
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (
-            np.isfinite(v) and (v > 0 or (v == 0 and name == "l1_smoothing"))
-        ):
-            extra = " or 0 (exact L1)" if name == "l1_smoothing" else ""
-            raise ValueError(f"{name} must be a positive finite number{extra}, got {v!r}")
-    if not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    if solver not in LOWER_SOLVERS:
-        raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {solver!r}")
-    return LowerLevel(
-        l2_penalty=0.01 if auto_l2 else float(l2_penalty),
-        hinge_smoothing=float(hinge_smoothing), l1_smoothing=float(l1_smoothing),
-        penalize_intercept=bool(penalize_intercept), solver=solver,
-    )
 
 
 def feature_groups(groups):
