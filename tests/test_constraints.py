@@ -12,11 +12,14 @@ from sklearn.utils._param_validation import (
 from bisvm.estimators._constraints import (
     AUTO_OR_BOOL,
     BLAS_THREADS,
+    DUAL,
     KERNEL,
     MAX_ITER,
+    N_JOBS,
     NU,
     SMO_MAX_ITER,
     TOL,
+    check_intercept_scaling,
     finite,
     non_negative,
     positive,
@@ -39,6 +42,10 @@ def _ok(constraints, value):
     (BLAS_THREADS, ["auto", None, 1, 4], ["two", 0, -1, True, 1.5]),
     (AUTO_OR_BOOL, ["auto", True, False], ["yes", 1, 0, np.True_, None]),
     (KERNEL, ["rbf", "precomputed", lambda a, b: a @ b.T], ["spline", 3, None]),
+    (N_JOBS, [None, 1, -1, np.int64(-3), 8], [0, 1.0, True, "2"]),
+    # the rule `dual in ("auto", True, False)`: equality, so 1, 0.0 and numpy bools too
+    (DUAL, ["auto", True, False, 1, 0.0, np.True_, np.str_("auto")],
+     ["yes", 2, None, [True, False], {"auto": 1}]),
 ])
 def test_accepted_and_refused_values(constraints, good, bad):
     for v in good:
@@ -53,3 +60,21 @@ def test_error_names_the_parameter_and_the_caller():
                              r"\(0.0, inf\)\. Got True instead\.$") as e:
         validate_parameter_constraints({"tol": TOL}, {"tol": True}, caller_name="Est")
     assert isinstance(e.value, ValueError) and isinstance(e.value, TypeError)
+
+
+def test_dual_names_the_accepted_values():
+    with pytest.raises(InvalidParameterError,
+                       match=r"^The 'dual' parameter of Est must be equal to one of "
+                             r"\{'auto', True, False\}\. Got 'yes' instead\.$"):
+        validate_parameter_constraints({"dual": DUAL}, {"dual": "yes"}, caller_name="Est")
+
+
+def test_intercept_scaling_is_checked_only_with_an_intercept():
+    for ok in (1.0, 3, np.float32(0.5), np.inf):
+        check_intercept_scaling(True, ok)
+    for anything in ("x", None, -1.0, 0.0, np.nan):
+        check_intercept_scaling(False, anything)
+    for bad in (0.0, -1, np.nan, "1", None):
+        with pytest.raises(ValueError, match="intercept_scaling must be > 0 when "
+                                             "fit_intercept=True"):
+            check_intercept_scaling(True, bad)

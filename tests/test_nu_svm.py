@@ -13,7 +13,7 @@ from sklearn.datasets import (
     make_friedman1,
 )
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import check_param_validation, parametrize_with_checks
 
 from bisvm.estimators.nu_svm import NuSVC, NuSVR, OneClassSVM
 from bisvm.kernels import make_kernel
@@ -46,6 +46,37 @@ def _expected_failures(est):
                          expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("cls", [NuSVC, NuSVR, OneClassSVM])
+def test_param_validation(cls):
+    """scikit-learn's check: a constraint (or "no_validation") for every parameter, and
+    InvalidParameterError naming the parameter for a wrong type or an out-of-range value."""
+    check_param_validation(cls.__name__, cls())
+
+
+@pytest.mark.parametrize("cls", [NuSVC, NuSVR, OneClassSVM])
+@pytest.mark.parametrize("nu", [0, -0.1, 1.5, np.nan, True, "0.5"])
+def test_bad_nu_is_refused_naming_it(cls, nu):
+    X, y = make_classification(40, 3, n_informative=2, n_redundant=0, random_state=0)
+    with pytest.raises(ValueError, match=rf"^The 'nu' parameter of {cls.__name__} must be "
+                                         r"a float in the range \(0\.0, 1\.0\]"):
+        cls(nu=nu).fit(X, y)
+
+
+@pytest.mark.parametrize("params", [{"nu": 1}, {"nu": np.float32(0.3)}, {"max_iter": -1},
+                                    {"tol": np.float64(1e-2)}, {"cache_size": 1}])
+def test_ints_and_numpy_scalars_are_accepted(params):
+    X, y = make_classification(40, 3, n_informative=2, n_redundant=0, random_state=0)
+    for cls in (NuSVC, NuSVR, OneClassSVM):
+        assert cls(**params).fit(X, y).n_support_.sum() > 0
+
+
+def test_nusvr_refuses_an_infinite_C():
+    X, y = make_classification(40, 3, n_informative=2, n_redundant=0, random_state=0)
+    with pytest.raises(ValueError, match=r"^The 'C' parameter of NuSVR must be a float in "
+                                         r"the range \(0\.0, inf\)"):
+        NuSVR(C=np.inf).fit(X, y)
 
 
 # --------------------------------------------------------------------------- parity
@@ -82,6 +113,11 @@ def _coef(model):
     return np.asarray(d.toarray() if sp.issparse(d) else d)[0]
 
 
+def _gamma_scale(X):
+    """gamma="scale" of both libraries: 1 / (n_features * X.var())."""
+    return 1.0 / (X.shape[1] * X.var())
+
+
 def _objective(model, X, gamma, scale=1.0, linear_term=None):
     """The dual objective 0.5 c'Kc (- z'c for nu-SVR) of a one-machine model from its
     dual coefficients c, times ``scale``."""
@@ -112,11 +148,13 @@ def test_nusvc_matches_libsvm(name, nu, sparse):
     X, y = _classification(name)
     ref = sklearn.svm.NuSVC(nu=nu, tol=TOL).fit(X, y)
     ours = NuSVC(nu=nu, tol=TOL).fit(_as(X, sparse), y)
-    assert ours._gamma == pytest.approx(ref._gamma)
+    gamma = _gamma_scale(X)
+    # bisvm resolves gamma="scale" as scikit-learn does, on sparse X too
+    assert make_kernel("rbf", gamma="scale", X=_as(X, sparse)).gamma == pytest.approx(gamma)
     np.testing.assert_array_equal(ours.support_, ref.support_)
     # LIBSVM's objective is the one of the unscaled alpha, with e'alpha = nu * l; the
     # coefficients are alpha * y / r, so sum |dual_coef_| = nu * l / r
-    f = [_objective(m, X, ref._gamma, nu * y.size / np.abs(_coef(m)).sum())
+    f = [_objective(m, X, gamma, nu * y.size / np.abs(_coef(m)).sum())
          for m in (ours, ref)]
     assert f[0] == pytest.approx(f[1], rel=1e-6)
     dec = ref.decision_function(X)
@@ -145,8 +183,8 @@ def test_nusvr_matches_libsvm(name, nu, sparse):
     ref = sklearn.svm.NuSVR(nu=nu, C=2.0, tol=TOL).fit(X, z)
     ours = NuSVR(nu=nu, C=2.0, tol=TOL).fit(_as(X, sparse), z)
     np.testing.assert_array_equal(ours.support_, ref.support_)
-    f_ours = _objective(ours, X, ref._gamma, linear_term=z)
-    f_ref = _objective(ref, X, ref._gamma, linear_term=z)
+    f_ours = _objective(ours, X, _gamma_scale(X), linear_term=z)
+    f_ref = _objective(ref, X, _gamma_scale(X), linear_term=z)
     assert f_ours == pytest.approx(f_ref, rel=1e-6)
     np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-5, atol=1e-5)
     assert ours.epsilon_ >= 0
@@ -160,8 +198,8 @@ def test_one_class_matches_libsvm(name, nu, sparse):
     ref = sklearn.svm.OneClassSVM(nu=nu, tol=TOL).fit(X)
     ours = OneClassSVM(nu=nu, tol=TOL).fit(_as(X, sparse))
     np.testing.assert_array_equal(ours.support_, ref.support_)
-    f_ours = _objective(ours, X, ref._gamma)
-    f_ref = _objective(ref, X, ref._gamma)
+    f_ours = _objective(ours, X, _gamma_scale(X))
+    f_ref = _objective(ref, X, _gamma_scale(X))
     assert f_ours == pytest.approx(f_ref, rel=1e-6)
     np.testing.assert_allclose(ours.intercept_, ref.intercept_, rtol=1e-6)
     dec = ref.decision_function(X)

@@ -9,10 +9,10 @@ from sklearn.datasets import load_breast_cancer, load_digits, load_iris, make_cl
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import check_param_validation, parametrize_with_checks
 
 from bisvm.estimators.svm import SVC, SVR
-from bisvm.kernels import rbf_kernel
+from bisvm.kernels import make_kernel, rbf_kernel
 
 _WEIGHT_XFAIL = {
     "check_sample_weight_equivalence_on_dense_data": (
@@ -66,8 +66,8 @@ def test_parity_with_libsvm_binary(name, C):
     X, y = _parity_data()[name]
     ours = SVC(C=C).fit(X, y)
     ref = sklearn.svm.SVC(C=C).fit(X, y)
-    g = ref._gamma
-    assert ours._gamma == pytest.approx(g)
+    g = 1.0 / (X.shape[1] * X.var())  # gamma="scale" of both libraries
+    assert make_kernel("rbf", gamma="scale", X=X).gamma == pytest.approx(g)
     f_ours = _dual_objective_csvc(ours, X, y, g)
     f_ref = _dual_objective_csvc(ref, X, y, g)
     assert f_ours == pytest.approx(f_ref, rel=1e-3)
@@ -101,7 +101,7 @@ def test_parity_with_libsvm_svr(C, epsilon):
     y = X @ [1.0, -2.0, 0.5, 0.0, 1.0] + np.sin(3 * X[:, 0]) + 0.3 * rng.normal(size=300)
     ours = SVR(C=C, epsilon=epsilon).fit(X, y)
     ref = sklearn.svm.SVR(C=C, epsilon=epsilon).fit(X, y)
-    g = ref._gamma
+    g = 1.0 / (X.shape[1] * X.var())  # gamma="scale" of both libraries
 
     def obj(m):
         # eps-SVR dual: 0.5 bᵀKb - yᵀb + eps*|b|_1 with b = alpha - alpha*
@@ -296,27 +296,63 @@ def test_zero_weights_are_dropped():
 
 
 # ------------------------------------------------------------------------ bad input
+def _refusal(name):
+    """scikit-learn's InvalidParameterError wording, which names the parameter."""
+    return rf"^The '{name}' parameter of SVC must be .* Got .* instead\.$"
+
+
 @pytest.mark.parametrize(
     "params,match",
     [
-        ({"C": 0}, "C"),
-        ({"C": -1.0}, "C"),
-        ({"kernel": "gauss"}, "kernel"),
-        ({"gamma": 0.0}, "gamma"),
+        ({"C": 0}, _refusal("C")),
+        ({"C": -1.0}, _refusal("C")),
+        ({"C": True}, _refusal("C")),
+        ({"C": np.nan}, _refusal("C")),
+        ({"kernel": "gauss"}, _refusal("kernel")),
+        ({"gamma": 0.0}, "gamma"),  # checked by make_kernel
         ({"gamma": -2.0}, "gamma"),
-        ({"tol": 0}, "tol"),
-        ({"loss": "log"}, "loss"),
-        ({"multiclass": "all"}, "multiclass"),
-        ({"decision_function_shape": "x"}, "decision_function_shape"),
-        ({"cache_size": 0}, "cache_size"),
-        ({"max_iter": 0}, "max_iter"),
-        ({"loss": "squared_hinge", "C": np.inf}, "C"),
+        ({"tol": 0}, _refusal("tol")),
+        ({"loss": "log"}, _refusal("loss")),
+        ({"multiclass": "all"}, _refusal("multiclass")),
+        ({"decision_function_shape": "x"}, _refusal("decision_function_shape")),
+        ({"cache_size": 0}, _refusal("cache_size")),
+        ({"max_iter": 0}, _refusal("max_iter")),
+        ({"max_iter": -2}, _refusal("max_iter")),
+        ({"max_iter": True}, _refusal("max_iter")),
+        ({"max_iter": 10.0}, _refusal("max_iter")),
+        ({"selection": "random"}, _refusal("selection")),
+        ({"n_jobs": 0}, _refusal("n_jobs")),
+        ({"n_jobs": 1.5}, _refusal("n_jobs")),
+        # the combinations the one-parameter constraints cannot express
+        ({"loss": "squared_hinge", "C": np.inf},
+         "C must be finite with loss='squared_hinge'"),
+        ({"multiclass": "ovr", "decision_function_shape": "ovo"},
+         "decision_function_shape='ovo' requires multiclass='ovo'"),
+        ({"probability": True, "C": np.inf}, "probability=True needs a finite C"),
     ],
 )
 def test_bad_parameters(params, match):
     X, y = make_classification(30, 3, n_informative=2, n_redundant=0, random_state=0)
     with pytest.raises(ValueError, match=match):
         SVC(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("params", [
+    {"C": 1}, {"C": np.float32(0.5)}, {"C": np.inf}, {"tol": np.float64(1e-3)},
+    {"cache_size": 10}, {"max_iter": np.int64(-1)}, {"max_iter": np.int32(500)},
+    {"n_jobs": np.int64(1)}, {"n_jobs": -1}, {"kernel": lambda a, b: a @ b.T},
+])
+def test_numpy_scalars_and_ints_are_accepted(params):
+    X, y = make_classification(30, 3, n_informative=2, n_redundant=0, random_state=0)
+    assert SVC(**params).fit(X, y).score(X, y) > 0.5
+    assert SVR(**params).fit(X, y).n_iter_ > 0
+
+
+@pytest.mark.parametrize("cls", [SVC, SVR])
+def test_param_validation(cls):
+    """scikit-learn's check: every parameter has a constraint (or "no_validation"), and
+    a value of a wrong type or out of range raises InvalidParameterError naming it."""
+    check_param_validation(cls.__name__, cls())
 
 
 def test_bad_data():

@@ -16,7 +16,8 @@ side with no finite bound (``closed="right"`` with ``right=None`` takes ``inf``)
 
 Checks that depend on the data (a weight vector's length against ``n_features``, feature
 groups against the columns) or on two parameters together stay in the estimators' code,
-with their messages.
+with their messages; the one shared by two estimators, ``intercept_scaling`` when
+``fit_intercept``, is :func:`check_intercept_scaling`.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ __all__ = [
     "KERNEL",
     "NU",
     "SMO_MAX_ITER",
+    "N_JOBS",
+    "EqualToOneOf",
+    "DUAL",
+    "check_intercept_scaling",
 ]
 
 
@@ -56,6 +61,25 @@ class NumberInterval(Interval):
         if isinstance(val, (bool, np.bool_)):
             return False
         return super().is_satisfied_by(val)
+
+
+class EqualToOneOf(Options):
+    """The values equal (``==``) to one of ``options``, whatever their type: the rule of
+    ``value in (option, ...)``, so ``EqualToOneOf("auto", True, False)`` takes ``1``,
+    ``0.0`` and ``np.True_`` as well, and refuses ``"yes"`` and ``2``. Unlike
+    :class:`~sklearn.utils._param_validation.Options` (a set) it takes unhashable values
+    without error (they are compared, and refused unless equal to an option).
+    """
+
+    def __init__(self, *options):
+        super().__init__(object, set())
+        self.options = options  # a tuple: ``in`` compares by identity, then ``==``
+
+    def is_satisfied_by(self, val):
+        return val in self.options
+
+    def __str__(self):
+        return "equal to one of {" + ", ".join(map(repr, self.options)) + "}"
 
 
 def positive(*, allow_inf=False):
@@ -95,3 +119,20 @@ KERNEL = [StrOptions(set(KERNELS)), callable]
 NU = [NumberInterval(Real, 0, 1, closed="right")]
 #: ``max_iter`` of the SMO estimators: an integer >= 1, or -1 for no limit.
 SMO_MAX_ITER = [int_at_least(1), Options(Integral, {-1})]
+#: ``n_jobs`` of the SMO estimators: None or a nonzero integer (joblib's convention,
+#: :func:`bisvm.solvers.dual.smo.resolve_n_jobs`).
+N_JOBS = [None, int_at_least(1), NumberInterval(Integral, None, -1, closed="right")]
+#: ``dual`` of LinearSVC and LinearSVR: "auto", or a value equal to True or False (the
+#: rule ``dual in ("auto", True, False)`` they always had: 1, 0 and numpy bools too).
+DUAL = [EqualToOneOf("auto", True, False)]
+
+
+def check_intercept_scaling(fit_intercept, intercept_scaling):
+    """Refuse an ``intercept_scaling`` that is not a real > 0 when ``fit_intercept``.
+
+    LIBLINEAR's constant feature ``-B``; without an intercept the value is unused and
+    anything is accepted, which a constraint on one parameter cannot say.
+    """
+    if fit_intercept and not (isinstance(intercept_scaling, Real) and intercept_scaling > 0):
+        raise ValueError(f"intercept_scaling must be > 0 when fit_intercept=True, got "
+                         f"{intercept_scaling!r}")

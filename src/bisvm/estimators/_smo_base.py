@@ -1,21 +1,21 @@
 """Shared machinery of the SMO-trained kernel estimators (:class:`~bisvm.SVC`,
 :class:`~bisvm.SVR`, :class:`~bisvm.NuSVC`, :class:`~bisvm.NuSVR`,
-:class:`~bisvm.OneClassSVM`): parameter checks, input validation (dense, CSR, or anything
-a callable kernel accepts), sample weights with LIBSVM's rule, kernel set-up, the kernel
-block against the support vectors, and the scikit-learn attribute conventions for sparse
-fits (``support_vectors_`` and ``dual_coef_`` sparse, ``coef_`` sparse and otherwise
-read-only)."""
+:class:`~bisvm.OneClassSVM`): the constraints of their common parameters, input
+validation (dense, CSR, or anything a callable kernel accepts), sample weights with
+LIBSVM's rule, kernel set-up, the kernel block against the support vectors, and the
+scikit-learn attribute conventions for sparse fits (``support_vectors_`` and
+``dual_coef_`` sparse, ``coef_`` sparse and otherwise read-only)."""
 
 from __future__ import annotations
-
-from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_consistent_length, column_or_1d
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from bisvm.estimators._constraints import KERNEL, N_JOBS, SMO_MAX_ITER, TOL, positive
 from bisvm.kernels import (
     check_finite_gram,
     check_precomputed,
@@ -23,10 +23,9 @@ from bisvm.kernels import (
     make_kernel,
     warn_if_indefinite,
 )
-from bisvm.solvers.dual.smo import resolve_n_jobs, solve_smo
+from bisvm.solvers.dual.smo import solve_smo
 
-__all__ = ["BaseSMO", "check_positive", "warm_alpha", "positive_weight_rows",
-           "LINEAR_GRAM_MAX_BYTES"]
+__all__ = ["BaseSMO", "warm_alpha", "positive_weight_rows", "LINEAR_GRAM_MAX_BYTES"]
 
 #: Dense data whose linear Gram matrix takes at most this many bytes is trained on
 #: ``X @ X.T`` computed once by BLAS (then read like a precomputed kernel), so that
@@ -38,24 +37,6 @@ __all__ = ["BaseSMO", "check_positive", "warm_alpha", "positive_weight_rows",
 #: the two runs stop at dual solutions a few per cent apart (issue 14, item 6).
 #: LIBSVM hides the same differences by storing its kernel columns in float32.
 LINEAR_GRAM_MAX_BYTES = 2**26
-
-
-def check_positive(name, value, *, allow_inf=False):
-    """``float(value)`` when it is a positive real (``inf`` only with ``allow_inf``)."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    v = float(value)
-    if np.isnan(v) or v <= 0 or (np.isinf(v) and not allow_inf):
-        extra = " (inf allowed)" if allow_inf else ""
-        raise ValueError(f"{name} must be > 0{extra}, got {value!r}")
-    return v
-
-
-def check_nu(nu):
-    """``float(nu)`` for ``0 < nu <= 1``."""
-    if isinstance(nu, bool) or not isinstance(nu, Real) or not 0 < float(nu) <= 1:
-        raise ValueError(f"nu must be a number in (0, 1], got {nu!r}")
-    return float(nu)
 
 
 def warm_alpha(previous, upper):
@@ -89,22 +70,25 @@ def _is_numeric(X):
 
 
 class BaseSMO(BaseEstimator):
-    """Shared parameter checks, kernel handling and prediction from support vectors."""
+    """Shared parameter constraints, kernel handling and prediction from support vectors."""
 
-    def _validate_common(self):
-        check_positive("tol", self.tol)
-        check_positive("cache_size", self.cache_size)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, Integral):
-            raise ValueError(
-                f"max_iter must be an integer (-1 for no limit), got {self.max_iter!r}"
-            )
-        if self.max_iter == 0 or self.max_iter < -1:
-            raise ValueError(f"max_iter must be positive or -1, got {self.max_iter!r}")
-        resolve_n_jobs(getattr(self, "n_jobs", None))
-        if self.selection not in ("second_order", "max_violating_pair"):
-            raise ValueError(
-                f"selection must be 'second_order' or 'max_violating_pair', got {self.selection!r}"
-            )
+    #: The parameters every SMO estimator has (each class adds its own): checked by
+    #: ``self._validate_params()`` at the top of ``fit``.
+    _parameter_constraints: dict = {
+        "kernel": KERNEL,
+        # checked by make_kernel for the kernels that use them (a callable kernel uses
+        # none, "linear" and "precomputed" no gamma, only "poly" an integral degree)
+        "gamma": "no_validation",
+        "degree": "no_validation",
+        "coef0": "no_validation",
+        "tol": TOL,
+        "cache_size": [positive()],
+        "max_iter": SMO_MAX_ITER,
+        "selection": [StrOptions({"second_order", "max_violating_pair"})],
+        "shrinking": "no_validation",  # read as bool(shrinking)
+        "verbose": "no_validation",  # read as a truth value
+        "n_jobs": N_JOBS,
+    }
 
     def _free_form(self, X):
         """Whether ``X`` goes to a callable kernel as it is (not a numeric matrix)."""

@@ -20,7 +20,8 @@ import numpy as np
 from sklearn.base import OutlierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from bisvm.estimators._smo_base import BaseSMO, check_nu, check_positive, positive_weight_rows
+from bisvm.estimators._constraints import NU, positive
+from bisvm.estimators._smo_base import BaseSMO, positive_weight_rows
 from bisvm.estimators.svm import SVC, SVR
 from bisvm.solvers.dual.nu_smo import nu_svc_dual, nu_svc_scaling, nu_svr_dual, one_class_dual
 
@@ -55,6 +56,12 @@ class NuSVC(SVC):
     n_iter_, probA_, probB_, fit_status_, shape_fit_
         As in :class:`sklearn.svm.NuSVC`.
     """
+
+    _parameter_constraints: dict = {
+        **{k: v for k, v in SVC._parameter_constraints.items()
+           if k not in ("C", "loss", "multiclass", "warm_start")},
+        "nu": NU,
+    }
 
     def __init__(
         self,
@@ -94,14 +101,8 @@ class NuSVC(SVC):
         self.verbose = verbose
         self.n_jobs = n_jobs
 
-    def _check_params(self):
-        self._validate_common()
-        check_nu(self.nu)
-        if self.decision_function_shape not in ("ovo", "ovr"):
-            raise ValueError(
-                "decision_function_shape must be 'ovo' or 'ovr', got "
-                f"{self.decision_function_shape!r}"
-            )
+    def _check_combinations(self):
+        """ν-SVC has no refused combination (no ``C``, ``loss`` or ``multiclass``)."""
 
     def _binary_problem(self, X, idx, yb, w):
         return nu_svc_dual(self._sub_problem_data(X, idx), yb, self._solve_kernel, float(self.nu),
@@ -137,6 +138,12 @@ class NuSVR(SVR):
         The tube half-width found, :math:`-r` of the solver.
     """
 
+    _parameter_constraints: dict = {
+        **BaseSMO._parameter_constraints,
+        "nu": NU,
+        "C": [positive()],
+    }
+
     def __init__(
         self,
         nu=0.5,
@@ -166,11 +173,6 @@ class NuSVR(SVR):
         self.selection = selection
         self.verbose = verbose
         self.n_jobs = n_jobs
-
-    def _check_params(self):
-        self._validate_common()
-        check_nu(self.nu)
-        check_positive("C", self.C)
 
     def _problem(self, X, y, w):
         return nu_svr_dual(X, y, self._solve_kernel, float(self.C), float(self.nu), weights=w)
@@ -209,6 +211,8 @@ class OneClassSVM(OutlierMixin, BaseSMO):
     # private fitted state that model files must carry (bisvm.persistence)
     _persist_attrs = ("_kernel", "_gamma")
 
+    _parameter_constraints: dict = {**BaseSMO._parameter_constraints, "nu": NU}
+
     def __init__(
         self,
         kernel="rbf",
@@ -241,8 +245,7 @@ class OneClassSVM(OutlierMixin, BaseSMO):
         """Estimate the support of the distribution of ``X`` (``y`` is ignored).
         ``sample_weight`` multiplies each sample's bound; samples of weight <= 0 are
         dropped."""
-        self._validate_common()
-        check_nu(self.nu)
+        self._validate_params()
         X, _ = self._validate_X_train(X)
         sw = self._sample_weight(sample_weight, X)
         idx = positive_weight_rows(sw)

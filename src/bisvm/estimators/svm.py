@@ -22,18 +22,18 @@ the same attribute layout and sign conventions as scikit-learn's LIBSVM wrappers
 
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import StratifiedKFold
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from bisvm.estimators._calibration import couple, fit_platt, sigmoid_prob
+from bisvm.estimators._constraints import non_negative, positive
 from bisvm.estimators._multiclass import (
     class_pairs,
     dual_layout,
@@ -41,7 +41,7 @@ from bisvm.estimators._multiclass import (
     pair_decisions,
     votes,
 )
-from bisvm.estimators._smo_base import BaseSMO, check_positive, positive_weight_rows, warm_alpha
+from bisvm.estimators._smo_base import BaseSMO, positive_weight_rows, warm_alpha
 from bisvm.solvers.dual.smo import csvc_dual, epsilon_svr_dual
 
 __all__ = ["SVC", "SVR"]
@@ -110,6 +110,21 @@ class SVC(ClassifierMixin, BaseSMO):
     # private fitted state that model files must carry (bisvm.persistence)
     _persist_attrs = ("_kernel", "_gamma", "_train_shape", "_alphas", "_pairs")
 
+    _parameter_constraints: dict = {
+        **BaseSMO._parameter_constraints,
+        # inf (the hard margin) with the hinge loss only: checked in _check_combinations
+        "C": [positive(allow_inf=True)],
+        "probability": "no_validation",  # read as a truth value
+        "class_weight": "no_validation",  # checked by compute_class_weight in fit
+        "decision_function_shape": [StrOptions({"ovo", "ovr"})],
+        "break_ties": "no_validation",  # read as a truth value
+        # read by the probability calibration only, through np.random.RandomState
+        "random_state": "no_validation",
+        "loss": [StrOptions({"hinge", "squared_hinge"})],
+        "multiclass": [StrOptions({"ovo", "ovr"})],
+        "warm_start": "no_validation",  # read as a truth value
+    }
+
     def __init__(
         self,
         C=1.0,
@@ -155,18 +170,12 @@ class SVC(ClassifierMixin, BaseSMO):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fitting
-    def _check_params(self):
-        self._validate_common()
-        if self.loss not in ("hinge", "squared_hinge"):
-            raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
-        check_positive("C", self.C, allow_inf=self.loss == "hinge")
-        if self.multiclass not in ("ovo", "ovr"):
-            raise ValueError(f"multiclass must be 'ovo' or 'ovr', got {self.multiclass!r}")
-        if self.decision_function_shape not in ("ovo", "ovr"):
-            raise ValueError(
-                "decision_function_shape must be 'ovo' or 'ovr', got "
-                f"{self.decision_function_shape!r}"
-            )
+    def _check_combinations(self):
+        """Refuse the combinations of parameter values that the constraints, one
+        parameter each, cannot express."""
+        if self.loss != "hinge" and np.isinf(self.C):
+            raise ValueError(f"C must be finite with loss={self.loss!r} (C=inf, the hard "
+                             f"margin, needs the hinge loss), got {self.C!r}")
         if self.multiclass == "ovr" and self.decision_function_shape == "ovo":
             raise ValueError("decision_function_shape='ovo' requires multiclass='ovo'")
         if self.probability and not np.isfinite(float(self.C)):
@@ -183,7 +192,8 @@ class SVC(ClassifierMixin, BaseSMO):
             Finite; multiplies ``C`` per sample. Samples of weight zero or below are
             dropped, as LIBSVM drops them (they cannot be support vectors). NaN raises.
         """
-        self._check_params()
+        self._validate_params()
+        self._check_combinations()
         X, y = self._validate_X_train(X, y)
         check_classification_targets(y)
         classes, y_enc = np.unique(y, return_inverse=True)
@@ -458,6 +468,13 @@ class SVR(RegressorMixin, BaseSMO):
 
     _persist_attrs = ("_kernel", "_gamma", "_alpha", "_train_idx")
 
+    _parameter_constraints: dict = {
+        **BaseSMO._parameter_constraints,
+        "C": [positive(allow_inf=True)],
+        "epsilon": [non_negative()],
+        "warm_start": "no_validation",  # read as a truth value
+    }
+
     def __init__(
         self,
         kernel="rbf",
@@ -490,14 +507,6 @@ class SVR(RegressorMixin, BaseSMO):
         self.verbose = verbose
         self.n_jobs = n_jobs
 
-    def _check_params(self):
-        self._validate_common()
-        check_positive("C", self.C, allow_inf=True)
-        if isinstance(self.epsilon, bool) or not isinstance(self.epsilon, Real):
-            raise ValueError(f"epsilon must be a non-negative number, got {self.epsilon!r}")
-        if not (np.isfinite(self.epsilon) and self.epsilon >= 0):
-            raise ValueError(f"epsilon must be >= 0, got {self.epsilon!r}")
-
     def _problem(self, X, y, w):
         return epsilon_svr_dual(X, y, self._solve_kernel, float(self.C), float(self.epsilon),
                                 weights=w)
@@ -505,7 +514,7 @@ class SVR(RegressorMixin, BaseSMO):
     def fit(self, X, y, sample_weight=None):
         """Fit the regressor; ``sample_weight`` multiplies ``C`` per sample (zero or
         negative: the sample is dropped, as in LIBSVM; NaN: ``ValueError``)."""
-        self._check_params()
+        self._validate_params()
         X, y = self._validate_X_train(X, y, y_numeric=True)
         sw = self._sample_weight(sample_weight, X)
         idx = positive_weight_rows(sw)

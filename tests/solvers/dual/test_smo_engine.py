@@ -122,9 +122,9 @@ def _classification(n, d, seed):
     return StandardScaler().fit_transform(X), y
 
 
-def _dual_objective_sklearn(m, X):
+def _dual_objective_sklearn(m, X, gamma):
     coef = m.dual_coef_.ravel()
-    K = rbf_kernel(X[m.support_], X[m.support_], gamma=m._gamma)
+    K = rbf_kernel(X[m.support_], X[m.support_], gamma=gamma)
     return 0.5 * coef @ K @ coef - np.abs(coef).sum()
 
 
@@ -141,7 +141,7 @@ def test_two_threads_give_the_serial_iterate_and_libsvm_model():
     assert one.objective == two.objective
     ref = SkSVC(kernel="rbf", C=2.0, gamma="scale").fit(X, y)
     assert np.array_equal(np.flatnonzero(two.dual_coef > 0), np.sort(ref.support_))
-    assert two.objective == pytest.approx(_dual_objective_sklearn(ref, X), rel=1e-6)
+    assert two.objective == pytest.approx(_dual_objective_sklearn(ref, X, ker.gamma), rel=1e-6)
     # the estimator's threaded fit on sparse data: the same model
     est = SVC(kernel="rbf", C=2.0, n_jobs=2).fit(sp.csr_matrix(X), y)
     np.testing.assert_array_equal(np.sort(est.support_), np.flatnonzero(one.dual_coef > 0))
