@@ -14,6 +14,7 @@ from sklearn.datasets import load_iris, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import (
     check_estimator,
+    check_param_validation,
     check_sample_weight_equivalence_on_dense_data,
 )
 
@@ -85,13 +86,40 @@ def test_l1_hinge_is_the_one_norm_svm_lp():
     assert np.sum(est.coef_ != 0) < d  # the 1-norm SVM selects features
 
 
+@pytest.mark.parametrize("kw, name", [
+    (dict(penalty="l3"), "penalty"), (dict(loss="log"), "loss"), (dict(C=-1.0), "C"),
+    (dict(C=True), "C"), (dict(C=np.inf), "C"), (dict(tol=0.0), "tol"),
+    (dict(max_iter=0), "max_iter"), (dict(max_iter=5.0), "max_iter"),
+    (dict(dual="yes"), "dual"), (dict(dual=2), "dual"), (dict(multi_class="ovo"), "multi_class"),
+])
+def test_bad_parameter_is_refused_naming_it(kw, name):
+    X, y = _binary()
+    with pytest.raises(ValueError, match=rf"^The '{name}' parameter of LinearSVC must be "):
+        LinearSVC(**kw).fit(X, y)
+
+
+def test_param_validation():
+    check_param_validation("LinearSVC", LinearSVC())
+
+
+def test_accepted_values_as_before():
+    """Ints for floats, numpy scalars, and ``dual`` equal to True or False (1, 0, numpy
+    bools), as ``dual in ("auto", True, False)`` always took; intercept_scaling is free
+    without an intercept."""
+    X, y = _binary()
+    ref = LinearSVC(dual=True, random_state=0).fit(X, y)
+    for kw in (dict(dual=1), dict(dual=np.True_), dict(dual=1.0), dict(C=1),
+               dict(C=np.float32(1.0)), dict(max_iter=np.int64(1000)),
+               dict(tol=np.float64(1e-4))):
+        est = LinearSVC(**{"dual": True, **kw}, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(est.coef_, ref.coef_)
+    LinearSVC(dual=0, fit_intercept=False, intercept_scaling="unused").fit(X, y)
+
+
 def test_parameter_errors():
     X, y = _binary()
-    bad = [dict(penalty="l3"), dict(loss="log"), dict(C=-1.0), dict(tol=0.0),
-           dict(max_iter=0), dict(intercept_scaling=0.0), dict(dual="yes")]
-    for kw in bad:
-        with pytest.raises(ValueError):
-            LinearSVC(**kw).fit(X, y)
+    with pytest.raises(ValueError, match="intercept_scaling must be > 0 when fit_intercept"):
+        LinearSVC(intercept_scaling=0.0).fit(X, y)
     with pytest.raises(ValueError, match="dual=True"):
         LinearSVC(penalty="l2", loss="hinge", dual=False).fit(X, y)
     with pytest.raises(ValueError, match="dual=False"):

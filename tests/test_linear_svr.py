@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from sklearn import svm
 from sklearn.datasets import load_diabetes, make_regression
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import check_estimator
+from sklearn.utils.estimator_checks import check_estimator, check_param_validation
 
 from bisvm import LinearSVR
 from bisvm.losses import EpsilonInsensitive, SquaredEpsilonInsensitive
@@ -120,12 +120,30 @@ def test_zero_weight_equals_removal():
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-6)
 
 
+@pytest.mark.parametrize("kw, name", [
+    (dict(C=0.0), "C"), (dict(C=np.inf), "C"), (dict(epsilon=-1.0), "epsilon"),
+    (dict(epsilon=True), "epsilon"), (dict(tol=0.0), "tol"), (dict(max_iter=0), "max_iter"),
+    (dict(loss="hinge"), "loss"), (dict(dual="yes"), "dual"),
+])
+def test_bad_parameter_is_refused_naming_it(kw, name):
+    X, y = _data("diabetes")
+    with pytest.raises(ValueError, match=rf"^The '{name}' parameter of LinearSVR must be "):
+        LinearSVR(**kw).fit(X, y)
+
+
+def test_param_validation():
+    check_param_validation("LinearSVR", LinearSVR())
+
+
 def test_parameter_errors_and_cap():
     X, y = _data("diabetes")
-    for kw in (dict(C=0.0), dict(epsilon=-1.0), dict(tol=0.0), dict(max_iter=0),
-               dict(loss="hinge"), dict(dual="yes"), dict(intercept_scaling=0.0)):
-        with pytest.raises(ValueError):
-            LinearSVR(**kw).fit(X, y)
+    with pytest.raises(ValueError, match="intercept_scaling must be > 0 when fit_intercept"):
+        LinearSVR(intercept_scaling=0.0).fit(X, y)
+    # without an intercept the scaling is unused, and not checked
+    LinearSVR(fit_intercept=False, intercept_scaling=0.0).fit(X, y)
+    # dual equal to True (1, numpy bools), as `dual in ("auto", True, False)` always took
+    np.testing.assert_array_equal(LinearSVR(dual=1, random_state=0).fit(X, y).coef_,
+                                  LinearSVR(dual=True, random_state=0).fit(X, y).coef_)
     with pytest.raises(ValueError, match="Unsupported set of arguments.*dual=True"):
         LinearSVR(loss="epsilon_insensitive", dual=False).fit(X, y)
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):

@@ -39,13 +39,13 @@ their own class weight.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin, SparseCoefMixin
 from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
@@ -58,6 +58,7 @@ from ..solvers.primal.l1_linear import (
     solve_l1_squared_hinge,
 )
 from ..solvers.problems import LinearProblem, augment_intercept
+from ._constraints import DUAL, MAX_ITER, TOL, check_intercept_scaling, positive
 
 __all__ = ["LinearSVC", "primal_objective"]
 
@@ -87,7 +88,7 @@ def _l1_hinge_lp(est, X, yk, cost, bias, rng):
     return solve_l1_hinge_lp(LinearProblem(X, yk, Hinge(), cost, bias=bias))
 
 
-#: The binary solver of each method of :meth:`LinearSVC._check_params`: ``(estimator, X,
+#: The binary solver of each method of :meth:`LinearSVC._solver_method`: ``(estimator, X,
 #: labels ±1, costs, bias, rng) -> SolverResult`` with ``coef`` over the features and the
 #: ``intercept``.
 _BINARY_SOLVERS = {
@@ -148,6 +149,24 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    _parameter_constraints: dict = {
+        "penalty": [StrOptions({"l1", "l2"})],
+        # the (penalty, loss, dual) combinations are checked in _solver_method
+        "loss": [StrOptions({"hinge", "squared_hinge"})],
+        "dual": DUAL,
+        "tol": TOL,
+        "C": [positive()],
+        "multi_class": [StrOptions({"ovr", "crammer_singer"})],
+        "fit_intercept": "no_validation",  # read as a truth value
+        # checked (by check_intercept_scaling) only when fit_intercept
+        "intercept_scaling": "no_validation",
+        "class_weight": "no_validation",  # checked by compute_class_weight in fit
+        "verbose": "no_validation",  # read by the solvers as a level
+        "random_state": "no_validation",  # checked by check_random_state in fit
+        "max_iter": MAX_ITER,
+        "shrinking": "no_validation",  # read as a truth value
+    }
+
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0,
                  multi_class="ovr", fit_intercept=True, intercept_scaling=1.0,
                  class_weight=None, verbose=0, random_state=None, max_iter=1000,
@@ -166,27 +185,11 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         self.max_iter = max_iter
         self.shrinking = shrinking
 
-    def _check_params(self, X):
-        if self.penalty not in ("l1", "l2"):
-            raise ValueError(f"penalty must be 'l1' or 'l2', got {self.penalty!r}")
-        if self.loss not in ("hinge", "squared_hinge"):
-            raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
-        for name, val in (("C", self.C), ("tol", self.tol)):
-            if isinstance(val, bool) or not isinstance(val, Real) or not (
-                    np.isfinite(val) and val > 0):
-                raise ValueError(f"{name} must be a positive float, got {val!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, Integral) or (
-                self.max_iter < 1):
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        if self.fit_intercept and not (isinstance(self.intercept_scaling, Real) and
-                                       self.intercept_scaling > 0):
-            raise ValueError(f"intercept_scaling must be > 0 when fit_intercept=True, got "
-                             f"{self.intercept_scaling!r}")
-        if self.dual not in ("auto", True, False):
-            raise ValueError(f"dual must be 'auto', True or False, got {self.dual!r}")
-        if self.multi_class not in ("ovr", "crammer_singer"):
-            raise ValueError(f"multi_class must be 'ovr' or 'crammer_singer', got "
-                             f"{self.multi_class!r}")
+    def _solver_method(self, X):
+        """The solver of the (penalty, loss, dual) combination on ``X``; refuses the
+        combinations LIBLINEAR has no solver for (and ``intercept_scaling`` <= 0 with an
+        intercept), which the constraints, one parameter each, cannot express."""
+        check_intercept_scaling(self.fit_intercept, self.intercept_scaling)
         if self.multi_class == "crammer_singer":
             return "crammer_singer"
         combo = (self.penalty, self.loss)
@@ -223,10 +226,11 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
                              accept_large_sparse=False)
         check_classification_targets(y)
-        method = self._check_params(X)
+        method = self._solver_method(X)
         self.classes_ = np.unique(y)
         if self.classes_.size < 2:
             raise ValueError("LinearSVC needs samples of at least 2 classes; the data "

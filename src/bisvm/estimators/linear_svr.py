@@ -26,19 +26,20 @@ in LIBLINEAR (``dual=False`` is refused with it).
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearModel
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ..losses import EpsilonInsensitive, SquaredEpsilonInsensitive
 from ..solvers.dual.dual_cd import solve_dual_cd_svr, svr_primal_objective
 from ..solvers.primal.svr_finite_newton import solve_svr_finite_newton
 from ..solvers.problems import LinearProblem
+from ._constraints import DUAL, MAX_ITER, TOL, check_intercept_scaling, non_negative, positive
 
 __all__ = ["LinearSVR"]
 
@@ -88,6 +89,21 @@ class LinearSVR(RegressorMixin, LinearModel):
     n_features_in_ : int
     """
 
+    _parameter_constraints: dict = {
+        "epsilon": [non_negative()],
+        "tol": TOL,
+        "C": [positive()],
+        "loss": [StrOptions(set(_LOSSES))],
+        "fit_intercept": "no_validation",  # read as a truth value
+        # checked (by check_intercept_scaling) only when fit_intercept
+        "intercept_scaling": "no_validation",
+        # the (loss, dual) combination is checked in _solve_dual
+        "dual": DUAL,
+        "verbose": "no_validation",  # read by the solvers as a level
+        "random_state": "no_validation",  # checked by check_random_state in fit
+        "max_iter": MAX_ITER,
+    }
+
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive",
                  fit_intercept=True, intercept_scaling=1.0, dual="auto", verbose=0,
                  random_state=None, max_iter=1000):
@@ -102,26 +118,11 @@ class LinearSVR(RegressorMixin, LinearModel):
         self.random_state = random_state
         self.max_iter = max_iter
 
-    def _check_params(self, X):
-        if self.loss not in _LOSSES:
-            raise ValueError(f"loss must be one of {_LOSSES}, got {self.loss!r}")
-        for name, val in (("C", self.C), ("tol", self.tol)):
-            if isinstance(val, bool) or not isinstance(val, Real) or not (
-                    np.isfinite(val) and val > 0):
-                raise ValueError(f"{name} must be a positive float, got {val!r}")
-        eps = self.epsilon
-        if isinstance(eps, bool) or not isinstance(eps, Real) or not (
-                np.isfinite(eps) and eps >= 0):
-            raise ValueError(f"epsilon must be a non-negative float, got {eps!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, Integral) or (
-                self.max_iter < 1):
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        if self.fit_intercept and not (isinstance(self.intercept_scaling, Real) and
-                                       self.intercept_scaling > 0):
-            raise ValueError(f"intercept_scaling must be > 0 when fit_intercept=True, got "
-                             f"{self.intercept_scaling!r}")
-        if self.dual not in ("auto", True, False):
-            raise ValueError(f"dual must be 'auto', True or False, got {self.dual!r}")
+    def _solve_dual(self, X):
+        """Whether the dual is solved on ``X``; refuses the primal of the non-smooth loss
+        (and ``intercept_scaling`` <= 0 with an intercept), which the constraints, one
+        parameter each, cannot express."""
+        check_intercept_scaling(self.fit_intercept, self.intercept_scaling)
         squared = self.loss == "squared_epsilon_insensitive"
         dual = self.dual
         if dual == "auto":
@@ -147,9 +148,10 @@ class LinearSVR(RegressorMixin, LinearModel):
         -------
         self
         """
+        self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
                              y_numeric=True, accept_large_sparse=False)
-        dual = self._check_params(X)
+        dual = self._solve_dual(X)
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         cost = float(self.C) * sw
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
