@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import (
     check_estimator,
+    check_param_validation,
     check_sample_weight_equivalence_on_dense_data,
 )
 
@@ -114,12 +115,23 @@ def test_precomputed_equals_rbf():
         b.predict(k(Xt, X[:30]))
 
 
+def test_param_validation():
+    check_param_validation("KernelLogisticRegression", KernelLogisticRegression())
+
+
 def test_errors_and_cap_warning():
     X, y = make_moons(40, noise=0.3, random_state=5)
-    for kw in (dict(C=0), dict(tol=-1), dict(max_iter=0), dict(solver="sgd"),
-               dict(kernel="nope"), dict(gamma=-1.0)):
-        with pytest.raises((ValueError, TypeError)):
+    for kw, name in ((dict(C=0), "C"), (dict(C=np.inf), "C"), (dict(tol=-1), "tol"),
+                     (dict(tol=True), "tol"), (dict(max_iter=0), "max_iter"),
+                     (dict(solver="sgd"), "solver"), (dict(kernel="nope"), "kernel")):
+        with pytest.raises(ValueError, match=rf"^The '{name}' parameter of "
+                                             "KernelLogisticRegression must be "):
             KernelLogisticRegression(**kw).fit(X, y)
+    with pytest.raises(ValueError, match="gamma"):  # checked by make_kernel
+        KernelLogisticRegression(gamma=-1.0).fit(X, y)
+    # ints for floats and numpy scalars, as before
+    a = KernelLogisticRegression(C=1, tol=np.float64(1e-8), max_iter=np.int64(100)).fit(X, y)
+    np.testing.assert_array_equal(a.dual_coef_, KernelLogisticRegression().fit(X, y).dual_coef_)
     with pytest.raises(ValueError, match="class"):
         KernelLogisticRegression().fit(X, np.zeros(40))
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):

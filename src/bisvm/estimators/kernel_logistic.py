@@ -22,11 +22,10 @@ decision value) always agrees with the largest probability.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -40,6 +39,7 @@ from ..kernels import (
 from ..losses import Logistic
 from ..solvers.primal.kernel import KernelExpansionProblem, solve_kernel_newton
 from ..solvers.primal.lbfgs import minimize_lbfgs
+from ._constraints import KERNEL, MAX_ITER, TOL, positive
 from ._verbose import print_solve
 
 __all__ = ["KernelLogisticRegression"]
@@ -96,6 +96,21 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    _parameter_constraints: dict = {
+        "C": [positive()],
+        "kernel": KERNEL,
+        # checked by make_kernel for the kernels that use them (a callable kernel uses
+        # none, "linear" and "precomputed" no gamma, only "poly" an integral degree)
+        "gamma": "no_validation",
+        "degree": "no_validation",
+        "coef0": "no_validation",
+        "fit_intercept": "no_validation",  # read as a truth value
+        "solver": [StrOptions({"newton", "lbfgs"})],
+        "tol": TOL,
+        "max_iter": MAX_ITER,
+        "verbose": "no_validation",  # read as a level (> 0 prints)
+    }
+
     def __init__(self, C=1.0, *, kernel="rbf", gamma="scale", degree=3, coef0=0.0,
                  fit_intercept=True, solver="newton", tol=1e-8, max_iter=100, verbose=0):
         self.C = C
@@ -108,17 +123,6 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.verbose = verbose
-
-    def _check_params(self):
-        for name, val in (("C", self.C), ("tol", self.tol)):
-            if isinstance(val, bool) or not isinstance(val, Real) or not (
-                    np.isfinite(val) and val > 0):
-                raise ValueError(f"{name} must be a positive float, got {val!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, Integral) or (
-                self.max_iter < 1):
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        if self.solver not in ("newton", "lbfgs"):
-            raise ValueError(f"solver must be 'newton' or 'lbfgs', got {self.solver!r}")
 
     def _may_be_indefinite(self):
         """Kernels that are not positive semi-definite for every data set."""
@@ -178,7 +182,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
