@@ -40,6 +40,7 @@ __all__ = [
     "BLAS_THREADS",
     "AUTO_OR_BOOL",
     "KERNEL",
+    "KERNEL_PARAMETERS",
     "NU",
     "SMO_MAX_ITER",
     "N_JOBS",
@@ -115,6 +116,16 @@ AUTO_OR_BOOL = [StrOptions({"auto"}), Options(bool, {True, False})]
 #: callable. Their ``gamma``, ``degree`` and ``coef0`` are checked by
 #: :func:`bisvm.kernels.make_kernel` for the kernels that use them.
 KERNEL = [StrOptions(set(KERNELS)), callable]
+#: The constraints of ``kernel``, ``gamma``, ``degree`` and ``coef0`` together: the last
+#: three are left to :func:`~bisvm.kernels.make_kernel`, because whether they are used
+#: depends on the kernel (a callable uses none, "linear" and "precomputed" no gamma, only
+#: "poly" needs an integral degree), which a constraint on one parameter cannot say.
+KERNEL_PARAMETERS = {
+    "kernel": KERNEL,
+    "gamma": "no_validation",
+    "degree": "no_validation",
+    "coef0": "no_validation",
+}
 #: ``nu`` of the ν-SVMs: ``0 < nu <= 1``.
 NU = [NumberInterval(Real, 0, 1, closed="right")]
 #: ``max_iter`` of the SMO estimators: an integer >= 1, or -1 for no limit.

@@ -15,7 +15,13 @@ from sklearn.utils import check_consistent_length, column_or_1d
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from bisvm.estimators._constraints import KERNEL, N_JOBS, SMO_MAX_ITER, TOL, positive
+from bisvm.estimators._constraints import (
+    KERNEL_PARAMETERS,
+    N_JOBS,
+    SMO_MAX_ITER,
+    TOL,
+    positive,
+)
 from bisvm.kernels import (
     check_finite_gram,
     check_precomputed,
@@ -75,12 +81,7 @@ class BaseSMO(BaseEstimator):
     #: The parameters every SMO estimator has (each class adds its own): checked by
     #: ``self._validate_params()`` at the top of ``fit``.
     _parameter_constraints: dict = {
-        "kernel": KERNEL,
-        # checked by make_kernel for the kernels that use them (a callable kernel uses
-        # none, "linear" and "precomputed" no gamma, only "poly" an integral degree)
-        "gamma": "no_validation",
-        "degree": "no_validation",
-        "coef0": "no_validation",
+        **KERNEL_PARAMETERS,
         "tol": TOL,
         "cache_size": [positive()],
         "max_iter": SMO_MAX_ITER,

@@ -39,7 +39,7 @@ from ..kernels import (
 from ..losses import Logistic
 from ..solvers.primal.kernel import KernelExpansionProblem, solve_kernel_newton
 from ..solvers.primal.lbfgs import minimize_lbfgs
-from ._constraints import KERNEL, MAX_ITER, TOL, positive
+from ._constraints import KERNEL_PARAMETERS, MAX_ITER, TOL, positive
 from ._verbose import print_solve
 
 __all__ = ["KernelLogisticRegression"]
@@ -98,12 +98,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "C": [positive()],
-        "kernel": KERNEL,
-        # checked by make_kernel for the kernels that use them (a callable kernel uses
-        # none, "linear" and "precomputed" no gamma, only "poly" an integral degree)
-        "gamma": "no_validation",
-        "degree": "no_validation",
-        "coef0": "no_validation",
+        **KERNEL_PARAMETERS,
         "fit_intercept": "no_validation",  # read as a truth value
         "solver": [StrOptions({"newton", "lbfgs"})],
         "tol": TOL,
