@@ -139,5 +139,5 @@ def solve_crammer_singer(problem, *, n_classes=None, tol=0.1, max_iter=1000,
         coef=np.ascontiguousarray(Wt[:, :d]),
         intercept=bias * Wt[:, d] if bias > 0 else np.zeros(k),
         dual_coef=alpha, dual_objective=dual, objective=primal,
-        grad_norm=float(max(stopping, 0.0)), n_iter=it, n_evals=it, converged=converged,
+        certificate_value=float(max(stopping, 0.0)), n_iter=it, n_evals=it, converged=converged,
         seconds=time.perf_counter() - t0, record=rec, certificate="max_violation")
