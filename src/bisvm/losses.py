@@ -29,6 +29,7 @@ __all__ = [
     "Squared",
     "EpsilonInsensitive",
     "SquaredEpsilonInsensitive",
+    "ModifiedHuber",
 ]
 
 
@@ -97,6 +98,11 @@ class SquaredHinge:
 
     def second_derivative(self, y, z):
         return np.where(y * z < 1.0, 2.0, 0.0)
+
+    def value_derivatives(self, y, z):
+        """Value, first and (generalised) second derivative in one pass."""
+        r = np.maximum(0.0, 1.0 - y * z)
+        return r * r, -2.0 * y * r, np.where(y * z < 1.0, 2.0, 0.0)
 
     def dual_box(self, cost):
         return _l2_box(cost)
@@ -279,3 +285,32 @@ class SquaredEpsilonInsensitive:
         return _l2_box(cost)
 
     dual_box.__doc__ = _DUAL_BOX_DOC
+
+
+@dataclass(frozen=True)
+class ModifiedHuber:
+    r"""Modified Huber loss in scikit-learn's convention (``SGDClassifier``):
+    :math:`\max(0, 1 - yz)^2` for :math:`yz \ge -1`, else :math:`-4yz` (Zhang 2004): the
+    squared hinge continued linearly, so that outliers weigh less. Once differentiable;
+    the generalised second derivative is :math:`2\,\mathbb 1[-1 \le yz < 1]`. One of the
+    two losses of the Rosset–Zhu path (seed 002 §6).
+    """
+
+    smooth = True
+
+    def value_derivatives(self, y, z):
+        """Value, first and (generalised) second derivative in one pass."""
+        xi = 1.0 - y * z
+        r = np.clip(xi, 0.0, 2.0)
+        lin = xi > 2.0
+        return (np.where(lin, 4.0 * (xi - 1.0), r * r), np.where(lin, -4.0 * y, -2.0 * y * r),
+                np.where((xi > 0.0) & ~lin, 2.0, 0.0))
+
+    def value(self, y, z):
+        return self.value_derivatives(y, z)[0]
+
+    def derivative(self, y, z):
+        return self.value_derivatives(y, z)[1]
+
+    def second_derivative(self, y, z):
+        return self.value_derivatives(y, z)[2]
