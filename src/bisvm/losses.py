@@ -30,6 +30,7 @@ __all__ = [
     "EpsilonInsensitive",
     "SquaredEpsilonInsensitive",
     "ModifiedHuber",
+    "MulticlassHinge",
 ]
 
 
@@ -314,3 +315,28 @@ class ModifiedHuber:
 
     def second_derivative(self, y, z):
         return self.value_derivatives(y, z)[2]
+
+
+@dataclass(frozen=True)
+class MulticlassHinge:
+    r"""Crammer and Singer's multiclass hinge :math:`\max_m (z_m - z_y + 1 - \delta_{m,y})`
+    over the class scores :math:`z \in \mathbb R^k` of a sample with class index
+    :math:`y` (Crammer & Singer 2001; LIBLINEAR's ``-s 4``). Used through its dual
+    (:func:`~bisvm.solvers.dual.crammer_singer.solve_crammer_singer`).
+    """
+
+    smooth = False
+
+    def value(self, y, Z):
+        """Per-sample loss for integer classes ``y`` (n,) and scores ``Z`` (n, k)."""
+        Z = np.asarray(Z, dtype=float)
+        rows = np.arange(Z.shape[0])
+        margin = Z - Z[rows, y][:, None] + 1.0
+        margin[rows, y] = 0.0
+        return margin.max(axis=1)
+
+    def dual_box(self, cost):
+        r"""Per-sample bounds of the dual blocks: :math:`\alpha_i^m \le C_i\,\delta_{m,y_i}`
+        with :math:`\sum_m \alpha_i^m = 0` (no diagonal shift): ``(zeros, cost)``, the bound
+        :math:`C_i` of the true class's variable."""
+        return _l1_box(cost)
