@@ -11,7 +11,7 @@ directory (the tour creates every file it uses), exactly as a user would type th
   differs from what the commands print, in the figures that are deterministic (times,
   file sizes and speed ratios are masked; long decimals compared to 6 significant digits).
 
-``tests/test_cli_tour.py`` runs the check.
+``tests/cli/test_cli_tour.py`` runs the check.
 """
 
 from __future__ import annotations

@@ -29,6 +29,8 @@ __all__ = [
     "Squared",
     "EpsilonInsensitive",
     "SquaredEpsilonInsensitive",
+    "ModifiedHuber",
+    "MulticlassHinge",
 ]
 
 
@@ -97,6 +99,11 @@ class SquaredHinge:
 
     def second_derivative(self, y, z):
         return np.where(y * z < 1.0, 2.0, 0.0)
+
+    def value_derivatives(self, y, z):
+        """Value, first and (generalised) second derivative in one pass."""
+        r = np.maximum(0.0, 1.0 - y * z)
+        return r * r, -2.0 * y * r, np.where(y * z < 1.0, 2.0, 0.0)
 
     def dual_box(self, cost):
         return _l2_box(cost)
@@ -279,3 +286,57 @@ class SquaredEpsilonInsensitive:
         return _l2_box(cost)
 
     dual_box.__doc__ = _DUAL_BOX_DOC
+
+
+@dataclass(frozen=True)
+class ModifiedHuber:
+    r"""Modified Huber loss in scikit-learn's convention (``SGDClassifier``):
+    :math:`\max(0, 1 - yz)^2` for :math:`yz \ge -1`, else :math:`-4yz` (Zhang 2004): the
+    squared hinge continued linearly, so that outliers weigh less. Once differentiable;
+    the generalised second derivative is :math:`2\,\mathbb 1[-1 \le yz < 1]`. One of the
+    two losses of the Rosset–Zhu path (seed 002 §6).
+    """
+
+    smooth = True
+
+    def value_derivatives(self, y, z):
+        """Value, first and (generalised) second derivative in one pass."""
+        xi = 1.0 - y * z
+        r = np.clip(xi, 0.0, 2.0)
+        lin = xi > 2.0
+        return (np.where(lin, 4.0 * (xi - 1.0), r * r), np.where(lin, -4.0 * y, -2.0 * y * r),
+                np.where((xi > 0.0) & ~lin, 2.0, 0.0))
+
+    def value(self, y, z):
+        return self.value_derivatives(y, z)[0]
+
+    def derivative(self, y, z):
+        return self.value_derivatives(y, z)[1]
+
+    def second_derivative(self, y, z):
+        return self.value_derivatives(y, z)[2]
+
+
+@dataclass(frozen=True)
+class MulticlassHinge:
+    r"""Crammer and Singer's multiclass hinge :math:`\max_m (z_m - z_y + 1 - \delta_{m,y})`
+    over the class scores :math:`z \in \mathbb R^k` of a sample with class index
+    :math:`y` (Crammer & Singer 2001; LIBLINEAR's ``-s 4``). Used through its dual
+    (:func:`~bisvm.solvers.dual.crammer_singer.solve_crammer_singer`).
+    """
+
+    smooth = False
+
+    def value(self, y, Z):
+        """Per-sample loss for integer classes ``y`` (n,) and scores ``Z`` (n, k)."""
+        Z = np.asarray(Z, dtype=float)
+        rows = np.arange(Z.shape[0])
+        margin = Z - Z[rows, y][:, None] + 1.0
+        margin[rows, y] = 0.0
+        return margin.max(axis=1)
+
+    def dual_box(self, cost):
+        r"""Per-sample bounds of the dual blocks: :math:`\alpha_i^m \le C_i\,\delta_{m,y_i}`
+        with :math:`\sum_m \alpha_i^m = 0` (no diagonal shift): ``(zeros, cost)``, the bound
+        :math:`C_i` of the true class's variable."""
+        return _l1_box(cost)

@@ -31,7 +31,7 @@ def print_solve(prefix, result, *, iter_objective="objective", iter_certificate=
         Print the record's per-iteration stopping certificate too (false when the solver
         records only its final value).
     certificate : str, optional
-        Name of ``result.grad_norm`` in the summary (default ``result.certificate``).
+        Name of ``result.certificate_value`` in the summary (default ``result.certificate``).
     """
     cert = certificate or result.certificate
     obj = np.asarray(result.record.objective) if result.record is not None else ()
@@ -40,5 +40,6 @@ def print_solve(prefix, result, *, iter_objective="objective", iter_certificate=
         tail = f", {cert} {gn[k]:.3e}" if iter_certificate else ""
         print(f"[{prefix}] iter {k:3d}: {iter_objective} {obj[k]:.10g}{tail}", flush=True)
     status = "converged" if result.converged else "stopped at max_iter"
+    value = result.certificate_value
     print(f"[{prefix}] optimization finished, #iter = {result.n_iter}, objective = "
-          f"{result.objective:.10g}, {cert} = {result.grad_norm:.3e} ({status})", flush=True)
+          f"{result.objective:.10g}, {cert} = {value:.3e} ({status})", flush=True)

@@ -49,7 +49,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ..losses import Hinge, SquaredHinge
+from ..losses import Hinge, MulticlassHinge, SquaredHinge
 from ..solvers.dual.crammer_singer import crammer_singer_objective, solve_crammer_singer
 from ..solvers.dual.dual_cd import solve_dual_cd, svm_primal_objective
 from ..solvers.primal.finite_newton import solve_finite_newton
@@ -291,7 +291,7 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         """The joint multiclass problem; with two classes the two weight vectors are
         reported as their difference (scikit-learn's convention)."""
         cost = self.C * cw[y_ind] * sw
-        problem = LinearProblem(X, y_ind, None, cost, bias=bias)
+        problem = LinearProblem(X, y_ind, MulticlassHinge(), cost, bias=bias)
         r = solve_crammer_singer(problem, n_classes=self.classes_.size, tol=self.tol,
                                  max_iter=self.max_iter,
                                  random_state=int(rng.randint(np.iinfo(np.int32).max)),

@@ -318,7 +318,7 @@ class LowerLevel:
                         "solver='newton' converges there")
             warnings.warn(
                 f"L-BFGS lower-level solver stopped after max_iter={self.max_iter} "
-                f"iterations with a stopping criterion of {r.grad_norm:.3g} > "
+                f"iterations with a stopping criterion of {r.certificate_value:.3g} > "
                 f"tol={tol:.3g}; increase max_iter or tol{hint}",
                 ConvergenceWarning, stacklevel=3)
         return r

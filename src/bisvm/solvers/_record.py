@@ -65,7 +65,7 @@ class IterationLog:
         """The :class:`~bisvm.solvers.base.ConvergenceRecord` so far."""
         return ConvergenceRecord(np.array(self.objs), np.array(self.gns), np.array(self.secs))
 
-    def result(self, x, n_iter, n_evals, converged, extra=None, *, warn=None, **fields):
+    def result(self, x, n_iter, n_evals, converged, *, warn=None, **fields):
         """The frozen result at ``x``.
 
         ``warn=(name, max_iter, tol)`` warns that the solve stopped on its cap when it did
@@ -78,10 +78,9 @@ class IterationLog:
             warn_cap(name, max_iter, self.gns[-1], tol)
         fields.setdefault("certificate", self.certificate)
         return SolverResult(
-            coef=x, objective=self.objs[-1], grad_norm=self.gns[-1], n_iter=n_iter,
+            coef=x, objective=self.objs[-1], certificate_value=self.gns[-1], n_iter=n_iter,
             n_evals=n_evals, converged=bool(converged),
-            seconds=time.perf_counter() - self.t0, record=self.record(), extra=extra or {},
-            **fields,
+            seconds=time.perf_counter() - self.t0, record=self.record(), **fields,
         )
 
 

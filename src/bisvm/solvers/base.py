@@ -117,9 +117,8 @@ class SolverResult:
     objective : float
         The objective the solver minimised (the dual objective for a dual-only solver,
         said in its docstring).
-    grad_norm : float
-        The final value of the stopping certificate named by ``certificate``
-        (:attr:`certificate_value` is the general name).
+    certificate_value : float
+        The final value of the stopping certificate named by ``certificate``.
     n_iter : int
         Iterations (Newton / quasi-Newton steps, CD sweeps, SMO pairs, ...).
     n_evals : int
@@ -128,8 +127,6 @@ class SolverResult:
     seconds : float
     record : ConvergenceRecord
         Objective, certificate and time per iteration.
-    extra : dict
-        Deprecated, being replaced by the typed fields and ``stats`` (issue #16).
     certificate : str
         A key of :data:`CERTIFICATES`.
     factor : object or None
@@ -153,13 +150,12 @@ class SolverResult:
 
     coef: np.ndarray
     objective: float = float("nan")
-    grad_norm: float = float("nan")
+    certificate_value: float = float("nan")
     n_iter: int = 0
     n_evals: int = 0
     converged: bool = False
     seconds: float = 0.0
     record: ConvergenceRecord | None = None
-    extra: dict = field(default_factory=dict)
     certificate: str = "gradient_norm"
     factor: object = None
     method: str = ""
@@ -176,11 +172,6 @@ class SolverResult:
                              f"expected one of {sorted(CERTIFICATES)}")
         if not isinstance(self.stats, MappingProxyType):
             object.__setattr__(self, "stats", MappingProxyType(dict(self.stats)))
-
-    @property
-    def certificate_value(self):
-        """The final value of the certificate named by :attr:`certificate`."""
-        return self.grad_norm
 
 
 def warn_cap(solver, max_iter, certificate, tol):

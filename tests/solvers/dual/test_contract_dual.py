@@ -8,7 +8,13 @@ import pytest
 from contract import check_contract
 
 from bisvm.kernels import make_kernel
-from bisvm.losses import EpsilonInsensitive, Hinge, SquaredEpsilonInsensitive, SquaredHinge
+from bisvm.losses import (
+    EpsilonInsensitive,
+    Hinge,
+    MulticlassHinge,
+    SquaredEpsilonInsensitive,
+    SquaredHinge,
+)
 from bisvm.solvers.dual.active_set import active_set_qp, solve_active_set
 from bisvm.solvers.dual.crammer_singer import solve_crammer_singer
 from bisvm.solvers.dual.dual_cd import solve_dual_cd, solve_dual_cd_svr
@@ -107,8 +113,8 @@ def test_dual_cd_svr(data, loss):
 
 def test_crammer_singer(data):
     X, _, _, k = data
-    res = solve_crammer_singer(LinearProblem(X, k, None, np.ones(N), bias=1.0), tol=1e-8,
-                               max_iter=100000)
+    problem = LinearProblem(X, k, MulticlassHinge(), np.ones(N), bias=1.0)
+    res = solve_crammer_singer(problem, tol=1e-8, max_iter=100000)
     check_contract(res, certificate="max_violation", tol=1e-8, dual=True)
     assert res.converged and res.coef.shape == (3, D) and res.intercept.shape == (3,)
     assert res.dual_coef.shape == (N, 3)

@@ -16,6 +16,7 @@ from sklearn.preprocessing import StandardScaler
 
 from bisvm import LinearSVC
 from bisvm.estimators.linear import primal_objective
+from bisvm.losses import MulticlassHinge
 from bisvm.solvers.dual._crammer_singer_kernels import cs_subproblem
 from bisvm.solvers.dual.crammer_singer import crammer_singer_objective, solve_crammer_singer
 from bisvm.solvers.problems import LinearProblem
@@ -55,8 +56,8 @@ def test_gap_feasibility_and_dense_sparse(sparse):
     Xs = sp.csr_matrix(X) if sparse else X
     n, k = len(y), 3
     cost = np.random.default_rng(2).uniform(0.1, 1.0, size=n)
-    r = solve_crammer_singer(LinearProblem(Xs, y, None, cost, bias=1.0), n_classes=k, tol=1e-8,
-                             max_iter=100000)
+    r = solve_crammer_singer(LinearProblem(Xs, y, MulticlassHinge(), cost, bias=1.0),
+                             n_classes=k, tol=1e-8, max_iter=100000)
     assert r.converged
     A = r.dual_coef
     np.testing.assert_allclose(A.sum(axis=1), 0.0, atol=1e-10)        # Σ_m α_i^m = 0
@@ -70,8 +71,8 @@ def test_gap_feasibility_and_dense_sparse(sparse):
     gap = r.objective + r.dual_objective
     assert 0 <= gap <= 1e-6 * r.objective
     other = solve_crammer_singer(
-        LinearProblem(X if sparse else sp.csr_matrix(X), y, None, cost, bias=1.0), tol=1e-8,
-        max_iter=100000)
+        LinearProblem(X if sparse else sp.csr_matrix(X), y, MulticlassHinge(), cost, bias=1.0),
+        tol=1e-8, max_iter=100000)
     assert other.objective == pytest.approx(r.objective, rel=1e-7)
 
 

@@ -87,7 +87,7 @@ def solve_active_set(problem, *, alpha0=None, tol=1e-10, max_iter=None):
     coef = np.bincount(problem.sample_index, weights=problem.y * res.dual_coef, minlength=n)
     return SolverResult(
         coef=coef, intercept=res.intercept, dual_coef=res.dual_coef,
-        active_set=res.active_set, objective=res.objective, grad_norm=res.grad_norm,
+        active_set=res.active_set, objective=res.objective, certificate_value=res.certificate_value,
         certificate=res.certificate, n_iter=res.n_iter, converged=res.converged,
         seconds=res.seconds, record=res.record)
 
@@ -197,7 +197,7 @@ def active_set_qp(Q, p, y, upper, *, alpha0=None, tol=1e-10, max_iter=None):
     seconds = time.perf_counter() - t0
     return SolverResult(
         coef=y * alpha, intercept=float(b), dual_coef=alpha,
-        active_set=np.flatnonzero(alpha > 0), objective=objective, grad_norm=float(viol),
+        active_set=np.flatnonzero(alpha > 0), objective=objective, certificate_value=float(viol),
         certificate="kkt_violation", n_iter=n_iter, converged=converged, seconds=seconds,
         record=ConvergenceRecord(np.array([objective]), np.array([float(viol)]),
                                  np.array([seconds])))

@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 
+from ...losses import MulticlassHinge
 from .._record import check_tol_max_iter
 from ..base import ConvergenceRecord, SolverResult, warn_cap
 from ._crammer_singer_kernels import cs_dual_objective, cs_run, rng_state
@@ -49,11 +50,8 @@ def crammer_singer_objective(X, y, W, cost, bias=0.0):
     scores = np.asarray(X @ W[:, :d].T)
     if bias > 0:
         scores = scores + bias * W[:, d]
-    n = X.shape[0]
-    y = np.asarray(y)
-    margin = scores - scores[np.arange(n), y][:, None] + 1.0
-    margin[np.arange(n), y] = 0.0
-    return 0.5 * float(np.sum(W * W)) + float(np.sum(cost * margin.max(axis=1)))
+    loss = MulticlassHinge().value(np.asarray(y), scores)
+    return 0.5 * float(np.sum(W * W)) + float(np.sum(cost * loss))
 
 
 def solve_crammer_singer(problem, *, n_classes=None, tol=0.1, max_iter=1000,
@@ -65,8 +63,8 @@ def solve_crammer_singer(problem, *, n_classes=None, tol=0.1, max_iter=1000,
     problem : LinearProblem
         ``X`` dense or sparse, ``y`` integer classes in ``0..k-1``, ``cost`` the
         :math:`C_i \ge 0` (samples of cost 0 are left out), ``bias`` the value of the
-        constant intercept feature (0 fits no intercept). ``loss`` and ``quadratic`` are
-        ignored: the loss is the multiclass hinge of the module docstring.
+        constant intercept feature (0 fits no intercept). ``loss`` is
+        :class:`~bisvm.losses.MulticlassHinge`; ``quadratic`` is ignored (identity).
     n_classes : int, optional
         ``k >= 2``; ``max(y) + 1`` by default.
     tol : float
@@ -88,6 +86,8 @@ def solve_crammer_singer(problem, *, n_classes=None, tol=0.1, max_iter=1000,
         ``record.grad_norm`` that violation per epoch; ``dual_coef`` of shape ``(n, k)``;
         ``dual_objective`` (to be minimised; primal + dual is the duality gap).
     """
+    if not isinstance(problem.loss, MulticlassHinge):
+        raise ValueError(f"loss must be MulticlassHinge(), got {problem.loss!r}")
     X, bias = problem.X, float(problem.bias)
     check_tol_max_iter(tol, max_iter)
     n, d = X.shape
@@ -139,5 +139,5 @@ def solve_crammer_singer(problem, *, n_classes=None, tol=0.1, max_iter=1000,
         coef=np.ascontiguousarray(Wt[:, :d]),
         intercept=bias * Wt[:, d] if bias > 0 else np.zeros(k),
         dual_coef=alpha, dual_objective=dual, objective=primal,
-        grad_norm=float(max(stopping, 0.0)), n_iter=it, n_evals=it, converged=converged,
+        certificate_value=float(max(stopping, 0.0)), n_iter=it, n_evals=it, converged=converged,
         seconds=time.perf_counter() - t0, record=rec, certificate="max_violation")

@@ -228,7 +228,7 @@ def _result(D, bias, w, S, primal, run, t0, certificate):
     return SolverResult(
         coef=w[:D.d], intercept=bias * w[D.d] if bias > 0 else 0.0,
         dual_coef=S[:, ALPHA].copy(), dual_objective=float(rec.objective[-1]),
-        objective=primal, grad_norm=float(cert), n_iter=k, n_evals=k, converged=converged,
+        objective=primal, certificate_value=float(cert), n_iter=k, n_evals=k, converged=converged,
         seconds=time.perf_counter() - t0, record=rec, certificate=certificate,
         stats={"n_active": int(active_size)})
 

@@ -390,7 +390,7 @@ def _result(problem, alpha, G, stats, prof, start, n_samples, cap, tol):
         dual_coef=alpha,
         active_set=np.flatnonzero(alpha > 0),
         objective=objective,
-        grad_norm=float(gap),
+        certificate_value=float(gap),
         certificate="max_violating_pair",
         n_iter=int(n_iter),
         converged=bool(converged),

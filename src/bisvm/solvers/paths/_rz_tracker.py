@@ -11,9 +11,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...losses import ModifiedHuber, SquaredHinge
+
 __all__ = ["LOSSES", "Direction", "RZTracker", "ReducedSystem", "loss_value_derivative"]
 
-LOSSES = ("squared_hinge", "modified_huber")
+_LOSSES = {"squared_hinge": SquaredHinge(), "modified_huber": ModifiedHuber()}
+LOSSES = tuple(_LOSSES)
 
 
 def loss_value_derivative(loss, t, z):
@@ -34,16 +37,8 @@ def loss_value_derivative(loss, t, z):
     -------
     value, derivative : ndarray of shape (n,)
     """
-    m = t * z
-    xi = 1.0 - m
-    if loss == "squared_hinge":
-        r = np.maximum(xi, 0.0)
-        return r * r, -2.0 * t * r
-    r = np.clip(xi, 0.0, 2.0)
-    lin = xi > 2.0
-    val = np.where(lin, 4.0 * (xi - 1.0), r * r)
-    der = np.where(lin, -4.0 * t, -2.0 * t * r)
-    return val, der
+    value, derivative, _ = _LOSSES[loss].value_derivatives(t, z)
+    return value, derivative
 
 
 class ReducedSystem:

@@ -68,7 +68,7 @@ class PathResult:
         objective = self.objective_at(lam, coef, intercept)
         return SolverResult(
             coef=coef, intercept=float(intercept), active_set=np.flatnonzero(coef),
-            objective=objective, grad_norm=0.0, certificate="path_vertex", converged=True,
+            objective=objective, certificate_value=0.0, certificate="path_vertex", converged=True,
             n_iter=int(np.sum(self.breakpoints >= lam)), method=type(self).__name__,
             record=ConvergenceRecord(np.array([objective]), np.array([0.0]),
                                      np.array([0.0])),

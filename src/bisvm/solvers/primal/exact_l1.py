@@ -353,7 +353,7 @@ def solve_exact_l1(problem, *, w0=None, tol=1e-9, max_iter=500, max_outer=200,
     Returns
     -------
     SolverResult
-        ``certificate="kkt_violation"``, ``grad_norm`` the final largest violation,
+        ``certificate="kkt_violation"``, ``certificate_value`` the final largest violation,
         ``method="exact_l1"``, ``n_iter`` Newton steps (all stages), ``record`` one entry
         per KKT check on all groups of the final stage (objective, violation, seconds),
         ``factor`` a :class:`SupportNewtonFactor` at the solution, ``active_set`` the
@@ -395,7 +395,7 @@ def solve_exact_l1(problem, *, w0=None, tol=1e-9, max_iter=500, max_outer=200,
     factor = _support_factor(P, w, support, z)
     obj_arr, kkt_arr, sec = (np.array(c) for c in zip(*rec))
     return SolverResult(
-        coef=w, objective=obj, grad_norm=kkt, n_iter=stats["steps"], n_evals=stats["evals"],
+        coef=w, objective=obj, certificate_value=kkt, n_iter=stats["steps"], n_evals=stats["evals"],
         converged=converged, seconds=time.perf_counter() - t0,
         record=ConvergenceRecord(obj_arr, kkt_arr, sec), active_set=support,
         stats={"n_outer": len(rec), "ws_sizes": ws_sizes, "continuation": tuple(stages),

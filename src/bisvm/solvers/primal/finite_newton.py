@@ -413,7 +413,7 @@ def _greedy_result(beta, b, J, results, seconds):
     return SolverResult(
         coef=beta, intercept=b, active_set=np.array(J, dtype=np.int64), n_iter=len(J),
         n_evals=sum(r.n_evals for r, _ in results), objective=res.objective,
-        grad_norm=res.certificate_value, converged=res.converged,
+        certificate_value=res.certificate_value, converged=res.converged,
         certificate=res.certificate, seconds=seconds, record=rec,
         stats={"gradient_scale": res.stats["gradient_scale"]})
 

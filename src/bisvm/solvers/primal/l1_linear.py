@@ -42,7 +42,7 @@ def _result(w, d, bias, objective, cert, seconds, **fields):
     ``coef`` and ``intercept = bias · w[d]``; a one-entry record."""
     return SolverResult(
         coef=w[:d], intercept=bias * w[d] if bias > 0 else 0.0, objective=objective,
-        grad_norm=cert, seconds=seconds,
+        certificate_value=cert, seconds=seconds,
         record=ConvergenceRecord(np.array([objective]), np.array([cert]),
                                  np.array([seconds])), **fields)
 

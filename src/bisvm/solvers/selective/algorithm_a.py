@@ -447,7 +447,7 @@ def _result(problem, st, coef, intercept, gap, n_sweeps):
         coef=coef, intercept=intercept, dual_coef=st.lam, active_set=np.flatnonzero(coef),
         partition=ActivePartition(free.copy(), kink.copy(), np.where(kink, st.sigma, 0.0)),
         objective=problem.primal_value(coef, intercept), dual_objective=float(st.W),
-        certificate="duality_gap", grad_norm=abs(float(gap)),
+        certificate="duality_gap", certificate_value=abs(float(gap)),
         n_iter=st.k, n_evals=st.k, converged=bool(st.converged),
         seconds=time.perf_counter() - st.t0, record=rec, factor=st.newton,
         method="dual_newton",
