@@ -35,7 +35,7 @@ from bisvm.kernels import (
 )
 from bisvm.selection.kernel_ridge_loo import kernel_ridge_fit
 
-from ._constraints import KERNEL, positive
+from ._constraints import KERNEL_PARAMETERS, positive
 
 __all__ = ["KernelRidge"]
 
@@ -72,12 +72,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "ridge": [positive()],
-        "kernel": KERNEL,
-        # checked by make_kernel for the kernels that use them (a callable kernel uses
-        # none, "linear" and "precomputed" no gamma, only "poly" an integral degree)
-        "gamma": "no_validation",
-        "degree": "no_validation",
-        "coef0": "no_validation",
+        **KERNEL_PARAMETERS,
         "fit_intercept": "no_validation",  # read as a truth value
     }
 

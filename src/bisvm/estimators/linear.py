@@ -334,7 +334,6 @@ def primal_objective(est, X, y, sample_weight=None):
         if est.penalty == "l2":
             out.append(svm_primal_objective(X, yk, w, cost, est.loss, bias))
         else:
-            r = np.maximum(0.0, 1.0 - yk * (np.asarray(augment_intercept(X, bias) @ w).ravel()))
-            xi = r if est.loss == "hinge" else r * r
-            out.append(float(np.abs(w).sum() + cost @ xi))
+            z = np.asarray(augment_intercept(X, bias) @ w).ravel()
+            out.append(float(np.abs(w).sum() + cost @ _LOSSES[est.loss].value(yk, z)))
     return np.array(out)
