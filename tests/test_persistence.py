@@ -158,6 +158,8 @@ def test_nested_estimators_one_vs_rest(tmp_path, iris):
 
 
 def test_private_state_listed_in_persist_attrs(iris):
+    """Private fitted state is what ``_persist_attrs`` exists for: this test (and the next)
+    read private attributes on purpose, to check that they survive a round trip."""
     X, y, _ = iris
     est = PrivateStateSVC(C=3.0, gamma="scale").fit(X, y)
     loaded = check_round_trip(est, X)
