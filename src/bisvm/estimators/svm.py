@@ -195,7 +195,10 @@ class SVC(ClassifierMixin, BaseSMO):
         self._validate_params()
         self._check_combinations()
         X, y = self._validate_X_train(X, y)
-        check_classification_targets(y)
+        if not (y.ndim == 1 and y.dtype.kind in "biu"):
+            # integer labels are always "binary" or "multiclass" (accepted): the check,
+            # about 0.1 ms, is left out for them (a tenth of a small fit)
+            check_classification_targets(y)
         classes, y_enc = np.unique(y, return_inverse=True)
         name = type(self).__name__
         if classes.size < 2:
@@ -204,7 +207,10 @@ class SVC(ClassifierMixin, BaseSMO):
             )
         sw = self._sample_weight(sample_weight, X)
         positive_weight_rows(sw)
-        cw = compute_class_weight(self.class_weight, classes=classes, y=y)
+        if self.class_weight is None:  # scikit-learn's uniform weights, without its checks
+            cw = np.ones(classes.size)
+        else:
+            cw = compute_class_weight(self.class_weight, classes=classes, y=y)
         if np.any(cw <= 0) or not np.all(np.isfinite(cw)):
             raise ValueError("class_weight must give positive finite weights")
         weights = cw[y_enc] * sw

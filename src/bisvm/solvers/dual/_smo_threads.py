@@ -70,8 +70,8 @@ def resolve_n_jobs(n_jobs):
         return 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral) or n_jobs == 0:
         raise ValueError(f"n_jobs must be None or a nonzero integer, got {n_jobs!r}")
-    cores = os.cpu_count() or 1
-    n = int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+    # os.cpu_count only for a negative n_jobs: it reads /proc on every call
+    n = int(n_jobs) if n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
     return max(1, min(n, numba.config.NUMBA_NUM_THREADS))
 
 
