@@ -79,6 +79,17 @@ def _is_numeric(X):
 _PARAM_NAMES: dict = {}
 
 
+def _plain_arrays(X, y):
+    """Whether ``validate_data(X, y, dtype=float64, order="C")`` would return ``X`` and
+    ``y`` as they are: a C-ordered float64 ndarray with at least one row and one column,
+    all finite, and a 1-d numeric ndarray ``y`` of as many finite entries."""
+    return (type(X) is np.ndarray and type(y) is np.ndarray and X.ndim == 2 and y.ndim == 1
+            and X.dtype == np.float64 and X.flags.c_contiguous and X.shape[0] >= 1
+            and X.shape[1] >= 1 and y.shape[0] == X.shape[0] and y.dtype.kind in "biuf"
+            and bool(np.isfinite(X).all())
+            and (y.dtype.kind != "f" or bool(np.isfinite(y).all())))
+
+
 class BaseSMO(BaseEstimator):
     """Shared parameter constraints, kernel handling and prediction from support vectors."""
 
@@ -125,6 +136,11 @@ class BaseSMO(BaseEstimator):
                 check_consistent_length(X, y)
         elif isinstance(y, str) and y == "no_validation":
             X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, order="C")
+        elif set(kw) <= {"y_numeric"} and _plain_arrays(X, y):
+            # what validate_data concludes on these inputs, at a tenth of its cost (about
+            # 0.1 ms, a tenth of a small fit): X and y pass unchanged, no feature names
+            vars(self).pop("feature_names_in_", None)
+            self.n_features_in_ = X.shape[1]
         else:
             X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
                                  order="C", **kw)
