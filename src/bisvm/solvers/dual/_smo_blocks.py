@@ -315,6 +315,16 @@ def transform(acc, nb, sq_s, sq_t, t0, kcode, gamma, coef0, degree, scale_bits):
             dist = sq_s + sq_t[t0 + q] - 2.0 * acc[q]
             acc[q] = -gamma * (dist if dist > 0.0 else 0.0)
         exp_block(acc, nb, scale_bits)
+    elif kcode == POLY and degree == 3.0:
+        # the default degree in one pass: u * (u * u) is the product the repeated
+        # squaring below forms for the exponent 3 (1 * u, then times u * u), bit for bit
+        for q in range(nb):
+            u = gamma * acc[q] + coef0
+            acc[q] = u * (u * u)
+    elif kcode == POLY and degree == 2.0:
+        for q in range(nb):  # likewise 1 * (u * u)
+            u = gamma * acc[q] + coef0
+            acc[q] = u * u
     elif kcode == POLY:
         for q in range(nb):
             acc[q] = gamma * acc[q] + coef0

@@ -442,13 +442,30 @@ def restrict_cache(cache, active, n_active, sidx, kd):
     if not subset:
         clear_cache(cache)
     elif m < W:
+        # the kept entries as runs of consecutive old positions, found once: each column
+        # is then moved run by run (contiguous copies the compiler vectorises) instead of
+        # gathered entry by entry
+        run_src = np.empty(m, dtype=np.int64)
+        run_dst = np.empty(m + 1, dtype=np.int64)
+        n_runs = 0
+        for q in range(m):
+            o = old_pos[act_s[q]]
+            if q == 0 or o != run_src[n_runs - 1] + (q - run_dst[n_runs - 1]):
+                run_src[n_runs] = o
+                run_dst[n_runs] = q
+                n_runs += 1
+        run_dst[n_runs] = m
         for k in range(ctr[3]):
             if owner[k] < 0:
                 continue
             ob = k * W
             nb = k * m
-            for q in range(m):
-                pool[nb + q] = pool[ob + old_pos[act_s[q]]]
+            for r in range(n_runs):
+                src = ob + run_src[r]
+                dst = nb + run_dst[r]
+                # forward copy: dst <= src, so no entry is overwritten before it is read
+                for q in range(run_dst[r + 1] - run_dst[r]):
+                    pool[dst + q] = pool[src + q]
     ctr[1] = m
     ctr[3] = min(n, pool.shape[0] // max(m, 1))
     return m
