@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._numba import njit
-from ._smo_columns import get_column, get_column_batch, is_cached
+from ._smo_columns import get_column, get_column_batch, guessing, is_cached
 from ._smo_threads import MIN_PARALLEL, parallel_pick_j, second_order_gain
 
 
@@ -70,7 +70,7 @@ def candidates(cmp, n_active, sidx, cache, s, cand):
 def fetch(s, cache, kd, cmp, n_active, sidx):
     """The pool offset of the column of sample ``s``; on a miss with dense data, the
     columns of :func:`candidates` are computed in the same pass."""
-    if cache[1][s] >= 0:
+    if cache[1][s] >= 0 or not guessing(cache):
         return get_column(s, cache, kd)
     cand = np.empty(3, dtype=np.int64)
     n_c = candidates(cmp, n_active, sidx, cache, s, cand)
