@@ -270,3 +270,22 @@ def test_gradient_from_a_snapshot_equals_the_dense_gradient(n_threads):
     G2 = np.full(2 * n, np.nan)
     cols.gradient_from_scratch(which, kd, sidx, y, p, shift, alpha, G2)
     np.testing.assert_allclose(G2[which], (Q @ alpha + p)[which], rtol=1e-11, atol=1e-11)
+
+
+def test_guessed_columns_stop_without_changing_the_iterate():
+    """On poly-3 data fewer than half of the guessed kernel columns are read, so the dense
+    solve stops guessing (fewer columns than with guessing throughout, 2,492 on the same
+    data); its iterate is still bit for bit the sparse one, which never guesses."""
+    from sklearn.datasets import make_classification
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = make_classification(n_samples=3750, n_features=20, n_informative=10,
+                               random_state=0)
+    X = StandardScaler().fit_transform(X)
+    ker = make_kernel("poly", gamma=1.0 / (X.shape[1] * X.var()), coef0=1.0, degree=3)
+    yb = np.where(y > 0, 1.0, -1.0)
+    dense = solve_smo(csvc_dual(X, yb, ker, 1.0))
+    sparse = solve_smo(csvc_dual(sp.csr_matrix(X), yb, ker, 1.0))
+    np.testing.assert_array_equal(dense.dual_coef, sparse.dual_coef)
+    assert dense.intercept == sparse.intercept
+    assert dense.stats["n_kernel_columns"] < 2000
