@@ -33,6 +33,7 @@ __all__ = [
     "DualProblem",
     "LinearProblem",
     "augment_intercept",
+    "split_intercept",
 ]
 
 
@@ -353,3 +354,10 @@ def augment_intercept(X, bias):
     ones = np.full((X.shape[0], 1), float(bias))
     return sp.hstack([X, sp.csr_matrix(ones)], format="csr") if sp.issparse(X) else np.hstack(
         [X, ones])
+
+
+def split_intercept(w, d, bias):
+    """``(coef, intercept)`` of weights ``w`` over ``[X, bias]`` (:func:`augment_intercept`):
+    the first ``d`` weights, and ``bias`` times the intercept feature's weight ``w[d]`` (0
+    when ``bias <= 0``)."""
+    return w[:d], (float(bias * w[d]) if bias > 0 else 0.0)

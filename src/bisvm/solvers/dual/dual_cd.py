@@ -56,6 +56,7 @@ import scipy.sparse as sp
 from ...losses import EpsilonInsensitive, Hinge, SquaredEpsilonInsensitive, SquaredHinge
 from .._record import IterationLog, check_tol_max_iter
 from ..base import SolverResult, warn_cap
+from ..problems import split_intercept
 from ._dual_cd_kernels import (
     ALPHA,
     dual_objective,
@@ -225,8 +226,9 @@ def _prepare(problem, alpha0, *, losses, regression):
 def _result(D, bias, w, S, primal, run, t0, certificate):
     """The frozen result: ``w`` split into ``coef`` and the intercept ``bias · w[d]``."""
     k, converged, cert, active_size, rec = run
+    coef, intercept = split_intercept(w, D.d, bias)
     return SolverResult(
-        coef=w[:D.d], intercept=bias * w[D.d] if bias > 0 else 0.0,
+        coef=coef, intercept=intercept,
         dual_coef=S[:, ALPHA].copy(), dual_objective=float(rec.objective[-1]),
         objective=primal, certificate_value=float(cert), n_iter=k, n_evals=k, converged=converged,
         seconds=time.perf_counter() - t0, record=rec, certificate=certificate,

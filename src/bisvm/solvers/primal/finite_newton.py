@@ -35,6 +35,7 @@ and certify the relative gradient norm :math:`\|\nabla f(w)\|/s`
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -46,7 +47,7 @@ from ...penalties import L2
 from .._linalg import cholesky_solve
 from .._record import IterationLog, check_tol_max_iter
 from ..base import ConvergenceRecord, SolverResult, warn_cap
-from ..problems import LinearProblem, augment_intercept
+from ..problems import LinearProblem, augment_intercept, split_intercept
 from .cg import conjugate_gradient
 
 __all__ = [
@@ -56,7 +57,7 @@ __all__ = [
     "solve_finite_newton_problem",
     "greedy_kernel_finite_newton",
     "check_linear_problem",
-    "split_intercept",
+    "with_intercept",
 ]
 
 
@@ -253,7 +254,7 @@ def solve_finite_newton(problem, *, w0=None, tol=1e-10, max_iter=100, linear_sol
 
     res, z = finite_newton_loop(value_grad, step, w, z, scale=lambda gn: max(1.0, gn),
                                 tol=tol, max_iter=max_iter, warn=warn)
-    return split_intercept(res, problem.bias, active_set=np.flatnonzero(y * z < 1.0))
+    return with_intercept(res, problem.bias, active_set=np.flatnonzero(y * z < 1.0))
 
 
 def _active_minimiser(XI, cI, yI, Rv, Rdense, w, linear_solver, tol):
@@ -273,12 +274,11 @@ def _active_minimiser(XI, cI, yI, Rv, Rdense, w, linear_solver, tol):
     return conjugate_gradient(matvec, rhs, w, tol=1e-3 * tol, max_iter=10 * w.shape[0])[0]
 
 
-def split_intercept(res, bias, **fields):
+def with_intercept(res, bias, **fields):
     """``res`` with the intercept feature's weight (last) moved to ``intercept``."""
-    import dataclasses
-
     if bias > 0:
-        fields.update(coef=res.coef[:-1], intercept=float(bias * res.coef[-1]))
+        coef, intercept = split_intercept(res.coef, res.coef.shape[0] - 1, bias)
+        fields.update(coef=coef, intercept=intercept)
     return dataclasses.replace(res, **fields)
 
 

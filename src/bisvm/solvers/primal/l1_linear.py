@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from ...losses import Hinge, SquaredHinge
 from ..base import ConvergenceRecord, SolverResult
-from ..problems import augment_intercept
+from ..problems import augment_intercept, split_intercept
 
 __all__ = ["solve_l1_hinge_lp", "solve_l1_squared_hinge"]
 
@@ -40,8 +40,9 @@ def _check(problem, loss_type):
 def _result(w, d, bias, objective, cert, seconds, **fields):
     """``w`` (with the intercept feature's weight last when ``bias > 0``) split into
     ``coef`` and ``intercept = bias · w[d]``; a one-entry record."""
+    coef, intercept = split_intercept(w, d, bias)
     return SolverResult(
-        coef=w[:d], intercept=bias * w[d] if bias > 0 else 0.0, objective=objective,
+        coef=coef, intercept=intercept, objective=objective,
         certificate_value=cert, seconds=seconds,
         record=ConvergenceRecord(np.array([objective]), np.array([cert]),
                                  np.array([seconds])), **fields)

@@ -39,7 +39,7 @@ from .finite_newton import (
     check_linear_problem,
     exact_line_search,
     finite_newton_loop,
-    split_intercept,
+    with_intercept,
 )
 
 __all__ = ["solve_svr_finite_newton"]
@@ -144,5 +144,5 @@ def solve_svr_finite_newton(problem, *, w0=None, tol=1e-4, max_iter=1000,
                                 max_iter=max_iter, start_tol=0.0, name="SVR finite Newton",
                                 warn=warn, report=report if verbose else None)
     up, dn = _pieces(y, z, epsilon)
-    return split_intercept(res, problem.bias,
+    return with_intercept(res, problem.bias,
                            active_set=np.flatnonzero((up > 0) | (dn > 0)))
