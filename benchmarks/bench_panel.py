@@ -63,7 +63,7 @@ import bench_panel_data as data  # noqa: E402
 from bench_panel_report import write_report  # noqa: E402
 
 C_GRID = 10.0 ** np.linspace(-3, 1, 9)
-CLASSIFIERS = ("bisvm-scalar", "bisvm-vector", "bisvm-group", "l2cv", "l1cv", "rfecv",
+CLASSIFIERS = ("bisvm-auto", "bisvm-scalar", "bisvm-vector", "bisvm-group", "l2cv", "l1cv", "rfecv",
                "logregcv", "selective-alo", "selective-alo-1se")
 LOGISTIC_TASKS = ("seed004_200x400", "syn600x40")
 REGRESSORS = ("selective-alo", "selective-alo-1se", "selective-kfold", "lassocv")
@@ -72,7 +72,8 @@ REGRESSORS = ("selective-alo", "selective-alo-1se", "selective-kfold", "lassocv"
 def _bisvm(model, seed, groups, extra):
     from bisvm import BilevelSVC
 
-    kw = dict(model=model, random_state=seed)
+    # bisvm-auto: BilevelSVC() as it comes (its default model)
+    kw = dict(random_state=seed) if model == "auto" else dict(model=model, random_state=seed)
     if model == "group":
         kw["groups"] = groups
     kw.update(extra)

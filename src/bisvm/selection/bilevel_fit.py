@@ -43,6 +43,11 @@ class BinaryFit:
     refined : bool or None
     solves, iterations : int
         Lower-level solves and iterations of the whole fit.
+    null : tuple or None
+        ``(error, null_error)`` when the null-model test returned the intercept-only
+        model.
+    shift : float
+        The calibrated intercept shift (0 with ``threshold="zero"``).
     """
 
     coef: np.ndarray
@@ -56,6 +61,8 @@ class BinaryFit:
     refined: object
     solves: int
     iterations: int
+    null: object = None
+    shift: float = 0.0
 
 
 def fit_binary(Xa, yb, lower, hyper, settings, sample_weight=None, *, progress=None):
@@ -79,7 +86,8 @@ def fit_binary(Xa, yb, lower, hyper, settings, sample_weight=None, *, progress=N
         importance=importance_scores(coef, fit.beta, hyper, threshold=eps),
         feature_importance=coefficient_shares(coef, hyper, threshold=eps),
         n_iter=fit.n_iter, history=fit.history, balanced=fit.balanced,
-        refined=fit.refined, solves=fit.lower_solves, iterations=fit.lower_iterations)
+        refined=fit.refined, solves=fit.lower_solves, iterations=fit.lower_iterations,
+        null=fit.null, shift=fit.shift)
 
 
 @dataclass(frozen=True)

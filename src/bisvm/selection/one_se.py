@@ -43,7 +43,7 @@ __all__ = ["pooled_terms", "pooled_error", "one_se_scalar", "one_se_error_scalar
            "ErrorPath", "validation_splits", "SCALAR_RULES"]
 
 #: The rules of ``BilevelSVC(scalar_rule=...)``.
-SCALAR_RULES = ("min", "1se", "1se_error")
+SCALAR_RULES = ("min", "1se", "1se_error", "auto")
 
 
 def pooled_terms(objective, coefs):

@@ -27,12 +27,16 @@ from sklearn.model_selection import StratifiedShuffleSplit
 
 from ..names import CRITERIA as _NAMES
 from .bilevel import BilevelObjective, Fold, bisvm_lbfgs, make_hyper_model
+from .decision import beats_null, out_of_fold, platt_shift
 from .lower_level import beta_upper_bound, zero_model_penalty
 from .one_se import one_se_error_scalar, one_se_scalar, validation_splits
 from .search import scalar_scan
 
 __all__ = ["StagedSettings", "StagedFit", "fit_staged", "weighted_folds",
-           "UNBALANCED_SHARE", "CRITERIA"]
+           "UNBALANCED_SHARE", "CRITERIA", "THRESHOLDS"]
+
+#: The decision thresholds of ``BilevelSVC(threshold=...)``.
+THRESHOLDS = ("zero", "calibrated")
 
 #: ``BilevelSVC``'s criteria: name -> (validation split, loss of
 #: :func:`~bisvm.selection.criteria.make_criterion`), from :data:`bisvm.names.CRITERIA`.
@@ -78,6 +82,8 @@ class StagedSettings:
     refit: bool = True
     max_line_search: int = 10
     cv_repeats: int = 1
+    null_test: bool = False
+    threshold: str = "zero"
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,11 @@ class StagedFit:
         Whether the refinement replaced the scalar model (None: no refinement).
     scan : ScanResult or None
     lower_solves, lower_iterations : int
+    null : tuple or None
+        ``(error, null_error)`` when the null-model test replaced the model by the
+        intercept-only one (:func:`~bisvm.selection.decision.beats_null`), else None.
+    shift : float
+        The intercept shift of ``threshold="calibrated"`` (0 otherwise).
     """
 
     coef: np.ndarray
@@ -113,6 +124,8 @@ class StagedFit:
     scan: object
     lower_solves: int
     lower_iterations: int
+    null: object = None
+    shift: float = 0.0
 
 
 class _Cost:
@@ -187,10 +200,43 @@ def fit_staged(Xa, yb, lower, hyper, settings, sample_weight=None, progress=None
         cost.iters += r.n_iter
     else:
         coef = res.coefs[0]
+    null, shift = None, 0.0
+    if s.null_test or s.threshold != "zero":
+        coef, null, shift = _decision(folds, yb, sw, lower, hyper, s, bal, res, refined,
+                                      coef, cost)
     return StagedFit(coef=coef, beta=res.beta, value=float(res.value),
                      n_iter=max(1, cost.outer), history=res.history, balanced=bal,
                      refined=refined, scan=scan, lower_solves=cost.solves,
-                     lower_iterations=cost.iters)
+                     lower_iterations=cost.iters, null=null, shift=shift)
+
+
+def _decision(folds, yb, sw, lower, hyper, s, bal, res, refined, coef, cost):
+    """The null-model test and the calibrated intercept on the out-of-fold outputs of
+    the k folds of all rows at the chosen β (:mod:`~bisvm.selection.decision`); returns
+    (coef, null, shift)."""
+    obj = BilevelObjective(folds, lower, hyper, loss=s.loss, balanced=bal)
+    if refined or len(res.coefs) != len(folds):
+        # the refinement's solutions are of other folds: solve these at its β
+        mean = np.mean(res.coefs, axis=0)
+        coefs, it = obj.solve(res.beta, tuple(mean for _ in folds), 1e-9)
+        cost.solves += len(folds)
+        cost.iters += it
+    else:
+        coefs = res.coefs
+    f, y, w, majority = out_of_fold(obj, coefs)
+    coef = np.array(coef, dtype=float)
+    if s.null_test:
+        keep, err, err0 = beats_null(f, y, w, majority)
+        if not keep:
+            # the intercept-only model: the (weighted) majority label of all rows, the
+            # constant that minimises the mean hinge loss
+            sw1 = np.ones(yb.shape[0]) if sw is None else sw
+            null = np.zeros_like(coef)
+            null[-1] = 1.0 if float(sw1 @ (yb > 0)) >= float(sw1 @ (yb < 0)) else -1.0
+            return null, (err, err0), 0.0
+    shift = platt_shift(f, y, w) if s.threshold == "calibrated" else 0.0
+    coef[-1] += shift
+    return coef, None, shift
 
 
 def _l1_start(Xa, yb, lower, s, sw):
@@ -234,9 +280,15 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
         # the outer run ended above its start (an inexact first solve): keep the start
         res = replace(res, beta=np.array([scan.best_beta]), coefs=scan.best_coefs,
                       value=scan.best_value)
-    if s.scalar_rule != "min" and not learn_l2:
+    rule = s.scalar_rule
+    if rule == "auto":
+        # more features than rows in a training fold: the criterion's minimum selects
+        # noise features, the sparsest model within one standard error does not
+        f0 = folds[0]
+        rule = "1se" if f0.X_train.shape[1] - 1 > f0.X_train.shape[0] else "min"
+    if rule != "min" and not learn_l2:
         b0 = float(res.beta[0])
-        if s.scalar_rule == "1se":
+        if rule == "1se":
             b, coefs, steps = one_se_scalar(obj, b0, warm=res.coefs)
         else:
             b, coefs, steps, _ = one_se_error_scalar(obj, b0, warm=res.coefs)
