@@ -8,6 +8,7 @@ Features are standardised on the training rows.
 
 Methods (classification):
 
+* ``bisvm-auto``: ``BilevelSVC()`` as it comes (``random_state`` = the split seed);
 * ``bisvm-scalar`` / ``bisvm-vector`` / ``bisvm-group``: ``BilevelSVC(model=...)``, defaults
   otherwise (``random_state`` = the split seed); the group model only where the table has
   groups (the one-hot columns of a categorical variable, questionnaire scales, the
