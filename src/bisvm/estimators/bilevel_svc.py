@@ -51,8 +51,9 @@ class BilevelSVC(SmoothedSVMBase):
     ----------
     model : {"auto", "scalar", "vector", "group"}, default="auto"
         One β for all coefficients, one per coefficient (bias included), or one per group.
-        ``"auto"``: the vector model when the features are at most the training rows of
-        a fold (:math:`d \le n - \lceil n/k\rceil`), else the scalar model (see the
+        ``"auto"``: the group model when ``groups`` is given; else the vector model when
+        the features are at most the training rows of a fold
+        (:math:`d \le n - \lceil n/k\rceil`), and the scalar model otherwise (see the
         Notes); the choice is in ``model_``.
     groups : dict of str -> list of int, or list of lists, optional
         Feature groups for ``model="group"``; features in no group form singleton groups.
@@ -455,10 +456,13 @@ class BilevelSVC(SmoothedSVMBase):
                 "the learned model.", UserWarning, stacklevel=3)
 
     def _resolve_model(self, n, d, split):
-        """``model="auto"``: the vector model when the features are fewer than the
-        training rows of a fold, else the scalar model (see the Notes)."""
+        """``model="auto"``: the group model when groups are given, else the vector
+        model when the features are at most the training rows of a fold, else the
+        scalar model (see the Notes)."""
         if self.model != "auto":
             return self.model
+        if self.groups is not None:
+            return "group"
         if split == "kfold":
             cv = self.cv if isinstance(self.cv, Integral) and self.cv >= 2 else 5
             n_train = n - -(-n // cv)

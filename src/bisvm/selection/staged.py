@@ -11,6 +11,11 @@ r"""The stages of one binary ``BilevelSVC`` fit (beyond seed-000, issues #11 and
    (:class:`~bisvm.selection.early_stopping.HeldOutMonitor` with ``refinement_rule``).
    A rejected refinement (the monitor keeps the start) gives exactly the scalar model.
 3. **Refit** on all rows at the chosen β.
+4. **Decision checks** (``null_test``, ``threshold="calibrated"``), on the out-of-fold
+   outputs of the k folds of all rows at the chosen β
+   (:mod:`~bisvm.selection.decision`): the intercept-only model replaces one that does
+   not beat the majority class by one paired standard error, and Platt's calibration
+   shifts the refit's intercept to the accuracy-optimal threshold.
 
 Why the scalar stage sees every row: withheld rows are fewer rows for the one weight that
 matters most; the one-weight model cannot overfit its criterion the way d weights can,
