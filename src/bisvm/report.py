@@ -188,6 +188,11 @@ def _confusion_rows(y_true, y_pred, class_names=None):
     return [""] + [f"predicted {names[b]}" for b in labels], rows
 
 
+def _resolved_model(est):
+    """The model a BilevelSVC fitted (``model_``, which resolves ``"auto"``)."""
+    return getattr(est, "model_", getattr(est, "model", ""))
+
+
 def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=None,
                    grid=None, summary=None, tree_importance=None, notes=(), title=None,
                    class_names=None):
@@ -231,7 +236,7 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
     thesis = np.ravel(est.importance_)
     # the thesis's score is per penalty group; per feature only for the scalar and vector
     # models, whose groups are the coefficients in order (intercept last)
-    per_feature = getattr(est, "model", "") != "group" and thesis.size >= len(names)
+    per_feature = _resolved_model(est) != "group" and thesis.size >= len(names)
     header = ["feature", "importance (|w| share)"] + (["thesis score"] if per_feature
                                                       else []) + ["coefficient"]
     rep.table([[names[j], float(imp[j])] + ([float(thesis[j])] if per_feature else [])
@@ -245,7 +250,7 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
               ["penalty weight", "learned β"], caption="Learned L1 weights")
     rep.section("Figures")
     if grid is not None:
-        traj = est.history_ if getattr(est, "model", "") == "scalar" else None
+        traj = est.history_ if _resolved_model(est) == "scalar" else None
         final = None if traj is not None else float(np.ravel(est.validation_score_)[0])
         rep.figure(plots.plot_validation_curve(grid, traj, final=final),
                    "Validation criterion over a scalar β (grid) with the BiSVM iterates.")

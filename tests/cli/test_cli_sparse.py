@@ -363,8 +363,11 @@ def test_select_sparse_and_dense_agree_and_beat_the_grid(svm_file, tmp_path, cap
     cd = np.array([dense["coefficients"][f"x{j}"] for j in range(300)])
     np.testing.assert_allclose(cs, cd, atol=1e-8 * np.abs(cd).max())
     assert sparse["test_accuracy"] == dense["test_accuracy"] >= 0.8
-    # the learned scalar weight is at least as good as the 149-point grid
-    assert sparse["validation_objective"] <= sparse["grid_validation_objective"] + 1e-4
+    # 300 features outnumber a fold's rows, so the scalar rule is the 1-SE one
+    # (BilevelSVC's scalar_rule="auto"): a weight at least the grid's best, i.e. a model
+    # at least as sparse, whose criterion is not below the grid's minimum
+    assert sparse["penalty_weights"]["beta"] >= sparse["grid_beta"] * (1 - 1e-6)
+    assert sparse["validation_objective"] >= sparse["grid_validation_objective"] - 1e-4
     assert sparse["grid_lower_level_solves"] >= 149
 
 

@@ -384,7 +384,7 @@ def named_weights(est, feature_names):
     one-vs-rest model ``{"name[class]": β}``."""
     import numpy as np
 
-    grouped = getattr(est, "model", None) == "group"
+    grouped = getattr(est, "model_", getattr(est, "model", None)) == "group"
     groups = set(getattr(est, "groups", None) or ()) if grouped else set()
     keys = [feature_key(k, feature_names, groups) for k in est.penalty_weight_names_]
     pw = np.asarray(est.penalty_weights_)

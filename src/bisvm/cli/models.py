@@ -129,8 +129,9 @@ def add_model_args(p, *, default_model="svc", choices=None, default_help=None):
                    help="elastic-net/bilevel: the thesis's mu")
     g.add_argument("--l1-smoothing", type=positive_float("--l1-smoothing"),
                    help="elastic-net/bilevel: the thesis's gamma")
-    g.add_argument("--bilevel-model", choices=["scalar", "vector", "group"],
-                   help="bilevel: one L1 weight, one per feature or one per group")
+    g.add_argument("--bilevel-model", choices=["auto", "scalar", "vector", "group"],
+                   help="bilevel: one L1 weight, one per feature or one per group (auto: "
+                   "BilevelSVC's choice by the table's shape)")
     g.add_argument("--groups", metavar="SPEC",
                    help="feature groups (elastic-net, bilevel): 'mean=0-9,se=10-19' or name "
                    "prefixes 'mean,error,worst'")

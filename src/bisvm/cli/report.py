@@ -38,9 +38,9 @@ def add_parser(sub):
     m = p.add_argument_group("what to report")
     m.add_argument("--model", metavar="FILE",
                    help="report this saved model instead of running a selection")
-    m.add_argument("--bilevel-model", choices=["scalar", "vector", "group"],
-                   default="vector", help="selection run: one weight, one per feature or "
-                   "one per group (default %(default)s)")
+    m.add_argument("--bilevel-model", choices=["auto", "scalar", "vector", "group"],
+                   default="auto", help="selection run: one weight, one per feature or "
+                   "one per group; auto as select --model (default %(default)s)")
     m.add_argument("--groups", metavar="SPEC", help="feature groups for --bilevel-model group")
     common.add_bilevel_options(m)
     m.add_argument("--no-grid", action="store_true",

@@ -64,8 +64,10 @@ def add_parser(sub):
         src, "breast-cancer", "bundled data set when --data is not given (default: %(default)s)")
     common.add_sparse_option(src, "when the file is large and sparse")
     m = s.add_argument_group("model")
-    m.add_argument("--model", choices=["scalar", "vector", "group"], default="vector",
-                   help="one weight, one per feature, or one per group (default %(default)s)")
+    m.add_argument("--model", choices=["auto", "scalar", "vector", "group"], default="auto",
+                   help="one weight, one per feature, or one per group; auto: group with "
+                   "--groups, else vector when the features are at most a fold's rows, else "
+                   "scalar (BilevelSVC's default; default %(default)s)")
     m.add_argument("--groups", metavar="SPEC",
                    help="feature groups: index ranges 'mean=0-9,se=10-19,worst=20-29' or "
                    "name prefixes 'mean,error,worst'")
@@ -101,7 +103,7 @@ class SelectOptions:
     test_size: float = 0.25
     scaling: str = "standard"
     seed: int = 0
-    model: str = "vector"
+    model: str = "auto"
     groups: str | None = None
     criterion: str = "scaled_margin"
     cv: int = 5
@@ -258,7 +260,9 @@ def run_select(opts):
     if scaler.effective_method_ != opts.scaling:
         notes.append(f"scaling: {scaler.describe()}")
     est = BilevelSVC(
-        model=opts.model, groups=groups if opts.model == "group" else None,
+        # a bundled set's own groups are used by --model group only; auto takes --groups
+        model=opts.model, groups=groups if opts.model == "group" or (
+            opts.model == "auto" and opts.groups) else None,
         l2_penalty=opts.l2_penalty, hinge_smoothing=opts.hinge_smoothing,
         l1_smoothing=opts.l1_smoothing, criterion=opts.criterion, cv=opts.cv,
         validation_fraction=opts.validation_fraction,
@@ -273,7 +277,7 @@ def run_select(opts):
         "scaling": scaler.effective_method_,
         "n_train": int(len(ytr)),
         "n_test": int(len(yte)),
-        "model": opts.model,
+        "model": est.model_,
         "criterion": opts.criterion,
         "positive_class": common.to_py(bt.positive),
         "negative_class": common.to_py(bt.negative),
@@ -329,7 +333,7 @@ def _fit_record(opts, est, X_test, y_test, names, groups):
     selected = [names[j] for j in order]
     d = len(names)
     listed = range(d) if d <= LIST_ALL_FEATURES_MAX else order
-    group_names = set(groups or ()) if opts.model == "group" else set()
+    group_names = set(groups or ()) if est.model_ == "group" else set()
     return {
         "validation_objective": float(est.validation_score_),
         "validation_objective_name": CRITERION_NAMES[opts.criterion],
@@ -414,13 +418,13 @@ def _select_plots(opts, est, grid, names, X, y, notes, bar):
     written = []
     d = len(names)
     if grid is not None:
-        traj = est.history_ if opts.model == "scalar" else None
-        final = None if opts.model == "scalar" else float(est.validation_score_)
+        traj = est.history_ if est.model_ == "scalar" else None
+        final = None if est.model_ == "scalar" else float(est.validation_score_)
         ax = plots.plot_validation_curve(grid, traj, final=final,
                                          criterion=CRITERION_NAMES[opts.criterion])
         written.append(str(plots.save(ax, out / "validation_curve.png")))
         bar(1)
-        beta = float(est.penalty_weights_[0]) if opts.model == "scalar" else None
+        beta = float(est.penalty_weights_[0]) if est.model_ == "scalar" else None
         path_grid, path_names = grid, names
         if d > PLOT_FEATURES_MAX:
             big = np.max(np.abs(grid.coefs[:, 0, :-1]), axis=0)
