@@ -19,6 +19,7 @@ def _informative(n=240, d=12, seed=0):
 
 
 @pytest.mark.parametrize("param, value", [("null_test", "yes"), ("threshold", "half"),
+                                          ("threshold", "1se"), ("null_test", "balance"),
                                           ("model", "both"), ("scalar_rule", "2se")])
 def test_invalid_values_name_the_parameter(param, value):
     X, y = _informative()
@@ -106,3 +107,36 @@ def test_auto_model_is_group_when_groups_are_given():
     assert auto.model_ == "group"
     assert auto.penalty_weight_names_ == grp.penalty_weight_names_
     np.testing.assert_array_equal(auto.coef_, grp.coef_)
+
+
+@pytest.mark.parametrize("threshold", ["1se_balanced", "1se_gated"])
+def test_one_se_thresholds_move_only_the_intercept(threshold):
+    X, y = _informative(seed=3)
+    cal = BilevelSVC(random_state=0, null_test=False).fit(X, y)
+    est = BilevelSVC(random_state=0, null_test=False, threshold=threshold).fit(X, y)
+    # the same model as "calibrated" (the threshold is chosen after it) ...
+    np.testing.assert_array_equal(est.coef_, cal.coef_)
+    np.testing.assert_allclose(est.intercept_ - est.intercept_shift_,
+                               cal.intercept_ - cal.intercept_shift_, rtol=0, atol=1e-12)
+    # ... and no fewer positive predictions on a minority-positive target (30 %): the
+    # threshold only moves from P > 1/2 towards P > prior
+    assert np.mean(y) < 0.5
+    assert np.sum(est.predict(X) == 1) >= np.sum(cal.predict(X) == 1)
+
+
+def test_balanced_null_test_keeps_what_the_accuracy_test_keeps():
+    X, y = _informative()
+    a = BilevelSVC(random_state=0).fit(X, y)
+    b = BilevelSVC(random_state=0, null_test="balanced").fit(X, y)
+    assert not a.null_model_ and not b.null_model_
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.intercept_, b.intercept_)
+
+
+def test_balanced_null_test_still_empties_pure_noise():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 15))
+    y = (rng.random(300) < 0.3).astype(int)
+    with pytest.warns(UserWarning, match="majority class"):
+        est = BilevelSVC(random_state=0, null_test="balanced").fit(X, y)
+    assert est.null_model_ and not est.support_.any()

@@ -1,11 +1,18 @@
 """The held-out decision checks of BilevelSVC (issue #12): Platt's calibrated intercept
-shift against an independent optimiser, and the paired null-model test."""
+shift against an independent optimiser, the paired null-model tests, and the
+one-standard-error balanced thresholds against an enumeration of every threshold."""
 
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from bisvm.selection.decision import beats_null, platt_shift
+from bisvm.selection.decision import (
+    balanced_weights_of,
+    beats_null,
+    beats_null_balanced,
+    one_se_balanced_shift,
+    platt_shift,
+)
 
 
 def _platt_reference(f, y, w):
@@ -78,3 +85,119 @@ def test_beats_null_paired_standard_error():
     se = np.sqrt(np.sum(w**2 * (delta - gain) ** 2))
     assert beats_null(f, y, w, maj)[0] == (gain > se)
     assert beats_null(f, y, w, maj)[0]
+
+
+def _zone_sample():
+    """70 negatives far below, 20 positives far above, and between them 10 rows at
+    -0.45, -0.35, ..., 0.45 labelled -, +, -, +, ... upwards: every cut between two of
+    those pairs misclassifies 4 rows (the fewest), and a lower such cut finds more
+    positives (higher balanced accuracy). Prior 0.25, so P > prior lies below the zone's
+    first positive and P > 1/2 above 0.05."""
+    zone = np.arange(10) * 0.1 - 0.45
+    f = np.r_[np.linspace(-3, -1.2, 70), zone, np.linspace(1.2, 3, 20)]
+    y = np.r_[-np.ones(70), np.tile([-1.0, 1.0], 5), np.ones(20)]
+    return f, y
+
+
+def test_one_se_balanced_known_answer():
+    f, y = _zone_sample()
+    zone_pos = np.arange(70, 80)
+    # P > 1/2 predicts the zone's positives from 0.15 up: 5 errors, not the fewest
+    half = np.sign(f + platt_shift(f, y))
+    assert np.flatnonzero(half[zone_pos] > 0).min() == 6
+    assert np.sum(half != y) == 5
+    # the rule: the fewest errors (4) and every positive found, i.e. the lowest cut
+    # between the pairs (the zone's rows from -0.35 up are predicted +)
+    d = np.sign(f + one_se_balanced_shift(f, y))
+    assert np.sum(d != y) == 4
+    assert np.flatnonzero(d[zone_pos] > 0).min() == 1 and np.all(d[zone_pos][1:] > 0)
+    assert np.all(d[y > 0] > 0)
+    # gated: the most accurate significant move is the nearest cut with 4 errors (the
+    # zone's rows from 0.05 up predicted +)
+    g = np.sign(f + one_se_balanced_shift(f, y, gated=True))
+    assert np.sum(g != y) == 4
+    assert np.flatnonzero(g[zone_pos] > 0).min() == 5 and np.all(g[zone_pos][5:] > 0)
+
+
+def _enumerated(f, y, w, gated):
+    """Every threshold between Platt's P > 1/2 and P > prior (found from Platt's shift
+    and a second fit), each with its own paired standard errors, as dense matrices."""
+    w = w / w.sum()
+    t_half = -platt_shift(f, y, w)
+    # P > prior needs Platt's slope: refit by scipy (as _platt_reference)
+    n_pos = np.sum(y > 0)
+    t = np.where(y > 0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (y.size - n_pos + 2.0))
+    th = minimize(lambda th: float(w @ (np.logaddexp(0.0, th[0] * f + th[1])
+                                        - t * (th[0] * f + th[1]))),
+                  np.zeros(2), method="BFGS", options={"gtol": 1e-12}).x
+    prior = w[y > 0].sum()
+    t_prior = (np.log(prior / (1 - prior)) - th[1]) / th[0]
+    lo, hi = sorted((t_half, t_prior))
+    u = np.unique(f)
+    mids = (u[1:] + u[:-1]) / 2
+    ts = np.r_[t_half, t_prior, mids[(mids > lo) & (mids < hi)]]
+    E = (np.where(f[None, :] > ts[:, None], 1.0, -1.0) != y).astype(float)
+    v = balanced_weights_of(y, w)
+
+    def paired(err_rows, u, j):
+        d = err_rows - err_rows[j]
+        m = d @ u
+        return m, np.sqrt(((d - m[:, None]) ** 2) @ u**2)
+
+    m, se = paired(E, w, int(np.argmin(E @ w)))
+    ok = m <= se + 1e-12
+    if gated:
+        mb, seb = paired(E, v, 0)
+        move = ok & (-mb > seb)
+        move[0] = False
+        ok = move if move.any() else np.arange(ts.size) == 0
+        return ts, ok, -(E @ w)
+    return ts, ok, -(E @ v)
+
+
+@pytest.mark.parametrize("gated", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_one_se_balanced_matches_an_enumeration(seed, gated):
+    rng = np.random.default_rng(seed)
+    n = 250
+    y = np.where(rng.random(n) < 0.3, 1.0, -1.0)
+    f = np.round(0.9 * y + rng.standard_normal(n) - 0.4, 2)  # ties on purpose
+    w = rng.uniform(0.5, 2.0, n)
+    ts, ok, score = _enumerated(f, y, w, gated)
+    d = np.where(f + one_se_balanced_shift(f, y, w, gated=gated) > 0, 1.0, -1.0)
+    wn = w / w.sum()
+    got = -((d != y) @ (wn if gated else balanced_weights_of(y, wn)))
+    assert got == pytest.approx(np.max(score[ok]), abs=1e-9)
+
+
+def test_one_se_balanced_is_zero_without_ranking():
+    rng = np.random.default_rng(2)
+    y = np.where(rng.random(200) < 0.3, 1.0, -1.0)
+    assert one_se_balanced_shift(np.zeros(200), y) == 0.0
+    assert one_se_balanced_shift(-y, y) == 0.0
+    assert one_se_balanced_shift(rng.standard_normal(200), np.ones(200)) == 0.0
+
+
+def test_beats_null_balanced_keeps_a_model_that_finds_the_minority():
+    y = np.r_[np.ones(30), -np.ones(170)]
+    maj = -np.ones(200)
+    w = np.full(200, 1 / 200)
+    # 15 minority rows found for 15 majority rows lost: same error as the majority rule
+    f = maj.copy()
+    f[:15] = 1.0
+    f[30:45] = 1.0
+    assert not beats_null(f, y, w, maj)[0]
+    keep, err, err0 = beats_null_balanced(f, y, w, maj)
+    assert keep and err == pytest.approx(err0)
+    # the balanced gain by hand: 15/60 - 15/340 against its paired standard error
+    v = balanced_weights_of(y, w)
+    delta = (maj != y).astype(float) - (np.sign(f) != y)
+    gain = v @ delta
+    assert gain == pytest.approx(15 / 60 - 15 / 340)
+    assert gain > np.sqrt(np.sum(v**2 * (delta - gain) ** 2))
+    # the majority rule itself is not kept, nor a model that buys balanced accuracy
+    # with a clear loss of accuracy (every row predicted +)
+    assert not beats_null_balanced(maj, y, w, maj)[0]
+    assert not beats_null_balanced(np.ones(200), y, w, maj)[0]
+    # what beats_null keeps, beats_null_balanced keeps
+    assert beats_null_balanced(y * 2.0, y, w, maj)[0]

@@ -11,11 +11,11 @@ r"""The stages of one binary ``BilevelSVC`` fit (beyond seed-000, issues #11 and
    (:class:`~bisvm.selection.early_stopping.HeldOutMonitor` with ``refinement_rule``).
    A rejected refinement (the monitor keeps the start) gives exactly the scalar model.
 3. **Refit** on all rows at the chosen β.
-4. **Decision checks** (``null_test``, ``threshold="calibrated"``), on the out-of-fold
+4. **Decision checks** (``null_test``, ``threshold``), on the out-of-fold
    outputs of the k folds of all rows at the chosen β
    (:mod:`~bisvm.selection.decision`): the intercept-only model replaces one that does
-   not beat the majority class by one paired standard error, and Platt's calibration
-   shifts the refit's intercept to the accuracy-optimal threshold.
+   not beat the majority class by one paired standard error, and the threshold's rule
+   (Platt's calibration for ``"calibrated"``) shifts the refit's intercept.
 
 Why the scalar stage sees every row: withheld rows are fewer rows for the one weight that
 matters most; the one-weight model cannot overfit its criterion the way d weights can,
@@ -32,7 +32,13 @@ from sklearn.model_selection import StratifiedShuffleSplit
 
 from ..names import CRITERIA as _NAMES
 from .bilevel import BilevelObjective, Fold, bisvm_lbfgs, make_hyper_model
-from .decision import beats_null, out_of_fold, platt_shift
+from .decision import (
+    beats_null,
+    beats_null_balanced,
+    one_se_balanced_shift,
+    out_of_fold,
+    platt_shift,
+)
 from .lower_level import beta_upper_bound, zero_model_penalty
 from .one_se import one_se_error_scalar, one_se_scalar, validation_splits
 from .search import scalar_scan
@@ -41,7 +47,7 @@ __all__ = ["StagedSettings", "StagedFit", "fit_staged", "weighted_folds",
            "UNBALANCED_SHARE", "CRITERIA", "THRESHOLDS"]
 
 #: The decision thresholds of ``BilevelSVC(threshold=...)``.
-THRESHOLDS = ("zero", "calibrated")
+THRESHOLDS = ("zero", "calibrated", "1se_balanced", "1se_gated")
 
 #: ``BilevelSVC``'s criteria: name -> (validation split, loss of
 #: :func:`~bisvm.selection.criteria.make_criterion`), from :data:`bisvm.names.CRITERIA`.
@@ -87,7 +93,7 @@ class StagedSettings:
     refit: bool = True
     max_line_search: int = 10
     cv_repeats: int = 1
-    null_test: bool = False
+    null_test: object = False  # False, True or "balanced"
     threshold: str = "zero"
 
 
@@ -116,7 +122,7 @@ class StagedFit:
         ``(error, null_error)`` when the null-model test replaced the model by the
         intercept-only one (:func:`~bisvm.selection.decision.beats_null`), else None.
     shift : float
-        The intercept shift of ``threshold="calibrated"`` (0 otherwise).
+        The intercept shift of the threshold (0 for ``threshold="zero"``).
     """
 
     coef: np.ndarray
@@ -230,8 +236,11 @@ def _decision(folds, yb, sw, lower, hyper, s, bal, res, refined, coef, cost):
         coefs = res.coefs
     f, y, w, majority = out_of_fold(obj, coefs)
     coef = np.array(coef, dtype=float)
+    shift = _THRESHOLD_SHIFTS[s.threshold](f, y, w)
     if s.null_test:
-        keep, err, err0 = beats_null(f, y, w, majority)
+        # "balanced" judges the decision as it will be used (after the shift)
+        keep, err, err0 = (beats_null_balanced(f + shift, y, w, majority)
+                           if s.null_test == "balanced" else beats_null(f, y, w, majority))
         if not keep:
             # the intercept-only model: the (weighted) majority label of all rows, the
             # constant that minimises the mean hinge loss
@@ -239,9 +248,14 @@ def _decision(folds, yb, sw, lower, hyper, s, bal, res, refined, coef, cost):
             null = np.zeros_like(coef)
             null[-1] = 1.0 if float(sw1 @ (yb > 0)) >= float(sw1 @ (yb < 0)) else -1.0
             return null, (err, err0), 0.0
-    shift = platt_shift(f, y, w) if s.threshold == "calibrated" else 0.0
     coef[-1] += shift
     return coef, None, shift
+
+
+#: ``threshold`` -> the intercept shift from the out-of-fold outputs, labels and weights.
+_THRESHOLD_SHIFTS = {"zero": lambda f, y, w: 0.0, "calibrated": platt_shift,
+                     "1se_balanced": one_se_balanced_shift,
+                     "1se_gated": lambda f, y, w: one_se_balanced_shift(f, y, w, gated=True)}
 
 
 def _l1_start(Xa, yb, lower, s, sw):
