@@ -303,15 +303,16 @@ class BilevelSVC(SmoothedSVMBase):
       −1.0). A threshold nearer the class prior buys balanced accuracy with accuracy:
       on bfi, none of Platt's thresholds between P > 1/2 and P > prior has both the
       accuracy within 1.5 points and the balanced accuracy of the best baseline. The
-      one-standard-error thresholds (``bisvm-auto`` rows of the panel, 5 seeds) confirm
-      it: ``"1se_balanced"`` −0.34 / −2.7 (bfi: 68.5 % accuracy, 63.5 % balanced,
-      against L1-CV's 71.1 / 61.0), balanced on the unbalanced tables +0.3 (worst
-      −4.5); with ``null_test=False`` −0.52 / −2.7, +2.0 (worst −0.7), 11.6 features;
-      ``"1se_gated"`` −0.17 / −2.3, −0.1; with ``null_test=False`` −0.20 / −2.3, +0.5
-      (worst −0.9), 11.6 features; ``null_test="balanced"`` with ``"1se_gated"`` the
-      same as ``null_test=False``, with ``"calibrated"`` −0.08 / −1.1, −0.8 (worst
-      −3.0). Each holds the balanced target only by losing more than 1.5 points of
-      accuracy on bfi, so ``"calibrated"`` stays the default.
+      one-standard-error thresholds (``bisvm-auto`` rows of the panel, 5 seeds)
+      confirm it: ``"1se_balanced"`` −0.34 / −2.7 (bfi: 68.5 % accuracy, 63.5 %
+      balanced; best baselines 71.1, L1-CV, and 61.0, L2-CV), balanced on
+      the unbalanced tables +0.3 (worst −4.5); with ``null_test=False`` −0.52 / −2.7,
+      +2.0 (worst −0.7), 11.6 features; ``"1se_gated"`` −0.17 / −2.3, −0.1; with
+      ``null_test=False`` −0.20 / −2.3, +0.5 (worst −0.9), 11.6 features;
+      ``null_test="balanced"`` with ``"1se_gated"`` the same as ``null_test=False``,
+      with ``"calibrated"`` −0.08 / −1.1, −0.8 (worst −3.0). Each holds the balanced
+      target only by losing more than 1.5 points of accuracy on bfi, so
+      ``"calibrated"`` stays the default.
     * Together (the defaults): −0.06 / −1.1 (bfi), 10.1 features (L1-CV 11.8), every
       informative feature kept on 13 of 15 synthetic seeds (5/5 on the 200 × 2,000 and
       200 × 400 problems, 3/5 on the 600 × 40 one, whose seeds 3 and 4 have informative
