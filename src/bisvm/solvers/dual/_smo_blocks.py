@@ -202,9 +202,8 @@ def dense_dots(xs, XT, q0, nb, acc):
 
 @njit
 def acc4(nb):
-    """Four accumulator rows of ``nb`` entries, ``nb + ACC_PAD`` apart: rows a multiple of
-    4 kB apart alias in the L1 cache (a store to one row stalls the loads of the others;
-    512 unpadded entries made the four-column kernel three times slower)."""
+    """Four accumulator rows of ``nb`` entries, ``nb + ACC_PAD`` apart (rows 4 kB apart
+    alias in L1: 512 unpadded entries made the four-column kernel 3x slower)."""
     return np.empty((4, nb + ACC_PAD))
 
 
@@ -217,14 +216,8 @@ def dense_dots4(X, r, XT, q0, nb, acc):
     for u in range(4):
         for q in range(nb):
             acc[u, q] = 0.0
-    a0 = acc[0]
-    a1 = acc[1]
-    a2 = acc[2]
-    a3 = acc[3]
-    x0 = X[r[0]]
-    x1 = X[r[1]]
-    x2 = X[r[2]]
-    x3 = X[r[3]]
+    a0, a1, a2, a3 = acc[0], acc[1], acc[2], acc[3]
+    x0, x1, x2, x3 = X[r[0]], X[r[1]], X[r[2]], X[r[3]]
     d = X.shape[1]
     nz = np.empty(d, dtype=np.int64)
     m = 0
