@@ -509,9 +509,11 @@ def restrict_cache(cache, active, n_active, sidx, kd):
     cache is emptied. When the cache is at least three quarters full, every column is
     compacted now and the slots are packed closer (spacing ``S = W``), so that the freed
     room becomes new slots. Otherwise the compaction is recorded as a new layout
-    generation and applied to a column only when it is next read (:func:`get_column`):
-    most cached columns are never read again, and moving all of them at every shrink
-    took most of the shrinking time (ε-SVR 7,500 x 20: 14 % of the solve).
+    generation and applied to a column only when it is next read (:func:`get_column`,
+    counted as column time): moving every cached column at every shrink was most of the
+    shrinking time, and a column never read again is then never moved (RBF C-SVC
+    15,000 x 50: about 4 % less CPU; ε-SVR 7,500 x 20, whose columns are mostly read
+    again: about 1 %).
     The transposed active rows of the blocked columns are compacted now.
     Returns the new column length ``W``."""
     pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof, spec, sgen, runs = cache
