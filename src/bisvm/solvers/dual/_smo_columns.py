@@ -324,8 +324,8 @@ def batchable(kd):
 def guessing(cache):
     """Whether a miss may also compute guessed columns: while at least about half of the
     guesses so far were used. Fewer (poly-3 3,750 x 20: 40 %, digits: 30 %; large RBF
-    problems: 80-90 %) and a guess costs more than it saves, every cached column being
-    also compacted at each shrink; guessing resumes once enough earlier guesses are read.
+    problems: 80-90 %) and a guess costs more than it saves (its share of the four-column
+    pass and of the transform); guessing resumes once enough earlier guesses are read.
     The iterates do not depend on it (a column has the same values either way)."""
     ctr = cache[4]
     return 2 * ctr[6] + SPEC_SLACK >= ctr[5]
