@@ -289,3 +289,46 @@ def test_guessed_columns_stop_without_changing_the_iterate():
     np.testing.assert_array_equal(dense.dual_coef, sparse.dual_coef)
     assert dense.intercept == sparse.intercept
     assert dense.stats["n_kernel_columns"] < 2000
+
+
+@pytest.mark.parametrize("n_slots", [6, 40, 200])
+def test_cached_columns_follow_every_shrink_of_the_active_set(n_slots):
+    """The column cache compacts its columns when the active samples shrink, now (a full
+    cache) or when a column is next read (a layout generation per shrink, more shrinks
+    than generations kept): every column read equals, bit for bit, the full column
+    restricted to the current active samples, whether it was cached many shrinks ago or
+    computed just now."""
+    from bisvm.solvers.dual._smo_columns import (
+        MAX_GENERATIONS,
+        get_column,
+        new_cache,
+        restrict_cache,
+    )
+
+    n = 200
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(n, 4))
+    kd, _ = kernel_data(X, make_kernel("rbf", gamma=0.3))
+    K = _columns(X, make_kernel("rbf", gamma=0.3), range(n))  # every full column
+    assert np.allclose(K, rbf_kernel(X, X, gamma=0.3), rtol=1e-14, atol=0)
+    pool = np.empty(n_slots * n)
+    cache = new_cache(pool, n, np.zeros(6, dtype=np.int64))
+    active = np.arange(n)
+    sidx = np.arange(n)
+    for s in range(0, n, 7):
+        get_column(s, cache, kd)
+    n_shrinks = 0
+    while active.size > 20:
+        # drop a few scattered samples (never one of the first 20, read below)
+        drop = rng.choice(np.arange(20, active.size), size=min(3, active.size - 20),
+                          replace=False)
+        active = np.delete(active, drop)
+        restrict_cache(cache, active, active.size, sidx, kd)
+        n_shrinks += 1
+        for s in rng.choice(active, size=2, replace=False):
+            base = get_column(s, cache, kd)
+            assert np.array_equal(pool[base:base + active.size], K[s, active])
+    assert n_shrinks > MAX_GENERATIONS
+    for s in active[:20]:
+        base = get_column(s, cache, kd)
+        assert np.array_equal(pool[base:base + active.size], K[s, active])

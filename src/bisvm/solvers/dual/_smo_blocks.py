@@ -47,8 +47,10 @@ from ..._numba import njit
 
 #: targets per block: an accumulator of 1024 doubles (8 kB) stays in the L1 cache
 BQ = 1024
-#: targets per block of the four-column kernel (4 accumulators of 512 doubles: 16 kB)
-BQ4 = 512
+#: targets per block of the four-column kernel (4 accumulators of 256 doubles: 8 kB)
+BQ4 = 256
+#: padding between the four accumulator rows (see :func:`acc4`)
+ACC_PAD = 8
 #: rows per BLAS product of the gradient reconstruction
 GEMM_ROWS = 64
 #: largest dense copy of the support vectors the reconstruction makes for BLAS
@@ -199,44 +201,56 @@ def dense_dots(xs, XT, q0, nb, acc):
 
 
 @njit
+def acc4(nb):
+    """Four accumulator rows of ``nb`` entries, ``nb + ACC_PAD`` apart (rows 4 kB apart
+    alias in L1: 512 unpadded entries made the four-column kernel 3x slower)."""
+    return np.empty((4, nb + ACC_PAD))
+
+
+@njit
 def dense_dots4(X, r, XT, q0, nb, acc):
     """``acc[u, :nb]`` for the rows ``r[0..3]`` of ``X`` at once (one pass over ``XT``,
-    two features per sweep, the features where all four rows are zero skipped; each
+    four features per sweep, the features where all four rows are zero skipped; each
     entry is still the sequential sum of :func:`dense_dots`, a zero product adding an
-    exact 0)."""
+    exact 0). ``acc`` comes from :func:`acc4`."""
     for u in range(4):
         for q in range(nb):
             acc[u, q] = 0.0
-    a0 = acc[0]
-    a1 = acc[1]
-    a2 = acc[2]
-    a3 = acc[3]
+    a0, a1, a2, a3 = acc[0], acc[1], acc[2], acc[3]
+    x0, x1, x2, x3 = X[r[0]], X[r[1]], X[r[2]], X[r[3]]
     d = X.shape[1]
     nz = np.empty(d, dtype=np.int64)
     m = 0
     for f in range(d):
-        if X[r[0], f] != 0.0 or X[r[1], f] != 0.0 or X[r[2], f] != 0.0 or X[r[3], f] != 0.0:
+        if x0[f] != 0.0 or x1[f] != 0.0 or x2[f] != 0.0 or x3[f] != 0.0:
             nz[m] = f
             m += 1
     k = 0
-    while k + 2 <= m:
-        f = nz[k]
-        g = nz[k + 1]
-        v0, v1, v2, v3 = X[r[0], f], X[r[1], f], X[r[2], f], X[r[3], f]
-        u0, u1, u2, u3 = X[r[0], g], X[r[1], g], X[r[2], g], X[r[3], g]
-        row = XT[f, q0:q0 + nb]
-        nxt = XT[g, q0:q0 + nb]
+    # four features by four rows: 16 coefficients and 4 target rows in registers, one
+    # load and one store of each accumulator per four features
+    while k + 4 <= m:
+        f0, f1, f2, f3 = nz[k], nz[k + 1], nz[k + 2], nz[k + 3]
+        b00, b01, b02, b03 = x0[f0], x0[f1], x0[f2], x0[f3]
+        b10, b11, b12, b13 = x1[f0], x1[f1], x1[f2], x1[f3]
+        b20, b21, b22, b23 = x2[f0], x2[f1], x2[f2], x2[f3]
+        b30, b31, b32, b33 = x3[f0], x3[f1], x3[f2], x3[f3]
+        r0 = XT[f0, q0:q0 + nb]
+        r1 = XT[f1, q0:q0 + nb]
+        r2 = XT[f2, q0:q0 + nb]
+        r3 = XT[f3, q0:q0 + nb]
         for q in range(nb):
-            w = row[q]
-            z = nxt[q]
-            a0[q] = (a0[q] + v0 * w) + u0 * z
-            a1[q] = (a1[q] + v1 * w) + u1 * z
-            a2[q] = (a2[q] + v2 * w) + u2 * z
-            a3[q] = (a3[q] + v3 * w) + u3 * z
-        k += 2
-    if k < m:
+            w0 = r0[q]
+            w1 = r1[q]
+            w2 = r2[q]
+            w3 = r3[q]
+            a0[q] = (((a0[q] + b00 * w0) + b01 * w1) + b02 * w2) + b03 * w3
+            a1[q] = (((a1[q] + b10 * w0) + b11 * w1) + b12 * w2) + b13 * w3
+            a2[q] = (((a2[q] + b20 * w0) + b21 * w1) + b22 * w2) + b23 * w3
+            a3[q] = (((a3[q] + b30 * w0) + b31 * w1) + b32 * w2) + b33 * w3
+        k += 4
+    while k < m:
         f = nz[k]
-        v0, v1, v2, v3 = X[r[0], f], X[r[1], f], X[r[2], f], X[r[3], f]
+        v0, v1, v2, v3 = x0[f], x1[f], x2[f], x3[f]
         row = XT[f, q0:q0 + nb]
         for q in range(nb):
             w = row[q]
@@ -244,6 +258,7 @@ def dense_dots4(X, r, XT, q0, nb, acc):
             a1[q] += v1 * w
             a2[q] += v2 * w
             a3[q] += v3 * w
+        k += 1
 
 
 @njit
@@ -267,7 +282,7 @@ def block_columns4(pool, bases, rows, nr, pos, W, kd):
     """Up to four kernel columns in one pass over the transposed active rows (dense
     data): the same values as four calls of :func:`block_column`."""
     X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx, XT, sqa, act_s, nth = kd
-    acc = np.empty((4, BQ4))
+    acc = acc4(BQ4)
     bits = np.empty(BQ4, dtype=np.int64)
     for q0 in range(0, W, BQ4):
         columns4_block(pool, bases, rows, nr, pos, q0, min(BQ4, W - q0), X, sqn, XT, sqa,
@@ -516,7 +531,7 @@ def block_matvec(rows, n_rows, cols, coef, kd, out):
     bits = np.empty(BQ, dtype=np.int64)
     if ptr.shape[0] == 0:
         XTc = sv_transpose(X, cols)
-        acc = np.empty((4, BQ))
+        acc = acc4(BQ)
         for r0 in range(0, n_rows, 4):
             matvec_rows_dense(rows, r0, min(4, n_rows - r0), cols, coef, X, sqn, XTc, sqc,
                               kcode, gamma, coef0, degree, out, acc, bits)

@@ -33,6 +33,7 @@ from ._smo_blocks import (
     BQ,
     BQ4,
     GEMM_ROWS,
+    acc4,
     block_matvec,
     clear_dots,
     column_block,
@@ -116,7 +117,7 @@ def _parallel_columns4(pool, bases, rows, nr, pos, W, X, sqn, XT, sqa, kcode, ga
                        degree):
     n_blocks = (W + BQ4 - 1) // BQ4
     for b in prange(n_blocks):
-        acc = np.empty((4, BQ4))
+        acc = acc4(BQ4)
         bits = np.empty(BQ4, dtype=np.int64)
         q0 = b * BQ4
         columns4_block(pool, bases, rows, nr, pos, q0, min(BQ4, W - q0), X, sqn, XT, sqa,
