@@ -1,0 +1,367 @@
+r"""Compiled pieces of the working-set solver (:mod:`bisvm.solvers.dual.working_set`).
+
+* :func:`transform_rows`: kernel rows from their inner products, in place on a float32
+  block (the RBF exponential by a Cody–Waite reduction and a polynomial, in float64
+  arithmetic, so that the loop vectorises; one row per thread);
+* :func:`gap_and_select`: the global violation :math:`m(\alpha) - M(\alpha)` and the
+  new members of the working set, the most violating variables of :math:`I_{up}` and
+  :math:`I_{low}` taken in turn by :math:`-y_tG_t` (first order);
+* :func:`inner_smo`: SMO with LIBSVM's second-order pair selection on the
+  :math:`q`-variable subproblem, the other variables fixed;
+* :func:`update_gradient`: :math:`G_u \mathrel{+}= y_u\sum_a y_a\Delta\alpha_a
+  k(x_{s_a}, x_{s_u})` over the kernel rows of the working set (float64 sums of the
+  float32 rows, columns split over the threads).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..._numba import njit, prange
+
+LINEAR, POLY, RBF, SIGMOID = 0, 1, 2, 3
+TAU = 1e-12
+# Cody–Waite split of log(2) for float32: LN2_HI has 9 significant bits, so k * LN2_HI is
+# exact for |k| < 2**15 (Cephes' expf constants)
+LN2_HI = np.float32(0.693359375)
+LN2_LO = np.float32(-2.12194440e-4)
+LOG2E = np.float32(1.44269504088896341)
+#: 1.5 * 2**23: adding and subtracting it rounds a float32 to the nearest integer
+ROUND = np.float32(12582912.0)
+#: arguments of the exponential below this give 0 (float32 underflow)
+EXP_FLOOR = np.float32(-87.0)
+#: columns per chunk of the RBF transform (its scratch stays in the L1 cache)
+CHUNK = 512
+
+
+@njit
+def _rbf_chunk(row, sqn, sa, g, bits):
+    r"""``row[u] = exp(-g max(0, sa + sqn[u] - 2 row[u]))`` in float32 (a chunk of a row).
+
+    :math:`e^v = 2^k e^r` with :math:`k = \mathrm{round}(v/\log 2)` (by the float32
+    rounding constant :data:`ROUND`), :math:`r = v - k\log 2` (Cody–Waite) and
+    :math:`e^r` by its Taylor polynomial of degree 7 (truncation below :math:`2\cdot
+    10^{-8}` on :math:`|r| \le \tfrac12\log 2`); :math:`2^k` by writing the exponent field
+    into ``bits``. Every operation vectorises (no libm call)."""
+    two = np.float32(2.0)
+    zero = np.float32(0.0)
+    nb = row.shape[0]
+    for u in range(nb):
+        dist = sa + sqn[u] - two * row[u]
+        v = -g * max(dist, zero)
+        v = max(v, EXP_FLOOR)
+        t = (v * LOG2E + ROUND) - ROUND
+        r = (v - t * LN2_HI) - t * LN2_LO
+        p = np.float32(1.0 / 5040.0)
+        p = p * r + np.float32(1.0 / 720.0)
+        p = p * r + np.float32(1.0 / 120.0)
+        p = p * r + np.float32(1.0 / 24.0)
+        p = p * r + np.float32(1.0 / 6.0)
+        p = p * r + np.float32(0.5)
+        p = p * r + np.float32(1.0)
+        p = p * r + np.float32(1.0)
+        row[u] = p
+        bits[u] = (np.int32(t) + np.int32(127)) << np.int32(23)
+    scale = bits.view(np.float32)
+    for u in range(nb):
+        row[u] *= scale[u]
+
+
+@njit(parallel=True)
+def transform_rows(D, m, sq_rows, sqn, kcode, gamma, coef0, degree):
+    r"""Turn the inner products ``D[:m]`` (float32, :math:`\langle x_{s_a}, x_u\rangle`)
+    into kernel values in place: RBF :math:`e^{-\gamma\max(0, \lVert x_a\rVert^2 +
+    \lVert x_u\rVert^2 - 2D)}` (``sq_rows``, ``sqn``: float32 squared norms), poly
+    :math:`(\gamma D + c_0)^p`, sigmoid :math:`\tanh(\gamma D + c_0)`, linear unchanged.
+    Rows on the threads."""
+    n = D.shape[1]
+    if kcode == LINEAR:
+        return
+    ideg = int(degree)
+    g = np.float32(gamma)
+    for a in prange(m):
+        row = D[a]
+        if kcode == RBF:
+            bits = np.empty(CHUNK, dtype=np.int32)
+            sa = sq_rows[a]
+            for u0 in range(0, n, CHUNK):
+                u1 = min(n, u0 + CHUNK)
+                # slices: the loop then vectorises (offset indices defeat it)
+                _rbf_chunk(row[u0:u1], sqn[u0:u1], sa, g, bits)
+        elif kcode == POLY:
+            for u in range(n):
+                b = gamma * np.float64(row[u]) + coef0
+                acc = 1.0
+                for _ in range(ideg):
+                    acc *= b
+                row[u] = np.float32(acc)
+        elif kcode == SIGMOID:
+            for u in range(n):
+                row[u] = np.float32(math.tanh(gamma * np.float64(row[u]) + coef0))
+
+
+@njit(inline="always")
+def _in_up(y, a, c):
+    return (y > 0 and a < c) or (y < 0 and a > 0.0)
+
+
+@njit(inline="always")
+def _in_low(y, a, c):
+    return (y > 0 and a > 0.0) or (y < 0 and a < c)
+
+
+@njit
+def violation(G, y, alpha, upper):
+    """``(m, M)``: :math:`\\max_{I_{up}} -y_tG_t` and :math:`\\min_{I_{low}} -y_tG_t`."""
+    m = -np.inf
+    M = np.inf
+    for t in range(G.shape[0]):
+        f = -y[t] * G[t]
+        if _in_up(y[t], alpha[t], upper[t]) and f > m:
+            m = f
+        if _in_low(y[t], alpha[t], upper[t]) and f < M:
+            M = f
+    return m, M
+
+
+@njit
+def gap_and_select(G, y, alpha, upper, in_ws, n_new, out):
+    r"""New working-set members into ``out``; returns ``(m - M, count)``.
+
+    Variables are sorted by :math:`f_t = -y_tG_t`; the largest :math:`f` of
+    :math:`I_{up}` and the smallest of :math:`I_{low}` are taken in turn (ThunderSVM's
+    first-order rule), skipping members already in the working set (``in_ws``) and
+    variables that violate no pair (:math:`f_t \le M` in :math:`I_{up}`,
+    :math:`f_t \ge m` in :math:`I_{low}`), until ``n_new`` are chosen."""
+    m, M = violation(G, y, alpha, upper)
+    l = G.shape[0]
+    f = np.empty(l)
+    for t in range(l):
+        f[t] = -y[t] * G[t]
+    order = np.argsort(f)
+    hi = l - 1
+    lo = 0
+    cnt = 0
+    taken = in_ws.copy()
+    while cnt < n_new and (hi >= 0 or lo < l):
+        # next of I_up from the top
+        while hi >= 0:
+            t = order[hi]
+            hi -= 1
+            if f[t] <= M:
+                hi = -1
+                break
+            if not taken[t] and _in_up(y[t], alpha[t], upper[t]):
+                taken[t] = True
+                out[cnt] = t
+                cnt += 1
+                break
+        if cnt >= n_new:
+            break
+        while lo < l:
+            t = order[lo]
+            lo += 1
+            if f[t] >= m:
+                lo = l
+                break
+            if not taken[t] and _in_low(y[t], alpha[t], upper[t]):
+                taken[t] = True
+                out[cnt] = t
+                cnt += 1
+                break
+    return m - M, cnt
+
+
+@njit
+def _pick_pair(Gw, yw, aw, cw, Q, kd):
+    """LIBSVM's WSS 3 on the subproblem: ``(i, j, m - M)``, ``i = -1`` when none."""
+    q = Gw.shape[0]
+    gmax = -np.inf
+    i = -1
+    for a in range(q):
+        if _in_up(yw[a], aw[a], cw[a]):
+            f = -yw[a] * Gw[a]
+            if f >= gmax:
+                gmax = f
+                i = a
+    if i < 0:
+        return -1, -1, 0.0
+    gmin = np.inf
+    best = np.inf
+    j = -1
+    for b in range(q):
+        if not _in_low(yw[b], aw[b], cw[b]):
+            continue
+        f = -yw[b] * Gw[b]
+        if f < gmin:
+            gmin = f
+        gd = gmax - f
+        if gd > 0.0:
+            # curvature of the pair along (y_i, -y_j): K_ii + K_jj - 2 K_ij (+ shifts)
+            curv = kd[i] + kd[b] - 2.0 * yw[i] * yw[b] * Q[i, b]
+            if curv <= 0.0:
+                curv = TAU
+            gain = -(gd * gd) / curv
+            if gain <= best:
+                best = gain
+                j = b
+    return i, j, gmax - gmin
+
+
+@njit
+def inner_smo(Q, kd, yw, aw, cw, Gw, tol, max_inner):
+    r"""SMO on the working set: :math:`\min \tfrac12\alpha_W^\top Q_{WW}\alpha_W +
+    G_W^\top\alpha_W` over the box with :math:`y_W^\top\alpha_W` fixed.
+
+    ``Q`` is :math:`Q_{WW}` without the diagonal shift, ``kd`` its diagonal with the shift.
+    Each step moves :math:`\alpha_i \mathrel{+}= y_i t`, :math:`\alpha_j \mathrel{-}= y_j t`
+    with :math:`t = \min(b/a, \text{box})`, :math:`b = -y_iG_i + y_jG_j`,
+    :math:`a` the pair's curvature. Stops when the local gap is at most
+    :math:`\max(\text{tol}, \tfrac1{10}` the first local gap) (ThunderSVM's local rule) or
+    after ``max_inner`` steps. ``aw`` and ``Gw`` are updated in place; returns the
+    number of steps."""
+    q = Gw.shape[0]
+    eps = -1.0
+    it = 0
+    while it < max_inner:
+        i, j, gap = _pick_pair(Gw, yw, aw, cw, Q, kd)
+        if eps < 0.0:
+            eps = max(tol, 0.1 * gap)
+        if i < 0 or j < 0 or gap <= eps:
+            break
+        b = -yw[i] * Gw[i] + yw[j] * Gw[j]
+        curv = kd[i] + kd[j] - 2.0 * yw[i] * yw[j] * Q[i, j]
+        if curv <= 0.0:
+            curv = TAU
+        t = b / curv
+        # the box: alpha_i + y_i t and alpha_j - y_j t within [0, C]
+        lim_i = cw[i] - aw[i] if yw[i] > 0 else aw[i]
+        lim_j = aw[j] if yw[j] > 0 else cw[j] - aw[j]
+        if t > lim_i:
+            t = lim_i
+        if t > lim_j:
+            t = lim_j
+        if not t > 0.0:
+            break
+        da_i = yw[i] * t
+        da_j = -yw[j] * t
+        aw[i] += da_i
+        aw[j] += da_j
+        # snap to the bounds the step was clipped at (no 1e-17 residues)
+        if t == lim_i:
+            aw[i] = cw[i] if yw[i] > 0 else 0.0
+        if t == lim_j:
+            aw[j] = 0.0 if yw[j] > 0 else cw[j]
+        # G_k += Q_ki da_i + Q_kj da_j
+        for k in range(q):
+            Gw[k] += Q[k, i] * da_i + Q[k, j] * da_j
+        Gw[i] += (kd[i] - Q[i, i]) * da_i
+        Gw[j] += (kd[j] - Q[j, j]) * da_j
+        it += 1
+    return it
+
+
+@njit
+def build_q(Kw, var, sample_index, y, kdiag, shift, Q, kd):
+    r""":math:`Q_{ab} = y_ay_b\,k(x_{s_a}, x_{s_b})` on the working set ``var`` from its
+    float32 kernel block ``Kw``, with the exact diagonal :math:`k(x_s, x_s)` (plus the
+    shift in ``kd``)."""
+    q = var.shape[0]
+    for a in range(q):
+        ya = y[var[a]]
+        for b in range(q):
+            Q[a, b] = ya * y[var[b]] * np.float64(Kw[a, b])
+        s = sample_index[var[a]]
+        Q[a, a] = kdiag[s]
+        kd[a] = kdiag[s] + shift[var[a]]
+
+
+@njit
+def _sums_range(R, rows, c, nz, out, u0, u1):
+    """``out[u0:u1] = sum_k c[k] R[rows[k], u0:u1]`` in float64, four rows per pass."""
+    acc = np.zeros(u1 - u0)
+    k = 0
+    while k + 4 <= nz:
+        r0 = R[rows[k]]
+        r1 = R[rows[k + 1]]
+        r2 = R[rows[k + 2]]
+        r3 = R[rows[k + 3]]
+        c0, c1, c2, c3 = c[k], c[k + 1], c[k + 2], c[k + 3]
+        for u in range(u0, u1):
+            acc[u - u0] += (c0 * np.float64(r0[u]) + c1 * np.float64(r1[u])
+                            + c2 * np.float64(r2[u]) + c3 * np.float64(r3[u]))
+        k += 4
+    while k < nz:
+        rk = R[rows[k]]
+        ck = c[k]
+        for u in range(u0, u1):
+            acc[u - u0] += ck * np.float64(rk[u])
+        k += 1
+    for u in range(u0, u1):
+        out[u] = acc[u - u0]
+
+
+@njit(parallel=True)
+def _sample_sums(R, rows, c, nz, out, n_parts):
+    n = R.shape[1]
+    size = (n + n_parts - 1) // n_parts
+    for b in prange(n_parts):
+        u0 = b * size
+        u1 = min(n, u0 + size)
+        if u1 > u0:
+            _sums_range(R, rows, c, nz, out, u0, u1)
+
+
+@njit
+def update_gradient(R, rows, var, delta, y, sample_index, shift, G, d, n_parts):
+    r""":math:`G_u \mathrel{+}= y_u \sum_a y_a\Delta\alpha_a k(x_{s_a}, x_{s_u})
+    + \mathrm{shift}_u\Delta\alpha_u` for the moved members ``a`` of the working set
+    (``d``: a float64 scratch of one entry per sample; the samples in ``n_parts``
+    ranges, one per thread)."""
+    q = var.shape[0]
+    nz_rows = np.empty(q, dtype=np.int64)
+    c = np.empty(q)
+    nz = 0
+    for a in range(q):
+        if delta[a] != 0.0:
+            nz_rows[nz] = rows[a]
+            c[nz] = y[var[a]] * delta[a]
+            nz += 1
+    if nz == 0:
+        return 0
+    _sample_sums(R, nz_rows, c, nz, d, n_parts)
+    for t in range(G.shape[0]):
+        G[t] += y[t] * d[sample_index[t]]
+    for a in range(q):
+        G[var[a]] += shift[var[a]] * delta[a]
+    return nz
+
+
+@njit
+def bias(G, y, alpha, upper):
+    r"""LIBSVM's :math:`\rho`: the mean of :math:`y_tG_t` over the free variables, else
+    the midpoint of the interval the bounded ones allow."""
+    ub = np.inf
+    lb = -np.inf
+    s = 0.0
+    nf = 0
+    for t in range(G.shape[0]):
+        yg = y[t] * G[t]
+        if alpha[t] >= upper[t]:
+            if y[t] < 0:
+                ub = min(ub, yg)
+            else:
+                lb = max(lb, yg)
+        elif alpha[t] <= 0.0:
+            if y[t] > 0:
+                ub = min(ub, yg)
+            else:
+                lb = max(lb, yg)
+        else:
+            s += yg
+            nf += 1
+    if nf > 0:
+        return s / nf
+    return 0.5 * (ub + lb)

@@ -1,0 +1,333 @@
+r"""Working-set decomposition of many variables for the SVM dual (ThunderSVM's scheme).
+
+The problem is the generic dual of :mod:`bisvm.solvers.dual.smo`,
+
+.. math::
+    \min_{\alpha}\ \tfrac12\,\alpha^\top Q\,\alpha + p^\top\alpha
+    \quad\text{s.t.}\quad y^\top\alpha = \Delta,\qquad 0 \le \alpha_t \le C_t,
+
+:math:`Q_{tu} = y_ty_u\,k(x_{s_t}, x_{s_u}) + \delta_{tu}\,\mathrm{shift}_t`. Instead of
+SMO's two variables per step, each *outer* iteration (Joachims 1999; Wen et al., "ThunderSVM:
+a fast SVM library on GPUs and CPUs", JMLR 19, 2018; oneDAL's ``thunder`` method):
+
+1. computes the violation :math:`m(\alpha) - M(\alpha)` (:math:`m = \max_{I_{up}}
+   -y_tG_t`, :math:`M = \min_{I_{low}} -y_tG_t`, :math:`G = Q\alpha + p`) and stops when it
+   is at most ``tol``: the certificate of :func:`~bisvm.solvers.dual.smo.solve_smo`;
+2. picks a working set :math:`W` of :math:`q` variables: the half chosen at the previous
+   iteration is kept (first in, first out) and the other half is new, the most violating
+   variables by :math:`-y_tG_t`, taken in turn from the top of :math:`I_{up}` and the bottom
+   of :math:`I_{low}` (first order);
+3. computes the kernel rows :math:`k(x_{s_a}, x_u)`, :math:`a \in W` new, over all samples
+   as one float32 matrix product (BLAS) followed by the kernel's transform (the RBF kernel
+   from :math:`\lVert x_a\rVert^2 + \lVert x_u\rVert^2 - 2\langle x_a, x_u\rangle`);
+4. solves the subproblem in :math:`\alpha_W` (the others fixed) by SMO with LIBSVM's
+   second-order pair selection on :math:`Q_{WW}`, stopping when the local violation is at
+   most :math:`\max(\text{tol}, \tfrac1{10}` its first value) (ThunderSVM's local rule);
+5. updates the whole gradient, :math:`G \mathrel{+}= Q_{:W}\,\Delta\alpha_W`, from the
+   same rows (float64 sums).
+
+There is no shrinking, hence no gradient reconstruction; memory is the :math:`q \times n`
+float32 rows plus :math:`O(l)`. The kernel values carry float32 rounding (as LIBSVM's
+cache does); :math:`G` is kept in float64. The bias is LIBSVM's (the mean of
+:math:`y_tG_t` over free variables, else the midpoint of the feasible interval).
+
+Dense ``X`` and the linear, polynomial, RBF and sigmoid kernels, without the ν constraint;
+the other cases stay with :func:`~bisvm.solvers.dual.smo.solve_smo`.
+"""
+
+from __future__ import annotations
+
+import time
+from types import MappingProxyType
+
+import numpy as np
+import scipy.sparse as sp
+
+from ...kernels import KERNEL_CODES
+from ..base import ConvergenceRecord, SolverResult, warn_cap
+from ._smo_blocks import kernel_diag, sq_norms_dense
+from ._smo_threads import resolve_n_jobs
+from ._ws_kernels import bias, build_q, gap_and_select, inner_smo, transform_rows, update_gradient
+
+__all__ = ["solve_working_set", "supports_working_set", "working_set_suits",
+           "working_set_size", "PROFILE_PHASES"]
+
+#: samples from which ``solve_smo(method="auto")`` takes this solver for the RBF kernel
+#: (measured: benchmarks/bench_kernel_speed.py and the crossover in the module notes)
+AUTO_MIN_SAMPLES = 5000
+#: working-set size (halved when the rows would not fit in the cache size)
+WS_SIZE = 512
+
+#: phases of ``stats["profile"]``: selection (violation and new members), rows (kernel rows:
+#: product and transform), subproblem (Q_WW and the inner SMO), update (the gradient)
+PROFILE_PHASES = ("selection", "rows", "subproblem", "update")
+
+_CODES = (KERNEL_CODES["linear"], KERNEL_CODES["poly"], KERNEL_CODES["rbf"],
+          KERNEL_CODES["sigmoid"])
+
+
+def supports_working_set(problem):
+    """Whether :func:`solve_working_set` solves ``problem``: dense ``X``, an inner-product
+    kernel given by name, no ν constraint."""
+    k = problem.kernel
+    return (not problem.nu and not sp.issparse(problem.X)
+            and getattr(k, "function", None) is None and k.code in _CODES)
+
+
+def working_set_suits(problem):
+    """Whether ``solve_smo(method="auto")`` takes this solver: it solves the problem, the
+    kernel is RBF and there are at least :data:`AUTO_MIN_SAMPLES` samples (where it was
+    measured faster than SMO; LIBSVM's iterates are kept below)."""
+    return (supports_working_set(problem) and problem.kernel.name == "rbf"
+            and problem.X.shape[0] >= AUTO_MIN_SAMPLES)
+
+
+def working_set_size(problem, cache_size):
+    """:data:`WS_SIZE`, or less (at least 64) so that the float32 kernel rows of the working
+    set fit in ``cache_size`` MB."""
+    n = problem.X.shape[0]
+    fit = int(float(cache_size) * 2**20 // (4 * n))
+    return max(64, min(WS_SIZE, fit)) // 2 * 2
+
+
+class _Rows:
+    """The kernel rows of the working set: ``q`` float32 rows of ``n`` entries, two
+    halves (the kept members' rows stay; the new ones overwrite the other half)."""
+
+    def __init__(self, X, kernel, q, n_threads):
+        self.n_threads = n_threads
+        self.X32 = np.ascontiguousarray(X, dtype=np.float32)
+        # the norms of the float32 rows whose products are taken (an exact distance 0
+        # from a row to itself, up to the product's rounding)
+        self.sqn = np.einsum("ij,ij->i", self.X32, self.X32, dtype=np.float64).astype(
+            np.float32)
+        self.R = np.empty((q, X.shape[0]), dtype=np.float32)
+        self.W = np.empty(q * q, dtype=np.float32)
+        self.args = (int(kernel.code), float(kernel.gamma), float(kernel.coef0),
+                     float(kernel.degree))
+
+    def compute(self, samples, r0):
+        """Rows of ``samples`` into ``R[r0:r0 + len(samples)]``."""
+        m = samples.shape[0]
+        out = self.R[r0:r0 + m]
+        np.matmul(self.X32[samples], self.X32.T, out=out)
+        transform_rows(out, m, self.sqn[samples], self.sqn, *self.args)
+        return m
+
+    def block(self, samples):
+        """The kernel block of ``samples`` with themselves (float32, same arithmetic)."""
+        m = samples.shape[0]
+        Xw = self.X32[samples]
+        out = self.W[:m * m].reshape(m, m)
+        np.matmul(Xw, Xw.T, out=out)
+        sq = self.sqn[samples]
+        transform_rows(out, m, sq, sq, *self.args)
+        return out
+
+
+def _initial_gradient(rows, alpha, y, p, shift, sample_index, q):
+    """:math:`G = Q\\alpha + p` from the rows of the support (blocks of ``q`` rows)."""
+    G = np.array(p, dtype=np.float64)
+    sv = np.flatnonzero(alpha > 0)
+    d = np.empty(rows.R.shape[1])
+    for b0 in range(0, sv.size, q):
+        var = sv[b0:b0 + q]
+        rows.compute(sample_index[var], 0)
+        update_gradient(rows.R, np.arange(var.size), var, alpha[var], y, sample_index,
+                        shift, G, d, rows.n_threads)
+    return G
+
+
+def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=None,
+                      ws_size=WS_SIZE, max_inner=None):
+    """Solve a :class:`~bisvm.solvers.problems.DualProblem` by working sets of many variables.
+
+    Parameters
+    ----------
+    problem : DualProblem
+        Dense ``X``, a linear, poly, RBF or sigmoid kernel, ``nu`` false
+        (:func:`supports_working_set`).
+    alpha0 : ndarray of shape (l,), optional
+        Feasible warm start (``0 <= alpha0 <= upper``; its ``y @ alpha0`` fixes Δ).
+    tol : float > 0
+        Stop when :math:`m(\\alpha) - M(\\alpha) \\le` ``tol``.
+    max_iter : int
+        Cap on the total number of inner SMO steps (``-1``: max(10⁷, 100·l), as
+        :func:`~bisvm.solvers.dual.smo.solve_smo`); stopping on it warns with
+        ``ConvergenceWarning``.
+    n_jobs : int or None
+        Threads for the kernel rows (BLAS and the transform) and the gradient update.
+    ws_size : int
+        Working-set size :math:`q` (even; at most ``l``).
+    max_inner : int, optional
+        Cap on the inner SMO steps per subproblem (default ``10 q``).
+
+    Returns
+    -------
+    SolverResult
+        As :func:`~bisvm.solvers.dual.smo.solve_smo`: certificate
+        ``"max_violating_pair"``; ``n_iter`` the inner SMO steps; ``stats``:
+        ``dual_gradient``, ``n_kernel_columns`` (kernel rows computed), ``n_outer``
+        (outer iterations), ``mean_active_size`` (``l``: no shrinking),
+        ``nu_multiplier`` (0) and ``profile`` (seconds per phase, :data:`PROFILE_PHASES`,
+        plus ``other`` and ``total``).
+    """
+    if not supports_working_set(problem):
+        raise ValueError("the working-set solver needs dense X, a linear, poly, rbf or "
+                         "sigmoid kernel and no nu constraint")
+    if not tol > 0:
+        raise ValueError(f"tol must be > 0, got {tol!r}")
+    start = time.perf_counter()
+    cpu0 = time.process_time()
+    l = problem.n_variables
+    y = np.ascontiguousarray(problem.y, dtype=np.float64)
+    p = np.ascontiguousarray(problem.p, dtype=np.float64)
+    upper = np.ascontiguousarray(problem.upper, dtype=np.float64)
+    shift = np.ascontiguousarray(problem.shift, dtype=np.float64)
+    sidx = np.ascontiguousarray(problem.sample_index, dtype=np.int64)
+    alpha = _start(problem, alpha0, upper, l)
+    X = np.ascontiguousarray(problem.X, dtype=np.float64)
+    n = X.shape[0]
+    k = problem.kernel
+    sqn = np.empty(n)
+    sq_norms_dense(X, sqn)
+    kdiag = kernel_diag(sqn, int(k.code), float(k.gamma), float(k.coef0), float(k.degree))
+    q = max(2, min(int(ws_size), l) // 2 * 2)
+    h = q // 2
+    cap = int(max_iter) if max_iter >= 0 else max(10_000_000, 100 * l)
+    max_inner = 10 * q if max_inner is None else int(max_inner)
+    n_threads = resolve_n_jobs(n_jobs)
+    with _threads(n_threads):
+        rows = _Rows(X, k, q, n_threads)
+        G = _initial_gradient(rows, alpha, y, p, shift, sidx, q)
+        out = _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, h, float(tol), cap,
+                    max_inner)
+    return _result(problem, alpha, G, out, (start, cpu0), n, cap, tol, upper, y)
+
+
+def _start(problem, alpha0, upper, l):
+    if alpha0 is None and problem.alpha_start is not None:
+        alpha0 = problem.alpha_start
+    if alpha0 is None:
+        return np.zeros(l)
+    alpha = np.array(alpha0, dtype=np.float64)
+    if alpha.shape != (l,):
+        raise ValueError(f"alpha0 must have shape ({l},), got {alpha.shape}")
+    if np.any(alpha < 0) or np.any(alpha > upper):
+        raise ValueError("alpha0 must satisfy 0 <= alpha0 <= upper")
+    return alpha
+
+
+class _threads:
+    """BLAS and numba limited to ``n`` threads for the solve (restored after)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __enter__(self):
+        import numba
+        import scipy.linalg.cython_blas  # noqa: F401  (load the BLAS numpy uses)
+        from threadpoolctl import threadpool_limits
+
+        self.prev = numba.get_num_threads()
+        numba.set_num_threads(max(1, min(self.n, numba.config.NUMBA_NUM_THREADS)))
+        self.limits = threadpool_limits(limits=self.n, user_api="blas")
+        return self
+
+    def __exit__(self, *exc):
+        import numba
+
+        self.limits.restore_original_limits()
+        numba.set_num_threads(self.prev)
+
+
+def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, h, tol, cap, max_inner):
+    """The outer iterations; returns ``(n_inner, n_outer, converged, gap, n_rows, prof)``."""
+    l = G.shape[0]
+    in_ws = np.zeros(l, dtype=np.bool_)
+    new = np.empty(q, dtype=np.int64)
+    kept = np.empty(0, dtype=np.int64)
+    kept_rows = np.empty(0, dtype=np.int64)
+    d = np.empty(rows.R.shape[1])
+    Qbuf = np.empty((q, q))
+    kdbuf = np.empty(q)
+    prof = np.zeros(len(PROFILE_PHASES))
+    n_inner = n_outer = n_rows = 0
+    kept_half = 0  # the half of R holding the kept members' rows
+    gap = np.inf
+    converged = False
+    while True:
+        t0 = time.process_time()
+        in_ws[kept] = True
+        want = q if n_outer == 0 else h
+        gap, cnt = gap_and_select(G, y, alpha, upper, in_ws, want, new)
+        in_ws[kept] = False
+        t1 = time.process_time()
+        prof[0] += t1 - t0
+        if gap <= tol:
+            converged = True
+            break
+        if n_inner >= cap:
+            break
+        r0 = 0 if n_outer == 0 else (1 - kept_half) * h
+        fresh = new[:cnt].copy()
+        rows.compute(sidx[fresh], r0)
+        n_rows += cnt
+        t2 = time.process_time()
+        prof[1] += t2 - t1
+        var = np.concatenate([kept, fresh])
+        rws = np.concatenate([kept_rows, np.arange(r0, r0 + cnt)])
+        Q = Qbuf[:var.size, :var.size]
+        kd = kdbuf[:var.size]
+        build_q(rows.block(sidx[var]), var, sidx, y, kdiag, shift, Q, kd)
+        aw = alpha[var]
+        a_old = aw.copy()
+        Gw = G[var]
+        n_inner += inner_smo(Q, kd, y[var], aw, upper[var], Gw, tol,
+                             min(max_inner, max(1, cap - n_inner)))
+        t3 = time.process_time()
+        prof[2] += t3 - t2
+        delta = aw - a_old
+        alpha[var] = aw
+        update_gradient(rows.R, rws, var, delta, y, sidx, shift, G, d, rows.n_threads)
+        prof[3] += time.process_time() - t3
+        # first in, first out: the members chosen now stay for the next iteration (the
+        # first iteration fills both halves and keeps the second)
+        if n_outer == 0 and cnt > h:
+            kept, kept_rows, kept_half = fresh[h:], np.arange(h, cnt), 1
+        else:
+            kept, kept_rows = fresh, np.arange(r0, r0 + cnt)
+            kept_half = 0 if n_outer == 0 else 1 - kept_half
+        n_outer += 1
+    return n_inner, n_outer, converged, gap, n_rows, prof
+
+
+def _result(problem, alpha, G, out, start, n_samples, cap, tol, upper, y):
+    n_inner, n_outer, converged, gap, n_rows, prof = out
+    seconds = time.perf_counter() - start[0]
+    cpu = time.process_time() - start[1]
+    if not converged:
+        warn_cap("working-set SMO", cap, float(gap), float(tol))
+    rho = bias(G, y, alpha, upper)
+    objective = 0.5 * float(alpha @ (G + problem.p))
+    coef = np.bincount(problem.sample_index, weights=problem.y * alpha, minlength=n_samples)
+    profile = {name: float(prof[i]) for i, name in enumerate(PROFILE_PHASES)}
+    profile["other"] = max(0.0, cpu - sum(profile.values()))
+    profile["total"] = cpu
+    return SolverResult(
+        coef=coef,
+        intercept=-float(rho),
+        dual_coef=alpha,
+        active_set=np.flatnonzero(alpha > 0),
+        objective=objective,
+        certificate_value=float(max(gap, 0.0)),
+        certificate="max_violating_pair",
+        n_iter=int(n_inner),
+        converged=bool(converged),
+        seconds=seconds,
+        record=ConvergenceRecord(np.array([objective]), np.array([float(max(gap, 0.0))]),
+                                 np.array([seconds])),
+        stats={"dual_gradient": G, "n_kernel_columns": int(n_rows), "n_outer": int(n_outer),
+               "mean_active_size": float(G.shape[0]), "nu_multiplier": 0.0,
+               "profile": MappingProxyType(profile)},
+    )
