@@ -166,3 +166,14 @@ def test_dispatch(clf_data):
         from bisvm.solvers.dual.nu_smo import nu_svc_dual
 
         solve_smo(nu_svc_dual(X[:50], y[:50], ker, 0.3), method="working_set")
+
+
+def test_two_threads_same_optimum(clf_data):
+    """n_jobs=2 splits the products by rows and the update by samples: the same steps."""
+    X, y = clf_data
+    ker, _ = _kernel("rbf", X)
+    pb = csvc_dual(X, y, ker, 1.0)
+    one = solve_working_set(pb, tol=TOL, ws_size=192)
+    two = solve_working_set(pb, tol=TOL, ws_size=192, n_jobs=2)
+    assert two.stats["n_outer"] == one.stats["n_outer"]
+    np.testing.assert_allclose(two.dual_coef, one.dual_coef, atol=1e-8)

@@ -1,16 +1,20 @@
 r"""Compiled pieces of the working-set solver (:mod:`bisvm.solvers.dual.working_set`).
 
 * :func:`transform_rows`: kernel rows from their inner products, in place on a float32
-  block (the RBF exponential by a Cody–Waite reduction and a polynomial, in float64
-  arithmetic, so that the loop vectorises; one row per thread);
+  block (the RBF exponential by a Cody–Waite reduction and a polynomial in float32
+  arithmetic, so that the loop vectorises);
 * :func:`gap_and_select`: the global violation :math:`m(\alpha) - M(\alpha)` and the
   new members of the working set, the most violating variables of :math:`I_{up}` and
   :math:`I_{low}` taken in turn by :math:`-y_tG_t` (first order);
 * :func:`inner_smo`: SMO with LIBSVM's second-order pair selection on the
   :math:`q`-variable subproblem, the other variables fixed;
-* :func:`update_gradient`: :math:`G_u \mathrel{+}= y_u\sum_a y_a\Delta\alpha_a
-  k(x_{s_a}, x_{s_u})` over the kernel rows of the working set (float64 sums of the
-  float32 rows, columns split over the threads).
+* :func:`column_sums` and :func:`apply_sums`: the gradient update :math:`G_u
+  \mathrel{+}= y_u\sum_a y_a\Delta\alpha_a k(x_{s_a}, x_{s_u})` over the kernel rows of
+  the working set (float64 sums of the float32 rows, on ranges of samples, one per
+  thread).
+
+Every function is compiled with ``nogil``: the solver runs them on its own threads
+(:mod:`bisvm.solvers.dual.working_set`).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..._numba import njit, prange
+from ..._numba import njit
 
 LINEAR, POLY, RBF, SIGMOID = 0, 1, 2, 3
 TAU = 1e-12
@@ -69,22 +73,21 @@ def _rbf_chunk(row, sqn, sa, g, bits):
         row[u] *= scale[u]
 
 
-@njit(parallel=True)
+@njit
 def transform_rows(D, m, sq_rows, sqn, kcode, gamma, coef0, degree):
     r"""Turn the inner products ``D[:m]`` (float32, :math:`\langle x_{s_a}, x_u\rangle`)
     into kernel values in place: RBF :math:`e^{-\gamma\max(0, \lVert x_a\rVert^2 +
     \lVert x_u\rVert^2 - 2D)}` (``sq_rows``, ``sqn``: float32 squared norms), poly
-    :math:`(\gamma D + c_0)^p`, sigmoid :math:`\tanh(\gamma D + c_0)`, linear unchanged.
-    Rows on the threads."""
+    :math:`(\gamma D + c_0)^p`, sigmoid :math:`\tanh(\gamma D + c_0)`, linear unchanged."""
     n = D.shape[1]
     if kcode == LINEAR:
         return
     ideg = int(degree)
     g = np.float32(gamma)
-    for a in prange(m):
+    bits = np.empty(CHUNK, dtype=np.int32)
+    for a in range(m):
         row = D[a]
         if kcode == RBF:
-            bits = np.empty(CHUNK, dtype=np.int32)
             sa = sq_rows[a]
             for u0 in range(0, n, CHUNK):
                 u1 = min(n, u0 + CHUNK)
@@ -127,50 +130,76 @@ def violation(G, y, alpha, upper):
 
 
 @njit
+def _smallest(keys, idx, k):
+    """The entries of ``idx`` with the ``k`` smallest ``keys``, in increasing order (a
+    partition first: O(len) plus a sort of ``k``)."""
+    if keys.shape[0] > k:
+        cut = np.partition(keys, k - 1)[k - 1]
+        sel = keys <= cut
+        keys = keys[sel]
+        idx = idx[sel]
+    order = np.argsort(keys)[:k]
+    return idx[order]
+
+
+@njit
 def gap_and_select(G, y, alpha, upper, in_ws, n_new, out):
     r"""New working-set members into ``out``; returns ``(m - M, count)``.
 
-    Variables are sorted by :math:`f_t = -y_tG_t`; the largest :math:`f` of
-    :math:`I_{up}` and the smallest of :math:`I_{low}` are taken in turn (ThunderSVM's
-    first-order rule), skipping members already in the working set (``in_ws``) and
-    variables that violate no pair (:math:`f_t \le M` in :math:`I_{up}`,
-    :math:`f_t \ge m` in :math:`I_{low}`), until ``n_new`` are chosen."""
+    With :math:`f_t = -y_tG_t`, the largest :math:`f` of :math:`I_{up}` and the smallest
+    of :math:`I_{low}` are taken in turn (ThunderSVM's first-order rule), skipping
+    members already in the working set (``in_ws``) and variables that violate no pair
+    (:math:`f_t \le M` in :math:`I_{up}`, :math:`f_t \ge m` in :math:`I_{low}`), until
+    ``n_new`` are chosen."""
     m, M = violation(G, y, alpha, upper)
     l = G.shape[0]
-    f = np.empty(l)
+    up_k = np.empty(l)
+    up_i = np.empty(l, dtype=np.int64)
+    lo_k = np.empty(l)
+    lo_i = np.empty(l, dtype=np.int64)
+    nu = 0
+    nl = 0
     for t in range(l):
-        f[t] = -y[t] * G[t]
-    order = np.argsort(f)
-    hi = l - 1
-    lo = 0
+        if in_ws[t]:
+            continue
+        f = -y[t] * G[t]
+        if f > M and _in_up(y[t], alpha[t], upper[t]):
+            up_k[nu] = -f
+            up_i[nu] = t
+            nu += 1
+        if f < m and _in_low(y[t], alpha[t], upper[t]):
+            lo_k[nl] = f
+            lo_i[nl] = t
+            nl += 1
+    if n_new <= 0:
+        return m - M, 0
+    ups = _smallest(up_k[:nu], up_i[:nu], min(nu, n_new)) if nu > 0 else up_i[:0]
+    lows = _smallest(lo_k[:nl], lo_i[:nl], min(nl, n_new)) if nl > 0 else lo_i[:0]
     cnt = 0
-    taken = in_ws.copy()
-    while cnt < n_new and (hi >= 0 or lo < l):
-        # next of I_up from the top
-        while hi >= 0:
-            t = order[hi]
-            hi -= 1
-            if f[t] <= M:
-                hi = -1
-                break
-            if not taken[t] and _in_up(y[t], alpha[t], upper[t]):
-                taken[t] = True
+    a = 0
+    b = 0
+    # a free variable is in both lists: marked in in_ws while chosen, unmarked after
+    while cnt < n_new and (a < ups.shape[0] or b < lows.shape[0]):
+        while a < ups.shape[0]:
+            t = ups[a]
+            a += 1
+            if not in_ws[t]:
+                in_ws[t] = True
                 out[cnt] = t
                 cnt += 1
                 break
         if cnt >= n_new:
             break
-        while lo < l:
-            t = order[lo]
-            lo += 1
-            if f[t] >= m:
-                lo = l
-                break
-            if not taken[t] and _in_low(y[t], alpha[t], upper[t]):
-                taken[t] = True
+        while b < lows.shape[0]:
+            t = lows[b]
+            b += 1
+            if not in_ws[t]:
+                in_ws[t] = True
                 out[cnt] = t
                 cnt += 1
                 break
+    for c in range(cnt):
+        in_ws[out[c]] = False
     return m - M, cnt
 
 
@@ -254,9 +283,11 @@ def inner_smo(Q, kd, yw, aw, cw, Gw, tol, max_inner):
             aw[i] = cw[i] if yw[i] > 0 else 0.0
         if t == lim_j:
             aw[j] = 0.0 if yw[j] > 0 else cw[j]
-        # G_k += Q_ki da_i + Q_kj da_j
+        # G_k += Q_ki da_i + Q_kj da_j (Q symmetric: its contiguous rows i and j)
+        qi = Q[i]
+        qj = Q[j]
         for k in range(q):
-            Gw[k] += Q[k, i] * da_i + Q[k, j] * da_j
+            Gw[k] += qi[k] * da_i + qj[k] * da_j
         Gw[i] += (kd[i] - Q[i, i]) * da_i
         Gw[j] += (kd[j] - Q[j, j]) * da_j
         it += 1
@@ -279,8 +310,9 @@ def build_q(Kw, var, sample_index, y, kdiag, shift, Q, kd):
 
 
 @njit
-def _sums_range(R, rows, c, nz, out, u0, u1):
-    """``out[u0:u1] = sum_k c[k] R[rows[k], u0:u1]`` in float64, four rows per pass."""
+def column_sums(R, rows, c, nz, out, u0, u1):
+    """``out[u0:u1] = sum_k c[k] R[rows[k], u0:u1]`` over ``k < nz`` in float64 (four rows
+    per pass over the range; one range per thread)."""
     acc = np.zeros(u1 - u0)
     k = 0
     while k + 4 <= nz:
@@ -303,23 +335,10 @@ def _sums_range(R, rows, c, nz, out, u0, u1):
         out[u] = acc[u - u0]
 
 
-@njit(parallel=True)
-def _sample_sums(R, rows, c, nz, out, n_parts):
-    n = R.shape[1]
-    size = (n + n_parts - 1) // n_parts
-    for b in prange(n_parts):
-        u0 = b * size
-        u1 = min(n, u0 + size)
-        if u1 > u0:
-            _sums_range(R, rows, c, nz, out, u0, u1)
-
-
 @njit
-def update_gradient(R, rows, var, delta, y, sample_index, shift, G, d, n_parts):
-    r""":math:`G_u \mathrel{+}= y_u \sum_a y_a\Delta\alpha_a k(x_{s_a}, x_{s_u})
-    + \mathrm{shift}_u\Delta\alpha_u` for the moved members ``a`` of the working set
-    (``d``: a float64 scratch of one entry per sample; the samples in ``n_parts``
-    ranges, one per thread)."""
+def moved(rows, var, delta, y):
+    r"""``(rows, c, nz)``: the rows of the members that moved and their
+    :math:`y_a\Delta\alpha_a`."""
     q = var.shape[0]
     nz_rows = np.empty(q, dtype=np.int64)
     c = np.empty(q)
@@ -329,14 +348,17 @@ def update_gradient(R, rows, var, delta, y, sample_index, shift, G, d, n_parts):
             nz_rows[nz] = rows[a]
             c[nz] = y[var[a]] * delta[a]
             nz += 1
-    if nz == 0:
-        return 0
-    _sample_sums(R, nz_rows, c, nz, d, n_parts)
+    return nz_rows, c, nz
+
+
+@njit
+def apply_sums(G, y, sample_index, d, var, delta, shift):
+    r""":math:`G_t \mathrel{+}= y_t d_{s_t} + \mathrm{shift}_t\Delta\alpha_t` (``d``: the
+    per-sample sums :math:`\sum_a y_a\Delta\alpha_a k(x_{s_a}, x_s)`)."""
     for t in range(G.shape[0]):
         G[t] += y[t] * d[sample_index[t]]
-    for a in range(q):
+    for a in range(var.shape[0]):
         G[var[a]] += shift[var[a]] * delta[a]
-    return nz
 
 
 @njit

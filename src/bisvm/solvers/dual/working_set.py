@@ -38,6 +38,7 @@ the other cases stay with :func:`~bisvm.solvers.dual.smo.solve_smo`.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from types import MappingProxyType
 
 import numpy as np
@@ -47,7 +48,16 @@ from ...kernels import KERNEL_CODES
 from ..base import ConvergenceRecord, SolverResult, warn_cap
 from ._smo_blocks import kernel_diag, sq_norms_dense
 from ._smo_threads import resolve_n_jobs
-from ._ws_kernels import bias, build_q, gap_and_select, inner_smo, transform_rows, update_gradient
+from ._ws_kernels import (
+    apply_sums,
+    bias,
+    build_q,
+    column_sums,
+    gap_and_select,
+    inner_smo,
+    moved,
+    transform_rows,
+)
 
 __all__ = ["solve_working_set", "supports_working_set", "working_set_suits",
            "working_set_size", "PROFILE_PHASES"]
@@ -55,8 +65,12 @@ __all__ = ["solve_working_set", "supports_working_set", "working_set_suits",
 #: samples from which ``solve_smo(method="auto")`` takes this solver for the RBF kernel
 #: (measured: benchmarks/bench_kernel_speed.py and the crossover in the module notes)
 AUTO_MIN_SAMPLES = 5000
-#: working-set size (halved when the rows would not fit in the cache size)
-WS_SIZE = 512
+#: working-set size (smaller when its rows would not fit in the cache size) and the
+#: share of it renewed per outer iteration (measured on the RBF workloads of
+#: benchmarks/bench_kernel_speed.py: 768 / 256 computed 25-50 % fewer kernel rows than
+#: 512 / 256 and beat 384 / 128 and 1024 / 256)
+WS_SIZE = 768
+NEW_SHARE = 3
 
 #: phases of ``stats["profile"]``: selection (violation and new members), rows (kernel rows:
 #: product and transform), subproblem (Q_WW and the inner SMO), update (the gradient)
@@ -83,19 +97,19 @@ def working_set_suits(problem):
 
 
 def working_set_size(problem, cache_size):
-    """:data:`WS_SIZE`, or less (at least 64) so that the float32 kernel rows of the working
+    """:data:`WS_SIZE`, or less (at least 96) so that the float32 kernel rows of the working
     set fit in ``cache_size`` MB."""
     n = problem.X.shape[0]
     fit = int(float(cache_size) * 2**20 // (4 * n))
-    return max(64, min(WS_SIZE, fit)) // 2 * 2
+    return max(96, min(WS_SIZE, fit))
 
 
 class _Rows:
-    """The kernel rows of the working set: ``q`` float32 rows of ``n`` entries, two
-    halves (the kept members' rows stay; the new ones overwrite the other half)."""
+    """The kernel rows of the working set (``q`` float32 rows of ``n`` entries, a ring of
+    blocks, see :func:`_loop`) and the products made from them, split by rows or by
+    samples over ``n_threads`` threads (BLAS itself on one thread)."""
 
     def __init__(self, X, kernel, q, n_threads):
-        self.n_threads = n_threads
         self.X32 = np.ascontiguousarray(X, dtype=np.float32)
         # the norms of the float32 rows whose products are taken (an exact distance 0
         # from a row to itself, up to the product's rounding)
@@ -103,43 +117,71 @@ class _Rows:
             np.float32)
         self.R = np.empty((q, X.shape[0]), dtype=np.float32)
         self.W = np.empty(q * q, dtype=np.float32)
+        self.d = np.empty(X.shape[0])
         self.args = (int(kernel.code), float(kernel.gamma), float(kernel.coef0),
                      float(kernel.degree))
+        self.n_threads = n_threads
+        self.pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+
+    def _run(self, job, n):
+        """``job(lo, hi)`` over ``n_threads`` ranges of ``range(n)``."""
+        if self.pool is None or n < 2 * self.n_threads:
+            job(0, n)
+            return
+        cuts = np.linspace(0, n, self.n_threads + 1).astype(int)
+        list(self.pool.map(job, cuts[:-1], cuts[1:]))
+
+    def _kernel(self, A, sq_a, B, sq_b, out):
+        """``out = k(A, B)`` (float32 product, then the transform), by ranges of rows."""
+
+        def job(lo, hi):
+            np.matmul(A[lo:hi], B.T, out=out[lo:hi])
+            transform_rows(out[lo:hi], hi - lo, sq_a[lo:hi], sq_b, *self.args)
+
+        self._run(job, A.shape[0])
 
     def compute(self, samples, r0):
         """Rows of ``samples`` into ``R[r0:r0 + len(samples)]``."""
         m = samples.shape[0]
-        out = self.R[r0:r0 + m]
-        np.matmul(self.X32[samples], self.X32.T, out=out)
-        transform_rows(out, m, self.sqn[samples], self.sqn, *self.args)
-        return m
+        self._kernel(self.X32[samples], self.sqn[samples], self.X32, self.sqn,
+                     self.R[r0:r0 + m])
 
     def block(self, samples):
         """The kernel block of ``samples`` with themselves (float32, same arithmetic)."""
         m = samples.shape[0]
         Xw = self.X32[samples]
-        out = self.W[:m * m].reshape(m, m)
-        np.matmul(Xw, Xw.T, out=out)
         sq = self.sqn[samples]
-        transform_rows(out, m, sq, sq, *self.args)
+        out = self.W[:m * m].reshape(m, m)
+        self._kernel(Xw, sq, Xw, sq, out)
         return out
+
+    def gradient(self, rws, var, delta, y, sidx, shift, G):
+        r""":math:`G \mathrel{+}= Q_{:W}\Delta\alpha_W` from the rows ``rws`` of ``var``."""
+        nz_rows, c, nz = moved(rws, var, delta, y)
+        if nz == 0:
+            return
+        d = self.d
+        self._run(lambda lo, hi: column_sums(self.R, nz_rows, c, nz, d, lo, hi), d.size)
+        apply_sums(G, y, sidx, d, var, delta, shift)
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown()
 
 
 def _initial_gradient(rows, alpha, y, p, shift, sample_index, q):
-    """:math:`G = Q\\alpha + p` from the rows of the support (blocks of ``q`` rows)."""
+    """:math:`G = Q\alpha + p` from the rows of the support (blocks of ``q`` rows)."""
     G = np.array(p, dtype=np.float64)
     sv = np.flatnonzero(alpha > 0)
-    d = np.empty(rows.R.shape[1])
     for b0 in range(0, sv.size, q):
         var = sv[b0:b0 + q]
         rows.compute(sample_index[var], 0)
-        update_gradient(rows.R, np.arange(var.size), var, alpha[var], y, sample_index,
-                        shift, G, d, rows.n_threads)
+        rows.gradient(np.arange(var.size), var, alpha[var], y, sample_index, shift, G)
     return G
 
 
 def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=None,
-                      ws_size=WS_SIZE, max_inner=None):
+                      ws_size=WS_SIZE, n_new=None, max_inner=None):
     """Solve a :class:`~bisvm.solvers.problems.DualProblem` by working sets of many variables.
 
     Parameters
@@ -159,6 +201,9 @@ def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=Non
         Threads for the kernel rows (BLAS and the transform) and the gradient update.
     ws_size : int
         Working-set size :math:`q` (even; at most ``l``).
+    n_new : int, optional
+        New members per outer iteration (``q // 3`` by default; ``q`` is rounded down to
+        a multiple of it).
     max_inner : int, optional
         Cap on the inner SMO steps per subproblem (default ``10 q``).
 
@@ -192,16 +237,22 @@ def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=Non
     sqn = np.empty(n)
     sq_norms_dense(X, sqn)
     kdiag = kernel_diag(sqn, int(k.code), float(k.gamma), float(k.coef0), float(k.degree))
-    q = max(2, min(int(ws_size), l) // 2 * 2)
-    h = q // 2
+    q = max(2, min(int(ws_size), l))
+    nb = max(1, q // NEW_SHARE) if n_new is None else int(n_new)
+    if not 1 <= nb <= q:
+        raise ValueError(f"n_new must be in [1, ws_size={q}], got {n_new!r}")
+    q = nb * (q // nb)
     cap = int(max_iter) if max_iter >= 0 else max(10_000_000, 100 * l)
     max_inner = 10 * q if max_inner is None else int(max_inner)
     n_threads = resolve_n_jobs(n_jobs)
-    with _threads(n_threads):
-        rows = _Rows(X, k, q, n_threads)
-        G = _initial_gradient(rows, alpha, y, p, shift, sidx, q)
-        out = _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, h, float(tol), cap,
-                    max_inner)
+    rows = _Rows(X, k, q, n_threads)
+    try:
+        with _single_thread_blas():
+            G = _initial_gradient(rows, alpha, y, p, shift, sidx, q)
+            out = _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, float(tol),
+                        cap, max_inner)
+    finally:
+        rows.close()
     return _result(problem, alpha, G, out, (start, cpu0), n, cap, tol, upper, y)
 
 
@@ -218,50 +269,47 @@ def _start(problem, alpha0, upper, l):
     return alpha
 
 
-class _threads:
-    """BLAS and numba limited to ``n`` threads for the solve (restored after)."""
-
-    def __init__(self, n):
-        self.n = n
+class _single_thread_blas:
+    """BLAS on one thread for the solve (restored after): the solver splits its products
+    over its own threads, and idle BLAS threads would spin against them."""
 
     def __enter__(self):
-        import numba
         import scipy.linalg.cython_blas  # noqa: F401  (load the BLAS numpy uses)
         from threadpoolctl import threadpool_limits
 
-        self.prev = numba.get_num_threads()
-        numba.set_num_threads(max(1, min(self.n, numba.config.NUMBA_NUM_THREADS)))
-        self.limits = threadpool_limits(limits=self.n, user_api="blas")
+        self.limits = threadpool_limits(limits=1, user_api="blas")
         return self
 
     def __exit__(self, *exc):
-        import numba
-
         self.limits.restore_original_limits()
-        numba.set_num_threads(self.prev)
 
 
-def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, h, tol, cap, max_inner):
-    """The outer iterations; returns ``(n_inner, n_outer, converged, gap, n_rows, prof)``."""
+def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inner):
+    """The outer iterations; returns ``(n_inner, n_outer, converged, gap, n_rows, prof)``.
+
+    ``R`` is a ring of ``q // nb`` blocks of ``nb`` rows: the first iteration fills them
+    all, each later one overwrites the oldest block with ``nb`` new members (first in,
+    first out) and keeps the members of the others."""
     l = G.shape[0]
+    n_blocks = q // nb
     in_ws = np.zeros(l, dtype=np.bool_)
     new = np.empty(q, dtype=np.int64)
-    kept = np.empty(0, dtype=np.int64)
-    kept_rows = np.empty(0, dtype=np.int64)
-    d = np.empty(rows.R.shape[1])
-    Qbuf = np.empty((q, q))
+    blocks = [np.empty(0, dtype=np.int64) for _ in range(n_blocks)]
+    Qbuf = np.empty(q * q)
     kdbuf = np.empty(q)
     prof = np.zeros(len(PROFILE_PHASES))
     n_inner = n_outer = n_rows = 0
-    kept_half = 0  # the half of R holding the kept members' rows
     gap = np.inf
     converged = False
     while True:
         t0 = time.process_time()
-        in_ws[kept] = True
-        want = q if n_outer == 0 else h
-        gap, cnt = gap_and_select(G, y, alpha, upper, in_ws, want, new)
-        in_ws[kept] = False
+        oldest = n_outer % n_blocks
+        kept = [blocks[b] for b in range(n_blocks) if n_outer > 0 and b != oldest]
+        for mem in kept:
+            in_ws[mem] = True
+        gap, cnt = gap_and_select(G, y, alpha, upper, in_ws, q if n_outer == 0 else nb, new)
+        for mem in kept:
+            in_ws[mem] = False
         t1 = time.process_time()
         prof[0] += t1 - t0
         if gap <= tol:
@@ -269,16 +317,21 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, h, tol, cap, max_inne
             break
         if n_inner >= cap:
             break
-        r0 = 0 if n_outer == 0 else (1 - kept_half) * h
         fresh = new[:cnt].copy()
-        rows.compute(sidx[fresh], r0)
+        if n_outer == 0:
+            rows.compute(sidx[fresh], 0)
+            blocks = [fresh[b * nb:(b + 1) * nb] for b in range(n_blocks)]
+        else:
+            rows.compute(sidx[fresh], oldest * nb)
+            blocks[oldest] = fresh
         n_rows += cnt
         t2 = time.process_time()
         prof[1] += t2 - t1
-        var = np.concatenate([kept, fresh])
-        rws = np.concatenate([kept_rows, np.arange(r0, r0 + cnt)])
-        Q = Qbuf[:var.size, :var.size]
-        kd = kdbuf[:var.size]
+        var = np.concatenate(blocks)
+        rws = np.concatenate([b * nb + np.arange(blocks[b].size) for b in range(n_blocks)])
+        m = var.size
+        Q = Qbuf[:m * m].reshape(m, m)
+        kd = kdbuf[:m]
         build_q(rows.block(sidx[var]), var, sidx, y, kdiag, shift, Q, kd)
         aw = alpha[var]
         a_old = aw.copy()
@@ -289,15 +342,8 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, h, tol, cap, max_inne
         prof[2] += t3 - t2
         delta = aw - a_old
         alpha[var] = aw
-        update_gradient(rows.R, rws, var, delta, y, sidx, shift, G, d, rows.n_threads)
+        rows.gradient(rws, var, delta, y, sidx, shift, G)
         prof[3] += time.process_time() - t3
-        # first in, first out: the members chosen now stay for the next iteration (the
-        # first iteration fills both halves and keeps the second)
-        if n_outer == 0 and cnt > h:
-            kept, kept_rows, kept_half = fresh[h:], np.arange(h, cnt), 1
-        else:
-            kept, kept_rows = fresh, np.arange(r0, r0 + cnt)
-            kept_half = 0 if n_outer == 0 else 1 - kept_half
         n_outer += 1
     return n_inner, n_outer, converged, gap, n_rows, prof
 
