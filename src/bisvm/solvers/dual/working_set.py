@@ -63,8 +63,10 @@ __all__ = ["solve_working_set", "supports_working_set", "working_set_suits",
            "working_set_size", "PROFILE_PHASES"]
 
 #: samples from which ``solve_smo(method="auto")`` takes this solver for the RBF kernel
-#: (measured: benchmarks/bench_kernel_speed.py and the crossover in the module notes)
-AUTO_MIN_SAMPLES = 5000
+#: (one thread, CPU time, RBF C-SVC and ε-SVR on make_classification/make_regression data
+#: of 20-50 features: 0.9-1.5x SMO's time at 1,000-2,000 samples, 0.74-0.85x at 3,000,
+#: 0.63-0.70x at 5,000)
+AUTO_MIN_SAMPLES = 3000
 #: working-set size (smaller when its rows would not fit in the cache size) and the
 #: share of it renewed per outer iteration (measured on the RBF workloads of
 #: benchmarks/bench_kernel_speed.py: 768 / 256 computed 25-50 % fewer kernel rows than
