@@ -204,39 +204,46 @@ def gap_and_select(G, y, alpha, upper, in_ws, n_new, out):
 
 
 @njit
-def _pick_pair(Gw, yw, aw, cw, Q, kd):
-    """LIBSVM's WSS 3 on the subproblem: ``(i, j, m - M)``, ``i = -1`` when none."""
-    q = Gw.shape[0]
-    gmax = -np.inf
-    i = -1
-    for a in range(q):
-        if _in_up(yw[a], aw[a], cw[a]):
-            f = -yw[a] * Gw[a]
-            if f >= gmax:
-                gmax = f
-                i = a
-    if i < 0:
-        return -1, -1, 0.0
+def _first(v, target):
+    """The first index of ``v`` equal to ``target``."""
+    for k in range(v.shape[0]):
+        if v[k] == target:
+            return k
+    return -1
+
+
+@njit
+def _status(yw, aw, cw, k, upo, lowo):
+    r"""``upo[k]``, ``lowo[k]``: 0 when ``k`` is in :math:`I_{up}` (:math:`I_{low}`), else
+    :math:`\mp\infty` (added to :math:`f` so that the searches need no branch)."""
+    upo[k] = 0.0 if _in_up(yw[k], aw[k], cw[k]) else -np.inf
+    lowo[k] = 0.0 if _in_low(yw[k], aw[k], cw[k]) else np.inf
+
+
+@njit
+def _pick_j(i, gmax, f, lowo, yw, Q, kd, gain):
+    r"""LIBSVM's second-order choice of ``j`` for ``i``: ``(j, min_{I_low} f)``; ``j = -1``
+    when no :math:`j \in I_{low}` has :math:`f_j < f_i`. The gains are computed for every
+    member (masked by ``lowo``) so that the loop vectorises."""
+    q = f.shape[0]
+    yi = yw[i]
+    qi = Q[i]
+    kdi = kd[i]
     gmin = np.inf
     best = np.inf
-    j = -1
     for b in range(q):
-        if not _in_low(yw[b], aw[b], cw[b]):
-            continue
-        f = -yw[b] * Gw[b]
-        if f < gmin:
-            gmin = f
-        gd = gmax - f
-        if gd > 0.0:
-            # curvature of the pair along (y_i, -y_j): K_ii + K_jj - 2 K_ij (+ shifts)
-            curv = kd[i] + kd[b] - 2.0 * yw[i] * yw[b] * Q[i, b]
-            if curv <= 0.0:
-                curv = TAU
-            gain = -(gd * gd) / curv
-            if gain <= best:
-                best = gain
-                j = b
-    return i, j, gmax - gmin
+        fb = f[b] + lowo[b]
+        gmin = min(gmin, fb)
+        gd = gmax - fb
+        # curvature of the pair along (y_i, -y_j): K_ii + K_jj - 2 K_ij (+ shifts)
+        curv = kdi + kd[b] - 2.0 * yi * yw[b] * qi[b]
+        curv = curv if curv > 0.0 else TAU
+        g = -(gd * gd) / curv if gd > 0.0 else np.inf
+        gain[b] = g
+        best = min(best, g)
+    if best == np.inf:
+        return -1, gmin
+    return _first(gain, best), gmin
 
 
 @njit
@@ -245,33 +252,43 @@ def inner_smo(Q, kd, yw, aw, cw, Gw, tol, max_inner):
     G_W^\top\alpha_W` over the box with :math:`y_W^\top\alpha_W` fixed.
 
     ``Q`` is :math:`Q_{WW}` without the diagonal shift, ``kd`` its diagonal with the shift.
-    Each step moves :math:`\alpha_i \mathrel{+}= y_i t`, :math:`\alpha_j \mathrel{-}= y_j t`
-    with :math:`t = \min(b/a, \text{box})`, :math:`b = -y_iG_i + y_jG_j`,
-    :math:`a` the pair's curvature. Stops when the local gap is at most
-    :math:`\max(\text{tol}, \tfrac1{10}` the first local gap) (ThunderSVM's local rule) or
-    after ``max_inner`` steps. ``aw`` and ``Gw`` are updated in place; returns the
-    number of steps."""
+    The pair is LIBSVM's WSS 3 (:math:`i` the largest :math:`f = -y G` of :math:`I_{up}`,
+    :math:`j` the second-order choice); each step moves :math:`\alpha_i \mathrel{+}= y_i
+    t`, :math:`\alpha_j \mathrel{-}= y_j t` with :math:`t = \min(b/a, \text{box})`,
+    :math:`b = f_i - f_j`, :math:`a` the pair's curvature. Stops when the local gap is at
+    most :math:`\max(\text{tol}, \tfrac1{10}` the first local gap) (ThunderSVM's local
+    rule) or after ``max_inner`` steps. ``aw`` and ``Gw`` are updated in place; returns
+    the number of steps."""
     q = Gw.shape[0]
+    f = np.empty(q)
+    upo = np.empty(q)
+    lowo = np.empty(q)
+    gain = np.empty(q)
+    for k in range(q):
+        f[k] = -yw[k] * Gw[k]
+        _status(yw, aw, cw, k, upo, lowo)
     eps = -1.0
     it = 0
     while it < max_inner:
-        i, j, gap = _pick_pair(Gw, yw, aw, cw, Q, kd)
-        if eps < 0.0:
-            eps = max(tol, 0.1 * gap)
-        if i < 0 or j < 0 or gap <= eps:
+        gmax = -np.inf
+        for k in range(q):
+            gmax = max(gmax, f[k] + upo[k])
+        if gmax == -np.inf:
             break
-        b = -yw[i] * Gw[i] + yw[j] * Gw[j]
+        i = 0
+        while f[i] + upo[i] != gmax:
+            i += 1
+        j, gmin = _pick_j(i, gmax, f, lowo, yw, Q, kd, gain)
+        if eps < 0.0:
+            eps = max(tol, 0.1 * (gmax - gmin))
+        if j < 0 or gmax - gmin <= eps:
+            break
         curv = kd[i] + kd[j] - 2.0 * yw[i] * yw[j] * Q[i, j]
-        if curv <= 0.0:
-            curv = TAU
-        t = b / curv
+        t = (f[i] - f[j]) / (curv if curv > 0.0 else TAU)
         # the box: alpha_i + y_i t and alpha_j - y_j t within [0, C]
         lim_i = cw[i] - aw[i] if yw[i] > 0 else aw[i]
         lim_j = aw[j] if yw[j] > 0 else cw[j] - aw[j]
-        if t > lim_i:
-            t = lim_i
-        if t > lim_j:
-            t = lim_j
+        t = min(t, lim_i, lim_j)
         if not t > 0.0:
             break
         da_i = yw[i] * t
@@ -287,9 +304,15 @@ def inner_smo(Q, kd, yw, aw, cw, Gw, tol, max_inner):
         qi = Q[i]
         qj = Q[j]
         for k in range(q):
-            Gw[k] += qi[k] * da_i + qj[k] * da_j
+            g = Gw[k] + (qi[k] * da_i + qj[k] * da_j)
+            Gw[k] = g
+            f[k] = -yw[k] * g
         Gw[i] += (kd[i] - Q[i, i]) * da_i
         Gw[j] += (kd[j] - Q[j, j]) * da_j
+        f[i] = -yw[i] * Gw[i]
+        f[j] = -yw[j] * Gw[j]
+        _status(yw, aw, cw, i, upo, lowo)
+        _status(yw, aw, cw, j, upo, lowo)
         it += 1
     return it
 

@@ -338,8 +338,9 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
         aw = alpha[var]
         a_old = aw.copy()
         Gw = G[var]
-        n_inner += inner_smo(Q, kd, y[var], aw, upper[var], Gw, tol,
-                             min(max_inner, max(1, cap - n_inner)))
+        steps = inner_smo(Q, kd, y[var], aw, upper[var], Gw, tol,
+                          min(max_inner, max(1, cap - n_inner)))
+        n_inner += steps
         t3 = time.process_time()
         prof[2] += t3 - t2
         delta = aw - a_old
@@ -347,6 +348,8 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
         rows.gradient(rws, var, delta, y, sidx, shift, G)
         prof[3] += time.process_time() - t3
         n_outer += 1
+        if steps == 0 and cnt == 0:
+            break  # stalled: no new member and no step (rounding); reported unconverged
     return n_inner, n_outer, converged, gap, n_rows, prof
 
 
