@@ -318,17 +318,22 @@ def inner_smo(Q, kd, yw, aw, cw, Gw, tol, max_inner):
 
 
 @njit
-def build_q(Kw, var, sample_index, y, kdiag, shift, Q, kd):
-    r""":math:`Q_{ab} = y_ay_b\,k(x_{s_a}, x_{s_b})` on the working set ``var`` from its
-    float32 kernel block ``Kw``, with the exact diagonal :math:`k(x_s, x_s)` (plus the
-    shift in ``kd``)."""
+def build_q(Kw, var, sample_index, y, kdiag, shift, Q, kd, lo, hi):
+    r"""Rows ``lo:hi`` of :math:`Q_{ab} = y_ay_b\,k(x_{s_a}, x_{s_b})` on the working set
+    ``var`` from its float32 kernel block ``Kw``, with the exact diagonal
+    :math:`k(x_s, x_s)` (plus the shift in ``kd``)."""
     q = var.shape[0]
-    for a in range(q):
-        ya = y[var[a]]
+    yv = np.empty(q)
+    for b in range(q):
+        yv[b] = y[var[b]]
+    for a in range(lo, hi):
+        ya = yv[a]
+        ka = Kw[a]
+        qa = Q[a]
         for b in range(q):
-            Q[a, b] = ya * y[var[b]] * np.float64(Kw[a, b])
+            qa[b] = ya * yv[b] * np.float64(ka[b])
         s = sample_index[var[a]]
-        Q[a, a] = kdiag[s]
+        qa[a] = kdiag[s]
         kd[a] = kdiag[s] + shift[var[a]]
 
 

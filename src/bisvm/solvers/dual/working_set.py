@@ -13,10 +13,10 @@ a fast SVM library on GPUs and CPUs", JMLR 19, 2018; oneDAL's ``thunder`` method
 1. computes the violation :math:`m(\alpha) - M(\alpha)` (:math:`m = \max_{I_{up}}
    -y_tG_t`, :math:`M = \min_{I_{low}} -y_tG_t`, :math:`G = Q\alpha + p`) and stops when it
    is at most ``tol``: the certificate of :func:`~bisvm.solvers.dual.smo.solve_smo`;
-2. picks a working set :math:`W` of :math:`q` variables: the half chosen at the previous
-   iteration is kept (first in, first out) and the other half is new, the most violating
-   variables by :math:`-y_tG_t`, taken in turn from the top of :math:`I_{up}` and the bottom
-   of :math:`I_{low}` (first order);
+2. picks a working set :math:`W` of :math:`q` variables (768 by default): the members
+   chosen at the last two iterations are kept and the oldest third is replaced (first in,
+   first out) by the most violating variables by :math:`-y_tG_t` not in :math:`W`, taken
+   in turn from the top of :math:`I_{up}` and the bottom of :math:`I_{low}` (first order);
 3. computes the kernel rows :math:`k(x_{s_a}, x_u)`, :math:`a \in W` new, over all samples
    as one float32 matrix product (BLAS) followed by the kernel's transform (the RBF kernel
    from :math:`\lVert x_a\rVert^2 + \lVert x_u\rVert^2 - 2\langle x_a, x_u\rangle`);
@@ -31,8 +31,13 @@ float32 rows plus :math:`O(l)`. The kernel values carry float32 rounding (as LIB
 cache does); :math:`G` is kept in float64. The bias is LIBSVM's (the mean of
 :math:`y_tG_t` over free variables, else the midpoint of the feasible interval).
 
+With ``n_jobs`` threads the products and transforms are split by rows and the gradient
+update by samples (numba's ``nogil`` functions and numpy's products on a thread pool, BLAS
+itself on one thread); the selection and the inner SMO stay serial.
+
 Dense ``X`` and the linear, polynomial, RBF and sigmoid kernels, without the ν constraint;
-the other cases stay with :func:`~bisvm.solvers.dual.smo.solve_smo`.
+the other cases stay with :func:`~bisvm.solvers.dual.smo.solve_smo`, which takes this
+solver under ``method="auto"`` for the RBF kernel from :data:`AUTO_MIN_SAMPLES` samples.
 """
 
 from __future__ import annotations
@@ -133,12 +138,15 @@ class _Rows:
         cuts = np.linspace(0, n, self.n_threads + 1).astype(int)
         list(self.pool.map(job, cuts[:-1], cuts[1:]))
 
-    def _kernel(self, A, sq_a, B, sq_b, out):
-        """``out = k(A, B)`` (float32 product, then the transform), by ranges of rows."""
+    def _kernel(self, A, sq_a, B, sq_b, out, then=None):
+        """``out = k(A, B)`` (float32 product, then the transform), by ranges of rows, each
+        followed by ``then(lo, hi)`` when given."""
 
         def job(lo, hi):
             np.matmul(A[lo:hi], B.T, out=out[lo:hi])
             transform_rows(out[lo:hi], hi - lo, sq_a[lo:hi], sq_b, *self.args)
+            if then is not None:
+                then(lo, hi)
 
         self._run(job, A.shape[0])
 
@@ -148,14 +156,16 @@ class _Rows:
         self._kernel(self.X32[samples], self.sqn[samples], self.X32, self.sqn,
                      self.R[r0:r0 + m])
 
-    def block(self, samples):
-        """The kernel block of ``samples`` with themselves (float32, same arithmetic)."""
+    def subproblem(self, var, sidx, y, kdiag, shift, Q, kd):
+        """:math:`Q_{WW}` of the working set ``var`` into ``Q`` (diagonal with the shift in
+        ``kd``) from the kernel block of its samples (float32, the rows' arithmetic)."""
+        samples = sidx[var]
         m = samples.shape[0]
         Xw = self.X32[samples]
         sq = self.sqn[samples]
-        out = self.W[:m * m].reshape(m, m)
-        self._kernel(Xw, sq, Xw, sq, out)
-        return out
+        W = self.W[:m * m].reshape(m, m)
+        self._kernel(Xw, sq, Xw, sq, W,
+                     lambda lo, hi: build_q(W, var, sidx, y, kdiag, shift, Q, kd, lo, hi))
 
     def gradient(self, rws, var, delta, y, sidx, shift, G):
         r""":math:`G \mathrel{+}= Q_{:W}\Delta\alpha_W` from the rows ``rws`` of ``var``."""
@@ -334,7 +344,7 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
         m = var.size
         Q = Qbuf[:m * m].reshape(m, m)
         kd = kdbuf[:m]
-        build_q(rows.block(sidx[var]), var, sidx, y, kdiag, shift, Q, kd)
+        rows.subproblem(var, sidx, y, kdiag, shift, Q, kd)
         aw = alpha[var]
         a_old = aw.copy()
         Gw = G[var]
