@@ -177,3 +177,22 @@ def test_two_threads_same_optimum(clf_data):
     two = solve_working_set(pb, tol=TOL, ws_size=192, n_jobs=2)
     assert two.stats["n_outer"] == one.stats["n_outer"]
     np.testing.assert_allclose(two.dual_coef, one.dual_coef, atol=1e-8)
+
+
+def test_auto_rule():
+    """'auto' takes the working-set solver for dense RBF problems from 3,000 samples only;
+    its rows fit in the cache size."""
+    import scipy.sparse as sp
+
+    from bisvm.solvers.dual.working_set import working_set_size, working_set_suits
+
+    X = np.random.default_rng(0).normal(size=(3000, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    rbf = make_kernel("rbf", gamma=0.5)
+    assert working_set_suits(csvc_dual(X, y, rbf, 1.0))
+    assert not working_set_suits(csvc_dual(X[:2999], y[:2999], rbf, 1.0))
+    assert not working_set_suits(csvc_dual(sp.csr_matrix(X), y, rbf, 1.0))
+    assert not working_set_suits(csvc_dual(X, y, make_kernel("poly", degree=3), 1.0))
+    pb = csvc_dual(X, y, rbf, 1.0)
+    assert working_set_size(pb, 200.0) == 768
+    assert working_set_size(pb, 4.0) * 4 * 3000 <= 4.0 * 2**20

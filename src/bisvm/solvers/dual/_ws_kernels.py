@@ -339,28 +339,36 @@ def build_q(Kw, var, sample_index, y, kdiag, shift, Q, kd, lo, hi):
 
 @njit
 def column_sums(R, rows, c, nz, out, u0, u1):
-    """``out[u0:u1] = sum_k c[k] R[rows[k], u0:u1]`` over ``k < nz`` in float64 (four rows
-    per pass over the range; one range per thread)."""
+    """``out[u0:u1] = sum_k c[k] R[rows[k], u0:u1]`` over ``k < nz`` in float64 (eight
+    rows per pass over the range; one range per thread). The rows are sliced so that the
+    loop vectorises (offset indices defeat it: 4-5x slower)."""
     acc = np.zeros(u1 - u0)
+    w = u1 - u0
     k = 0
-    while k + 4 <= nz:
-        r0 = R[rows[k]]
-        r1 = R[rows[k + 1]]
-        r2 = R[rows[k + 2]]
-        r3 = R[rows[k + 3]]
+    while k + 8 <= nz:
+        r0 = R[rows[k]][u0:u1]
+        r1 = R[rows[k + 1]][u0:u1]
+        r2 = R[rows[k + 2]][u0:u1]
+        r3 = R[rows[k + 3]][u0:u1]
+        r4 = R[rows[k + 4]][u0:u1]
+        r5 = R[rows[k + 5]][u0:u1]
+        r6 = R[rows[k + 6]][u0:u1]
+        r7 = R[rows[k + 7]][u0:u1]
         c0, c1, c2, c3 = c[k], c[k + 1], c[k + 2], c[k + 3]
-        for u in range(u0, u1):
-            acc[u - u0] += (c0 * np.float64(r0[u]) + c1 * np.float64(r1[u])
-                            + c2 * np.float64(r2[u]) + c3 * np.float64(r3[u]))
-        k += 4
+        c4, c5, c6, c7 = c[k + 4], c[k + 5], c[k + 6], c[k + 7]
+        for u in range(w):
+            acc[u] += (((c0 * np.float64(r0[u]) + c1 * np.float64(r1[u]))
+                        + (c2 * np.float64(r2[u]) + c3 * np.float64(r3[u])))
+                       + ((c4 * np.float64(r4[u]) + c5 * np.float64(r5[u]))
+                          + (c6 * np.float64(r6[u]) + c7 * np.float64(r7[u]))))
+        k += 8
     while k < nz:
-        rk = R[rows[k]]
+        rk = R[rows[k]][u0:u1]
         ck = c[k]
-        for u in range(u0, u1):
-            acc[u - u0] += ck * np.float64(rk[u])
+        for u in range(w):
+            acc[u] += ck * np.float64(rk[u])
         k += 1
-    for u in range(u0, u1):
-        out[u] = acc[u - u0]
+    out[u0:u1] = acc
 
 
 @njit
