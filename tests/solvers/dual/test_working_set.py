@@ -192,7 +192,7 @@ def test_auto_rule():
     assert working_set_suits(csvc_dual(X, y, rbf, 1.0))
     assert not working_set_suits(csvc_dual(X[:2999], y[:2999], rbf, 1.0))
     assert not working_set_suits(csvc_dual(sp.csr_matrix(X), y, rbf, 1.0))
-    assert not working_set_suits(csvc_dual(X, y, make_kernel("poly", degree=3), 1.0))
+    assert not working_set_suits(csvc_dual(X, y, make_kernel("poly", gamma=0.5, degree=3), 1.0))
     pb = csvc_dual(X, y, rbf, 1.0)
     assert working_set_size(pb, 200.0) == 768
     assert working_set_size(pb, 4.0) * 4 * 3000 <= 4.0 * 2**20
