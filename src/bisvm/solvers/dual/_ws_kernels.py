@@ -74,34 +74,34 @@ def _rbf_chunk(row, sqn, sa, g, bits):
 
 
 @njit
-def transform_rows(D, m, sq_rows, sqn, kcode, gamma, coef0, degree):
-    r"""Turn the inner products ``D[:m]`` (float32, :math:`\langle x_{s_a}, x_u\rangle`)
-    into kernel values in place: RBF :math:`e^{-\gamma\max(0, \lVert x_a\rVert^2 +
-    \lVert x_u\rVert^2 - 2D)}` (``sq_rows``, ``sqn``: float32 squared norms), poly
-    :math:`(\gamma D + c_0)^p`, sigmoid :math:`\tanh(\gamma D + c_0)`, linear unchanged."""
-    n = D.shape[1]
+def transform_rows(D, m, sq_rows, sqn, c0, c1, kcode, gamma, coef0, degree):
+    r"""Turn the inner products ``D[:m, c0:c1]`` (float32, :math:`\langle x_{s_a},
+    x_u\rangle`) into kernel values in place: RBF :math:`e^{-\gamma\max(0, \lVert
+    x_a\rVert^2 + \lVert x_u\rVert^2 - 2D)}` (``sq_rows``, ``sqn``: float32 squared
+    norms), poly :math:`(\gamma D + c_0)^p`, sigmoid :math:`\tanh(\gamma D + c_0)`, linear
+    unchanged. Rows are sliced so that the loops vectorise."""
     if kcode == LINEAR:
         return
     ideg = int(degree)
     g = np.float32(gamma)
     bits = np.empty(CHUNK, dtype=np.int32)
     for a in range(m):
-        row = D[a]
         if kcode == RBF:
             sa = sq_rows[a]
-            for u0 in range(0, n, CHUNK):
-                u1 = min(n, u0 + CHUNK)
-                # slices: the loop then vectorises (offset indices defeat it)
-                _rbf_chunk(row[u0:u1], sqn[u0:u1], sa, g, bits)
+            for u0 in range(c0, c1, CHUNK):
+                u1 = min(c1, u0 + CHUNK)
+                _rbf_chunk(D[a, u0:u1], sqn[u0:u1], sa, g, bits)
         elif kcode == POLY:
-            for u in range(n):
+            row = D[a, c0:c1]
+            for u in range(c1 - c0):
                 b = gamma * np.float64(row[u]) + coef0
                 acc = 1.0
                 for _ in range(ideg):
                     acc *= b
                 row[u] = np.float32(acc)
         elif kcode == SIGMOID:
-            for u in range(n):
+            row = D[a, c0:c1]
+            for u in range(c1 - c0):
                 row[u] = np.float32(math.tanh(gamma * np.float64(row[u]) + coef0))
 
 

@@ -113,8 +113,9 @@ def working_set_size(problem, cache_size):
 
 class _Rows:
     """The kernel rows of the working set (``q`` float32 rows of ``n`` entries, a ring of
-    blocks, see :func:`_loop`) and the products made from them, split by rows or by
-    samples over ``n_threads`` threads (BLAS itself on one thread)."""
+    blocks, see :func:`_loop`) and the products made from them, split by samples (the
+    rows, the gradient) or by rows (:math:`Q_{WW}`) over ``n_threads`` threads (BLAS itself
+    on one thread)."""
 
     def __init__(self, X, kernel, q, n_threads):
         self.X32 = np.ascontiguousarray(X, dtype=np.float32)
@@ -138,23 +139,19 @@ class _Rows:
         cuts = np.linspace(0, n, self.n_threads + 1).astype(int)
         list(self.pool.map(job, cuts[:-1], cuts[1:]))
 
-    def _kernel(self, A, sq_a, B, sq_b, out, then=None):
-        """``out = k(A, B)`` (float32 product, then the transform), by ranges of rows, each
-        followed by ``then(lo, hi)`` when given."""
+    def compute(self, samples, r0):
+        """Rows of ``samples`` into ``R[r0:r0 + len(samples)]``, the samples (columns)
+        split over the threads: each packs its own part of ``X`` once for BLAS."""
+        m = samples.shape[0]
+        A = self.X32[samples]
+        sa = self.sqn[samples]
+        out = self.R[r0:r0 + m]
 
         def job(lo, hi):
-            np.matmul(A[lo:hi], B.T, out=out[lo:hi])
-            transform_rows(out[lo:hi], hi - lo, sq_a[lo:hi], sq_b, *self.args)
-            if then is not None:
-                then(lo, hi)
+            np.matmul(A, self.X32[lo:hi].T, out=out[:, lo:hi])
+            transform_rows(out, m, sa, self.sqn, lo, hi, *self.args)
 
-        self._run(job, A.shape[0])
-
-    def compute(self, samples, r0):
-        """Rows of ``samples`` into ``R[r0:r0 + len(samples)]``."""
-        m = samples.shape[0]
-        self._kernel(self.X32[samples], self.sqn[samples], self.X32, self.sqn,
-                     self.R[r0:r0 + m])
+        self._run(job, out.shape[1])
 
     def subproblem(self, var, sidx, y, kdiag, shift, Q, kd):
         """:math:`Q_{WW}` of the working set ``var`` into ``Q`` (diagonal with the shift in
@@ -164,8 +161,13 @@ class _Rows:
         Xw = self.X32[samples]
         sq = self.sqn[samples]
         W = self.W[:m * m].reshape(m, m)
-        self._kernel(Xw, sq, Xw, sq, W,
-                     lambda lo, hi: build_q(W, var, sidx, y, kdiag, shift, Q, kd, lo, hi))
+
+        def job(lo, hi):
+            np.matmul(Xw[lo:hi], Xw.T, out=W[lo:hi])
+            transform_rows(W[lo:hi], hi - lo, sq[lo:hi], sq, 0, m, *self.args)
+            build_q(W, var, sidx, y, kdiag, shift, Q, kd, lo, hi)
+
+        self._run(job, m)
 
     def gradient(self, rws, var, delta, y, sidx, shift, G):
         r""":math:`G \mathrel{+}= Q_{:W}\Delta\alpha_W` from the rows ``rws`` of ``var``."""
