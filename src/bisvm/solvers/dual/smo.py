@@ -31,6 +31,8 @@ pair (seed 002 §4.4.2) or by the second-order rule (LIBSVM); take the analytic 
 active set (seed 002 §4.4.3); stop when :math:`m(\alpha) - M(\alpha) \le` ``tol``.
 Shrinking drops bounded variables that cannot enter a violating pair; their gradients
 are rebuilt by blocked (BLAS) kernel products over the support vectors before stopping.
+(``method="auto"`` hands large dense RBF problems to the working-set solver of
+:mod:`bisvm.solvers.dual.working_set` instead: many variables per step, no shrinking.)
 Kernel columns are computed on demand over the active samples only and kept, compacted as
 the active set shrinks, in an LRU cache of ``cache_size`` MB (float64 when all full
 columns fit, float32 otherwise). They are computed in blocks

@@ -228,8 +228,9 @@ def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=Non
         ``"max_violating_pair"``; ``n_iter`` the inner SMO steps; ``stats``:
         ``dual_gradient``, ``n_kernel_columns`` (kernel rows computed), ``n_outer``
         (outer iterations), ``mean_active_size`` (``l``: no shrinking),
-        ``nu_multiplier`` (0) and ``profile`` (seconds per phase, :data:`PROFILE_PHASES`,
-        plus ``other`` and ``total``).
+        ``nu_multiplier`` (0) and ``profile`` (CPU seconds of the process per phase,
+        :data:`PROFILE_PHASES`, plus ``other`` and ``total``; with threads, the sum over
+        them).
     """
     if not supports_working_set(problem):
         raise ValueError("the working-set solver needs dense X, a linear, poly, rbf or "
