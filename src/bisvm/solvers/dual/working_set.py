@@ -31,9 +31,11 @@ float32 rows plus :math:`O(l)`. The kernel values carry float32 rounding (as LIB
 cache does); :math:`G` is kept in float64. The bias is LIBSVM's (the mean of
 :math:`y_tG_t` over free variables, else the midpoint of the feasible interval).
 
-With ``n_jobs`` threads the products and transforms are split by rows and the gradient
-update by samples (numba's ``nogil`` functions and numpy's products on a thread pool, BLAS
-itself on one thread); the selection and the inner SMO stay serial.
+With ``n_jobs`` threads the products and transforms are split by samples and the gradient
+update too (numba's ``nogil`` functions and numpy's products on a thread pool, BLAS
+itself on one thread), and the new rows, needed only by the gradient update, are
+computed on the pool while the calling thread builds :math:`Q_{WW}` (from ``X``) and runs
+the inner SMO; the selection stays serial.
 
 Dense ``X`` and the linear, polynomial, RBF and sigmoid kernels, without the ν constraint;
 the other cases stay with :func:`~bisvm.solvers.dual.smo.solve_smo`, which takes this
@@ -131,29 +133,35 @@ class _Rows:
         self.n_threads = n_threads
         self.pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
 
-    def _run(self, job, n):
-        """``job(lo, hi)`` over ``n_threads`` ranges of ``range(n)``."""
+    def _run(self, job, n, wait=True):
+        """``job(lo, hi)`` over ``n_threads`` ranges of ``range(n)``; with ``wait=False``
+        the futures of the ranges (``None`` when run here, on one thread)."""
         if self.pool is None or n < 2 * self.n_threads:
             job(0, n)
-            return
+            return None
         cuts = np.linspace(0, n, self.n_threads + 1).astype(int)
-        list(self.pool.map(job, cuts[:-1], cuts[1:]))
+        futures = [self.pool.submit(job, lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:])]
+        return futures if not wait else [f.result() for f in futures]
 
-    def compute(self, samples, r0):
+    def compute(self, samples, r0, wait=True):
         """Rows of ``samples`` into ``R[r0:r0 + len(samples)]``, the samples (columns)
-        split over the threads: each packs its own part of ``X`` once for BLAS."""
+        split over the threads: each packs its own part of ``X`` once for BLAS. With
+        ``wait=False`` (and threads) they are computed in the background: the futures
+        (each gives its thread's CPU seconds) are returned."""
         m = samples.shape[0]
         A = self.X32[samples]
         sa = self.sqn[samples]
         out = self.R[r0:r0 + m]
 
         def job(lo, hi):
+            c0 = time.thread_time()
             np.matmul(A, self.X32[lo:hi].T, out=out[:, lo:hi])
             transform_rows(out, m, sa, self.sqn, lo, hi, *self.args)
+            return time.thread_time() - c0
 
-        self._run(job, out.shape[1])
+        return self._run(job, out.shape[1], wait)
 
-    def subproblem(self, var, sidx, y, kdiag, shift, Q, kd):
+    def subproblem(self, var, sidx, y, kdiag, shift, Q, kd, serial=False):
         """:math:`Q_{WW}` of the working set ``var`` into ``Q`` (diagonal with the shift in
         ``kd``) from the kernel block of its samples (float32, the rows' arithmetic)."""
         samples = sidx[var]
@@ -167,7 +175,10 @@ class _Rows:
             transform_rows(W[lo:hi], hi - lo, sq[lo:hi], sq, 0, m, *self.args)
             build_q(W, var, sidx, y, kdiag, shift, Q, kd, lo, hi)
 
-        self._run(job, m)
+        if serial:  # the threads are busy with the rows
+            job(0, m)
+        else:
+            self._run(job, m)
 
     def gradient(self, rws, var, delta, y, sidx, shift, G):
         r""":math:`G \mathrel{+}= Q_{:W}\Delta\alpha_W` from the rows ``rws`` of ``var``."""
@@ -333,29 +344,33 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
         if n_inner >= cap:
             break
         fresh = new[:cnt].copy()
+        # the new rows are not needed before the gradient update: on threads they are
+        # computed while this thread solves the subproblem (its Q_WW comes from X)
+        r0 = 0 if n_outer == 0 else oldest * nb
+        pending = rows.compute(sidx[fresh], r0, wait=False)
         if n_outer == 0:
-            rows.compute(sidx[fresh], 0)
             blocks = [fresh[b * nb:(b + 1) * nb] for b in range(n_blocks)]
         else:
-            rows.compute(sidx[fresh], oldest * nb)
             blocks[oldest] = fresh
         n_rows += cnt
         t2 = time.process_time()
-        prof[1] += t2 - t1
         var = np.concatenate(blocks)
         rws = np.concatenate([b * nb + np.arange(blocks[b].size) for b in range(n_blocks)])
         m = var.size
         Q = Qbuf[:m * m].reshape(m, m)
         kd = kdbuf[:m]
-        rows.subproblem(var, sidx, y, kdiag, shift, Q, kd)
+        rows.subproblem(var, sidx, y, kdiag, shift, Q, kd, serial=pending is not None)
         aw = alpha[var]
         a_old = aw.copy()
         Gw = G[var]
         steps = inner_smo(Q, kd, y[var], aw, upper[var], Gw, tol,
                           min(max_inner, max(1, cap - n_inner)))
         n_inner += steps
+        row_cpu = sum(f.result() for f in pending) if pending is not None else 0.0
         t3 = time.process_time()
-        prof[2] += t3 - t2
+        # CPU of the rows: the whole call on one thread, the jobs' own clocks on threads
+        prof[1] += (t2 - t1) + row_cpu
+        prof[2] += t3 - t2 - row_cpu
         delta = aw - a_old
         alpha[var] = aw
         rows.gradient(rws, var, delta, y, sidx, shift, G)
