@@ -44,6 +44,7 @@ solver under ``method="auto"`` for the RBF kernel from :data:`AUTO_MIN_SAMPLES` 
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from types import MappingProxyType
@@ -146,20 +147,45 @@ class _Rows:
     def compute(self, samples, r0, wait=True):
         """Rows of ``samples`` into ``R[r0:r0 + len(samples)]``, the samples (columns)
         split over the threads: each packs its own part of ``X`` once for BLAS. With
-        ``wait=False`` (and threads) they are computed in the background: the futures
-        (each gives its thread's CPU seconds) are returned."""
+        ``wait=False`` (and threads) they are computed in the background, in chunks the
+        pool's threads take in turn; :meth:`finish` lets the calling thread take the
+        chunks left, waits, and gives the CPU seconds the rows took."""
         m = samples.shape[0]
         A = self.X32[samples]
         sa = self.sqn[samples]
         out = self.R[r0:r0 + m]
+        n = out.shape[1]
 
         def job(lo, hi):
-            c0 = time.thread_time()
             np.matmul(A, self.X32[lo:hi].T, out=out[:, lo:hi])
             transform_rows(out, m, sa, self.sqn, lo, hi, *self.args)
-            return time.thread_time() - c0
 
-        return self._run(job, out.shape[1], wait)
+        if wait or self.pool is None or n < 4 * self.n_threads:
+            job(0, n)
+            return None
+        cuts = np.linspace(0, n, 4 * self.n_threads + 1).astype(int)
+        chunks = list(zip(cuts[:-1], cuts[1:]))
+        left = iter(range(len(chunks)))
+        lock = threading.Lock()
+
+        def worker():
+            c0 = time.thread_time()
+            while True:
+                with lock:
+                    i = next(left, None)
+                if i is None:
+                    return time.thread_time() - c0
+                job(*chunks[i])
+
+        return [self.pool.submit(worker) for _ in range(self.n_threads)], worker
+
+    @staticmethod
+    def finish(pending):
+        """CPU seconds of the background rows, after helping with them and waiting."""
+        if pending is None:
+            return 0.0
+        futures, worker = pending
+        return worker() + sum(f.result() for f in futures)
 
     def subproblem(self, var, sidx, y, kdiag, shift, Q, kd, serial=False):
         """:math:`Q_{WW}` of the working set ``var`` into ``Q`` (diagonal with the shift in
@@ -366,7 +392,7 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
         steps = inner_smo(Q, kd, y[var], aw, upper[var], Gw, tol,
                           min(max_inner, max(1, cap - n_inner)))
         n_inner += steps
-        row_cpu = sum(f.result() for f in pending) if pending is not None else 0.0
+        row_cpu = rows.finish(pending)
         t3 = time.process_time()
         # CPU of the rows: the whole call on one thread, the jobs' own clocks on threads
         prof[1] += (t2 - t1) + row_cpu
