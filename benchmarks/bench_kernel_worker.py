@@ -11,7 +11,7 @@ parent through the environment (``OMP_NUM_THREADS``, ``NUMBA_NUM_THREADS``, ...)
 first (numba's compilation, oneDAL's dispatch), then ``REPEATS`` timed fits; the worker
 prints one JSON line: the median CPU and wall seconds of the timed fits, the peak
 resident memory of the process, the support set, the dual objective
-(:func:`dual_objective`, the same formula for every tool) and bisvm's SMO profile.
+(:func:`dual_objective`, the same formula for every tool) and bisvm's solver profile.
 """
 
 from __future__ import annotations
@@ -198,13 +198,14 @@ def main():
         "objective": dual_objective(X, y, params, task, sup, coef),
     }
     if tool == "bisvm" and X.shape[0] <= 20000:
-        out["profile"] = _bisvm_profile(X, y, params, task, threads)
+        out["profile"], out["solver"] = _bisvm_profile(X, y, params, task, threads)
     print(json.dumps(out))
 
 
 def _bisvm_profile(X, y, params, task, threads):
-    """Seconds per SMO phase of one more solve (the estimator does not keep the solver's
-    record): the same dual, solved directly."""
+    """Seconds per phase of one more solve (the estimator does not keep the solver's
+    record): the same dual, solved directly by ``solve_smo`` (``method="auto"``, as the
+    estimator), and the solver it took (``"smo"`` or ``"working_set"``)."""
     from bisvm.kernels import make_kernel
     from bisvm.solvers.dual.nu_smo import one_class_dual
     from bisvm.solvers.dual.smo import csvc_dual, epsilon_svr_dual, solve_smo
@@ -217,7 +218,9 @@ def _bisvm_profile(X, y, params, task, threads):
         pb = epsilon_svr_dual(X, y, ker, params["C"], params["epsilon"])
     else:
         pb = one_class_dual(X, ker, params["nu"])
-    return dict(solve_smo(pb, n_jobs=threads).stats["profile"])
+    res = solve_smo(pb, n_jobs=threads)
+    solver = "working_set" if "subproblem" in res.stats["profile"] else "smo"
+    return dict(res.stats["profile"]), solver
 
 
 if __name__ == "__main__":

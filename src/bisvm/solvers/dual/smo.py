@@ -31,6 +31,8 @@ pair (seed 002 §4.4.2) or by the second-order rule (LIBSVM); take the analytic 
 active set (seed 002 §4.4.3); stop when :math:`m(\alpha) - M(\alpha) \le` ``tol``.
 Shrinking drops bounded variables that cannot enter a violating pair; their gradients
 are rebuilt by blocked (BLAS) kernel products over the support vectors before stopping.
+(``method="auto"`` hands large dense RBF problems to the working-set solver of
+:mod:`bisvm.solvers.dual.working_set` instead: many variables per step, no shrinking.)
 Kernel columns are computed on demand over the active samples only and kept, compacted as
 the active set shrinks, in an LRU cache of ``cache_size`` MB (float64 when all full
 columns fit, float32 otherwise). They are computed in blocks
@@ -64,6 +66,7 @@ from ..problems import DualProblem
 from ._smo_blocks import kernel_diag, sq_norms_csr, sq_norms_dense
 from ._smo_kernels import smo_solve
 from ._smo_threads import resolve_n_jobs, threaded_smo_solve
+from .working_set import solve_working_set, working_set_size, working_set_suits
 
 __all__ = [
     "DualProblem",
@@ -277,8 +280,9 @@ def solve_smo(
     cache_size=200.0,
     max_iter=-1,
     n_jobs=None,
+    method="auto",
 ):
-    """Solve a :class:`DualProblem` by SMO.
+    """Solve a :class:`DualProblem` by SMO (or by working sets of many variables).
 
     Parameters
     ----------
@@ -303,6 +307,14 @@ def solve_smo(
         gradient reconstruction (``None``: 1, ``-1``: every core; see
         :func:`bisvm.solvers.dual._smo_threads.resolve_n_jobs`). The iterates do not depend
         on it.
+    method : {"auto", "smo", "working_set"}
+        ``"smo"``: this module's SMO (LIBSVM's iterates); ``"working_set"``:
+        :func:`~bisvm.solvers.dual.working_set.solve_working_set` (working sets of many
+        variables, kernel rows by BLAS, no shrinking; ``selection`` and ``shrinking`` do
+        not apply; its ``stats["profile"]`` has its own phases); ``"auto"``: the
+        working-set solver where it was measured faster
+        (:func:`~bisvm.solvers.dual.working_set.working_set_suits`: dense data, RBF
+        kernel, many samples), SMO otherwise.
 
     Returns
     -------
@@ -331,6 +343,10 @@ def solve_smo(
         raise ValueError(f"tol must be > 0, got {tol!r}")
     if not cache_size > 0:
         raise ValueError(f"cache_size must be > 0, got {cache_size!r}")
+    if _use_working_set(problem, method):
+        return solve_working_set(
+            problem, alpha0=alpha0, tol=tol, max_iter=max_iter, n_jobs=n_jobs,
+            ws_size=working_set_size(problem, cache_size))
     l = problem.n_variables
     upper = np.ascontiguousarray(problem.upper, dtype=np.float64)
     if alpha0 is None and problem.alpha_start is not None:
@@ -372,6 +388,13 @@ def solve_smo(
             prof,
         ), n_threads)
     return _result(problem, alpha, G, stats, prof, start, kdiag.shape[0], cap, tol)
+
+
+def _use_working_set(problem, method):
+    """Whether ``method`` (checked here) sends ``problem`` to the working-set solver."""
+    if method not in ("auto", "smo", "working_set"):
+        raise ValueError(f"method must be 'auto', 'smo' or 'working_set', got {method!r}")
+    return method == "working_set" or (method == "auto" and working_set_suits(problem))
 
 
 def _result(problem, alpha, G, stats, prof, start, n_samples, cap, tol):

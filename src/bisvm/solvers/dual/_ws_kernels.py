@@ -1,0 +1,425 @@
+r"""Compiled pieces of the working-set solver (:mod:`bisvm.solvers.dual.working_set`).
+
+* :func:`transform_rows`: kernel rows from their inner products, in place on a float32
+  block (the RBF exponential by a Cody–Waite reduction and a polynomial in float32
+  arithmetic, so that the loop vectorises);
+* :func:`gap_and_select`: the global violation :math:`m(\alpha) - M(\alpha)` and the
+  new members of the working set, the most violating variables of :math:`I_{up}` and
+  :math:`I_{low}` taken in turn by :math:`-y_tG_t` (first order);
+* :func:`inner_smo`: SMO with LIBSVM's second-order pair selection on the
+  :math:`q`-variable subproblem, the other variables fixed;
+* :func:`column_sums` and :func:`apply_sums`: the gradient update :math:`G_u
+  \mathrel{+}= y_u\sum_a y_a\Delta\alpha_a k(x_{s_a}, x_{s_u})` over the kernel rows of
+  the working set (float64 sums of the float32 rows, on ranges of samples, one per
+  thread).
+
+Every function is compiled with ``nogil``: the solver runs them on its own threads
+(:mod:`bisvm.solvers.dual.working_set`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..._numba import njit
+
+LINEAR, POLY, RBF, SIGMOID = 0, 1, 2, 3
+TAU = 1e-12
+# Cody–Waite split of log(2) for float32: LN2_HI has 9 significant bits, so k * LN2_HI is
+# exact for |k| < 2**15 (Cephes' expf constants)
+LN2_HI = np.float32(0.693359375)
+LN2_LO = np.float32(-2.12194440e-4)
+LOG2E = np.float32(1.44269504088896341)
+#: 1.5 * 2**23: adding and subtracting it rounds a float32 to the nearest integer
+ROUND = np.float32(12582912.0)
+#: arguments of the exponential below this give 0 (float32 underflow)
+EXP_FLOOR = np.float32(-87.0)
+#: columns per chunk of the RBF transform (its scratch stays in the L1 cache)
+CHUNK = 512
+
+
+@njit
+def _rbf_chunk(row, sqn, sa, g, bits):
+    r"""``row[u] = exp(-g max(0, sa + sqn[u] - 2 row[u]))`` in float32 (a chunk of a row).
+
+    :math:`e^v = 2^k e^r` with :math:`k = \mathrm{round}(v/\log 2)` (by the float32
+    rounding constant :data:`ROUND`), :math:`r = v - k\log 2` (Cody–Waite) and
+    :math:`e^r` by its Taylor polynomial of degree 7 (truncation below :math:`2\cdot
+    10^{-8}` on :math:`|r| \le \tfrac12\log 2`); :math:`2^k` by writing the exponent field
+    into ``bits``. Every operation vectorises (no libm call)."""
+    two = np.float32(2.0)
+    zero = np.float32(0.0)
+    nb = row.shape[0]
+    for u in range(nb):
+        dist = sa + sqn[u] - two * row[u]
+        v = -g * max(dist, zero)
+        v = max(v, EXP_FLOOR)
+        t = (v * LOG2E + ROUND) - ROUND
+        r = (v - t * LN2_HI) - t * LN2_LO
+        p = np.float32(1.0 / 5040.0)
+        p = p * r + np.float32(1.0 / 720.0)
+        p = p * r + np.float32(1.0 / 120.0)
+        p = p * r + np.float32(1.0 / 24.0)
+        p = p * r + np.float32(1.0 / 6.0)
+        p = p * r + np.float32(0.5)
+        p = p * r + np.float32(1.0)
+        p = p * r + np.float32(1.0)
+        row[u] = p
+        bits[u] = (np.int32(t) + np.int32(127)) << np.int32(23)
+    scale = bits.view(np.float32)
+    for u in range(nb):
+        row[u] *= scale[u]
+
+
+@njit
+def transform_rows(D, m, sq_rows, sqn, c0, c1, kcode, gamma, coef0, degree):
+    r"""Turn the inner products ``D[:m, c0:c1]`` (float32, :math:`\langle x_{s_a},
+    x_u\rangle`) into kernel values in place: RBF :math:`e^{-\gamma\max(0, \lVert
+    x_a\rVert^2 + \lVert x_u\rVert^2 - 2D)}` (``sq_rows``, ``sqn``: float32 squared
+    norms), poly :math:`(\gamma D + c_0)^p`, sigmoid :math:`\tanh(\gamma D + c_0)`, linear
+    unchanged. Rows are sliced so that the loops vectorise."""
+    if kcode == LINEAR:
+        return
+    ideg = int(degree)
+    g = np.float32(gamma)
+    bits = np.empty(CHUNK, dtype=np.int32)
+    for a in range(m):
+        if kcode == RBF:
+            sa = sq_rows[a]
+            for u0 in range(c0, c1, CHUNK):
+                u1 = min(c1, u0 + CHUNK)
+                _rbf_chunk(D[a, u0:u1], sqn[u0:u1], sa, g, bits)
+        elif kcode == POLY:
+            row = D[a, c0:c1]
+            for u in range(c1 - c0):
+                b = gamma * np.float64(row[u]) + coef0
+                acc = 1.0
+                for _ in range(ideg):
+                    acc *= b
+                row[u] = np.float32(acc)
+        elif kcode == SIGMOID:
+            row = D[a, c0:c1]
+            for u in range(c1 - c0):
+                row[u] = np.float32(math.tanh(gamma * np.float64(row[u]) + coef0))
+
+
+@njit(inline="always")
+def _in_up(y, a, c):
+    return (y > 0 and a < c) or (y < 0 and a > 0.0)
+
+
+@njit(inline="always")
+def _in_low(y, a, c):
+    return (y > 0 and a > 0.0) or (y < 0 and a < c)
+
+
+@njit
+def violation(G, y, alpha, upper):
+    """``(m, M)``: :math:`\\max_{I_{up}} -y_tG_t` and :math:`\\min_{I_{low}} -y_tG_t`."""
+    m = -np.inf
+    M = np.inf
+    for t in range(G.shape[0]):
+        f = -y[t] * G[t]
+        if _in_up(y[t], alpha[t], upper[t]) and f > m:
+            m = f
+        if _in_low(y[t], alpha[t], upper[t]) and f < M:
+            M = f
+    return m, M
+
+
+@njit
+def _smallest(keys, idx, k):
+    """The entries of ``idx`` with the ``k`` smallest ``keys``, in increasing order (a
+    partition first: O(len) plus a sort of ``k``)."""
+    if keys.shape[0] > k:
+        cut = np.partition(keys, k - 1)[k - 1]
+        sel = keys <= cut
+        keys = keys[sel]
+        idx = idx[sel]
+    order = np.argsort(keys)[:k]
+    return idx[order]
+
+
+@njit
+def gap_and_select(G, y, alpha, upper, in_ws, n_new, out):
+    r"""New working-set members into ``out``; returns ``(m - M, count)``.
+
+    With :math:`f_t = -y_tG_t`, the largest :math:`f` of :math:`I_{up}` and the smallest
+    of :math:`I_{low}` are taken in turn (ThunderSVM's first-order rule), skipping
+    members already in the working set (``in_ws``) and variables that violate no pair
+    (:math:`f_t \le M` in :math:`I_{up}`, :math:`f_t \ge m` in :math:`I_{low}`), until
+    ``n_new`` are chosen."""
+    m, M = violation(G, y, alpha, upper)
+    l = G.shape[0]
+    up_k = np.empty(l)
+    up_i = np.empty(l, dtype=np.int64)
+    lo_k = np.empty(l)
+    lo_i = np.empty(l, dtype=np.int64)
+    nu = 0
+    nl = 0
+    for t in range(l):
+        if in_ws[t]:
+            continue
+        f = -y[t] * G[t]
+        if f > M and _in_up(y[t], alpha[t], upper[t]):
+            up_k[nu] = -f
+            up_i[nu] = t
+            nu += 1
+        if f < m and _in_low(y[t], alpha[t], upper[t]):
+            lo_k[nl] = f
+            lo_i[nl] = t
+            nl += 1
+    if n_new <= 0:
+        return m - M, 0
+    ups = _smallest(up_k[:nu], up_i[:nu], min(nu, n_new)) if nu > 0 else up_i[:0]
+    lows = _smallest(lo_k[:nl], lo_i[:nl], min(nl, n_new)) if nl > 0 else lo_i[:0]
+    cnt = 0
+    a = 0
+    b = 0
+    # a free variable is in both lists: marked in in_ws while chosen, unmarked after
+    while cnt < n_new and (a < ups.shape[0] or b < lows.shape[0]):
+        while a < ups.shape[0]:
+            t = ups[a]
+            a += 1
+            if not in_ws[t]:
+                in_ws[t] = True
+                out[cnt] = t
+                cnt += 1
+                break
+        if cnt >= n_new:
+            break
+        while b < lows.shape[0]:
+            t = lows[b]
+            b += 1
+            if not in_ws[t]:
+                in_ws[t] = True
+                out[cnt] = t
+                cnt += 1
+                break
+    for c in range(cnt):
+        in_ws[out[c]] = False
+    return m - M, cnt
+
+
+@njit
+def _first(v, target):
+    """The first index of ``v`` equal to ``target``."""
+    for k in range(v.shape[0]):
+        if v[k] == target:
+            return k
+    return -1
+
+
+@njit
+def _status(yw, aw, cw, k, upo, lowo):
+    r"""``upo[k]``, ``lowo[k]``: 0 when ``k`` is in :math:`I_{up}` (:math:`I_{low}`), else
+    :math:`\mp\infty` (added to :math:`f` so that the searches need no branch)."""
+    upo[k] = 0.0 if _in_up(yw[k], aw[k], cw[k]) else -np.inf
+    lowo[k] = 0.0 if _in_low(yw[k], aw[k], cw[k]) else np.inf
+
+
+@njit
+def _pick_j(i, gmax, f, lowo, yw, Q, kd, gain):
+    r"""LIBSVM's second-order choice of ``j`` for ``i``: ``(j, min_{I_low} f)``; ``j = -1``
+    when no :math:`j \in I_{low}` has :math:`f_j < f_i`. The gains are computed for every
+    member (masked by ``lowo``) so that the loop vectorises."""
+    q = f.shape[0]
+    yi = yw[i]
+    qi = Q[i]
+    kdi = kd[i]
+    gmin = np.inf
+    best = np.inf
+    for b in range(q):
+        fb = f[b] + lowo[b]
+        gmin = min(gmin, fb)
+        gd = gmax - fb
+        # curvature of the pair along (y_i, -y_j): K_ii + K_jj - 2 K_ij (+ shifts)
+        curv = kdi + kd[b] - 2.0 * yi * yw[b] * qi[b]
+        curv = curv if curv > 0.0 else TAU
+        g = -(gd * gd) / curv if gd > 0.0 else np.inf
+        gain[b] = g
+        best = min(best, g)
+    if best == np.inf:
+        return -1, gmin
+    return _first(gain, best), gmin
+
+
+@njit
+def inner_smo(Q, kd, yw, aw, cw, Gw, tol, max_inner):
+    r"""SMO on the working set: :math:`\min \tfrac12\alpha_W^\top Q_{WW}\alpha_W +
+    G_W^\top\alpha_W` over the box with :math:`y_W^\top\alpha_W` fixed.
+
+    ``Q`` is :math:`Q_{WW}` without the diagonal shift, ``kd`` its diagonal with the shift.
+    The pair is LIBSVM's WSS 3 (:math:`i` the largest :math:`f = -y G` of :math:`I_{up}`,
+    :math:`j` the second-order choice); each step moves :math:`\alpha_i \mathrel{+}= y_i
+    t`, :math:`\alpha_j \mathrel{-}= y_j t` with :math:`t = \min(b/a, \text{box})`,
+    :math:`b = f_i - f_j`, :math:`a` the pair's curvature. Stops when the local gap is at
+    most :math:`\max(\text{tol}, \tfrac1{10}` the first local gap) (ThunderSVM's local
+    rule) or after ``max_inner`` steps. ``aw`` and ``Gw`` are updated in place; returns
+    the number of steps."""
+    q = Gw.shape[0]
+    f = np.empty(q)
+    upo = np.empty(q)
+    lowo = np.empty(q)
+    gain = np.empty(q)
+    for k in range(q):
+        f[k] = -yw[k] * Gw[k]
+        _status(yw, aw, cw, k, upo, lowo)
+    eps = -1.0
+    it = 0
+    while it < max_inner:
+        gmax = -np.inf
+        for k in range(q):
+            gmax = max(gmax, f[k] + upo[k])
+        if gmax == -np.inf:
+            break
+        i = 0
+        while f[i] + upo[i] != gmax:
+            i += 1
+        j, gmin = _pick_j(i, gmax, f, lowo, yw, Q, kd, gain)
+        if eps < 0.0:
+            eps = max(tol, 0.1 * (gmax - gmin))
+        if j < 0 or gmax - gmin <= eps:
+            break
+        curv = kd[i] + kd[j] - 2.0 * yw[i] * yw[j] * Q[i, j]
+        t = (f[i] - f[j]) / (curv if curv > 0.0 else TAU)
+        # the box: alpha_i + y_i t and alpha_j - y_j t within [0, C]
+        lim_i = cw[i] - aw[i] if yw[i] > 0 else aw[i]
+        lim_j = aw[j] if yw[j] > 0 else cw[j] - aw[j]
+        t = min(t, lim_i, lim_j)
+        if not t > 0.0:
+            break
+        da_i = yw[i] * t
+        da_j = -yw[j] * t
+        aw[i] += da_i
+        aw[j] += da_j
+        # snap to the bounds the step was clipped at (no 1e-17 residues)
+        if t == lim_i:
+            aw[i] = cw[i] if yw[i] > 0 else 0.0
+        if t == lim_j:
+            aw[j] = 0.0 if yw[j] > 0 else cw[j]
+        # G_k += Q_ki da_i + Q_kj da_j (Q symmetric: its contiguous rows i and j)
+        qi = Q[i]
+        qj = Q[j]
+        for k in range(q):
+            g = Gw[k] + (qi[k] * da_i + qj[k] * da_j)
+            Gw[k] = g
+            f[k] = -yw[k] * g
+        Gw[i] += (kd[i] - Q[i, i]) * da_i
+        Gw[j] += (kd[j] - Q[j, j]) * da_j
+        f[i] = -yw[i] * Gw[i]
+        f[j] = -yw[j] * Gw[j]
+        _status(yw, aw, cw, i, upo, lowo)
+        _status(yw, aw, cw, j, upo, lowo)
+        it += 1
+    return it
+
+
+@njit
+def build_q(Kw, var, sample_index, y, kdiag, shift, Q, kd, lo, hi):
+    r"""Rows ``lo:hi`` of :math:`Q_{ab} = y_ay_b\,k(x_{s_a}, x_{s_b})` on the working set
+    ``var`` from its float32 kernel block ``Kw``, with the exact diagonal
+    :math:`k(x_s, x_s)` (plus the shift in ``kd``)."""
+    q = var.shape[0]
+    yv = np.empty(q)
+    for b in range(q):
+        yv[b] = y[var[b]]
+    for a in range(lo, hi):
+        ya = yv[a]
+        ka = Kw[a]
+        qa = Q[a]
+        for b in range(q):
+            qa[b] = ya * yv[b] * np.float64(ka[b])
+        s = sample_index[var[a]]
+        qa[a] = kdiag[s]
+        kd[a] = kdiag[s] + shift[var[a]]
+
+
+@njit
+def column_sums(R, rows, c, nz, out, u0, u1):
+    """``out[u0:u1] = sum_k c[k] R[rows[k], u0:u1]`` over ``k < nz`` in float64 (eight
+    rows per pass over the range; one range per thread). The rows are sliced so that the
+    loop vectorises (offset indices defeat it: 4-5x slower)."""
+    acc = np.zeros(u1 - u0)
+    w = u1 - u0
+    k = 0
+    while k + 8 <= nz:
+        r0 = R[rows[k]][u0:u1]
+        r1 = R[rows[k + 1]][u0:u1]
+        r2 = R[rows[k + 2]][u0:u1]
+        r3 = R[rows[k + 3]][u0:u1]
+        r4 = R[rows[k + 4]][u0:u1]
+        r5 = R[rows[k + 5]][u0:u1]
+        r6 = R[rows[k + 6]][u0:u1]
+        r7 = R[rows[k + 7]][u0:u1]
+        c0, c1, c2, c3 = c[k], c[k + 1], c[k + 2], c[k + 3]
+        c4, c5, c6, c7 = c[k + 4], c[k + 5], c[k + 6], c[k + 7]
+        for u in range(w):
+            acc[u] += (((c0 * np.float64(r0[u]) + c1 * np.float64(r1[u]))
+                        + (c2 * np.float64(r2[u]) + c3 * np.float64(r3[u])))
+                       + ((c4 * np.float64(r4[u]) + c5 * np.float64(r5[u]))
+                          + (c6 * np.float64(r6[u]) + c7 * np.float64(r7[u]))))
+        k += 8
+    while k < nz:
+        rk = R[rows[k]][u0:u1]
+        ck = c[k]
+        for u in range(w):
+            acc[u] += ck * np.float64(rk[u])
+        k += 1
+    out[u0:u1] = acc
+
+
+@njit
+def moved(rows, var, delta, y):
+    r"""``(rows, c, nz)``: the rows of the members that moved and their
+    :math:`y_a\Delta\alpha_a`."""
+    q = var.shape[0]
+    nz_rows = np.empty(q, dtype=np.int64)
+    c = np.empty(q)
+    nz = 0
+    for a in range(q):
+        if delta[a] != 0.0:
+            nz_rows[nz] = rows[a]
+            c[nz] = y[var[a]] * delta[a]
+            nz += 1
+    return nz_rows, c, nz
+
+
+@njit
+def apply_sums(G, y, sample_index, d, var, delta, shift):
+    r""":math:`G_t \mathrel{+}= y_t d_{s_t} + \mathrm{shift}_t\Delta\alpha_t` (``d``: the
+    per-sample sums :math:`\sum_a y_a\Delta\alpha_a k(x_{s_a}, x_s)`)."""
+    for t in range(G.shape[0]):
+        G[t] += y[t] * d[sample_index[t]]
+    for a in range(var.shape[0]):
+        G[var[a]] += shift[var[a]] * delta[a]
+
+
+@njit
+def bias(G, y, alpha, upper):
+    r"""LIBSVM's :math:`\rho`: the mean of :math:`y_tG_t` over the free variables, else
+    the midpoint of the interval the bounded ones allow."""
+    ub = np.inf
+    lb = -np.inf
+    s = 0.0
+    nf = 0
+    for t in range(G.shape[0]):
+        yg = y[t] * G[t]
+        if alpha[t] >= upper[t]:
+            if y[t] < 0:
+                ub = min(ub, yg)
+            else:
+                lb = max(lb, yg)
+        elif alpha[t] <= 0.0:
+            if y[t] > 0:
+                ub = min(ub, yg)
+            else:
+                lb = max(lb, yg)
+        else:
+            s += yg
+            nf += 1
+    if nf > 0:
+        return s / nf
+    return 0.5 * (ub + lb)

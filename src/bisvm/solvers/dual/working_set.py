@@ -1,0 +1,438 @@
+r"""Working-set decomposition of many variables for the SVM dual (ThunderSVM's scheme).
+
+The problem is the generic dual of :mod:`bisvm.solvers.dual.smo`,
+
+.. math::
+    \min_{\alpha}\ \tfrac12\,\alpha^\top Q\,\alpha + p^\top\alpha
+    \quad\text{s.t.}\quad y^\top\alpha = \Delta,\qquad 0 \le \alpha_t \le C_t,
+
+:math:`Q_{tu} = y_ty_u\,k(x_{s_t}, x_{s_u}) + \delta_{tu}\,\mathrm{shift}_t`. Instead of
+SMO's two variables per step, each *outer* iteration (Joachims 1999; Wen et al., "ThunderSVM:
+a fast SVM library on GPUs and CPUs", JMLR 19, 2018; oneDAL's ``thunder`` method):
+
+1. computes the violation :math:`m(\alpha) - M(\alpha)` (:math:`m = \max_{I_{up}}
+   -y_tG_t`, :math:`M = \min_{I_{low}} -y_tG_t`, :math:`G = Q\alpha + p`) and stops when it
+   is at most ``tol``: the certificate of :func:`~bisvm.solvers.dual.smo.solve_smo`;
+2. picks a working set :math:`W` of :math:`q` variables (768 by default): the members
+   chosen at the last two iterations are kept and the oldest third is replaced (first in,
+   first out) by the most violating variables by :math:`-y_tG_t` not in :math:`W`, taken
+   in turn from the top of :math:`I_{up}` and the bottom of :math:`I_{low}` (first order);
+3. computes the kernel rows :math:`k(x_{s_a}, x_u)`, :math:`a \in W` new, over all samples
+   as one float32 matrix product (BLAS) followed by the kernel's transform (the RBF kernel
+   from :math:`\lVert x_a\rVert^2 + \lVert x_u\rVert^2 - 2\langle x_a, x_u\rangle`);
+4. solves the subproblem in :math:`\alpha_W` (the others fixed) by SMO with LIBSVM's
+   second-order pair selection on :math:`Q_{WW}`, stopping when the local violation is at
+   most :math:`\max(\text{tol}, \tfrac1{10}` its first value) (ThunderSVM's local rule);
+5. updates the whole gradient, :math:`G \mathrel{+}= Q_{:W}\,\Delta\alpha_W`, from the
+   same rows (float64 sums).
+
+There is no shrinking, hence no gradient reconstruction; memory is the :math:`q \times n`
+float32 rows plus :math:`O(l)`. The kernel values carry float32 rounding (as LIBSVM's
+cache does); :math:`G` is kept in float64. The bias is LIBSVM's (the mean of
+:math:`y_tG_t` over free variables, else the midpoint of the feasible interval).
+
+With ``n_jobs`` threads the products and transforms are split by samples and the gradient
+update too (numba's ``nogil`` functions and numpy's products on a thread pool, BLAS
+itself on one thread), and the new rows, needed only by the gradient update, are
+computed on the pool while the calling thread builds :math:`Q_{WW}` (from ``X``) and runs
+the inner SMO; the selection stays serial.
+
+Dense ``X`` and the linear, polynomial, RBF and sigmoid kernels, without the ν constraint;
+the other cases stay with :func:`~bisvm.solvers.dual.smo.solve_smo`, which takes this
+solver under ``method="auto"`` for the RBF kernel from :data:`AUTO_MIN_SAMPLES` samples.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from types import MappingProxyType
+
+import numpy as np
+import scipy.sparse as sp
+
+from ...kernels import KERNEL_CODES
+from ..base import ConvergenceRecord, SolverResult, warn_cap
+from ._smo_blocks import kernel_diag, sq_norms_dense
+from ._smo_threads import resolve_n_jobs
+from ._ws_kernels import (
+    apply_sums,
+    bias,
+    build_q,
+    column_sums,
+    gap_and_select,
+    inner_smo,
+    moved,
+    transform_rows,
+)
+
+__all__ = ["solve_working_set", "supports_working_set", "working_set_suits",
+           "working_set_size", "PROFILE_PHASES"]
+
+#: samples from which ``solve_smo(method="auto")`` takes this solver for the RBF kernel
+#: (one thread, CPU time, RBF C-SVC and ε-SVR on make_classification/make_regression data
+#: of 20-50 features: 0.9-1.5x SMO's time at 1,000-2,000 samples, 0.74-0.85x at 3,000,
+#: 0.63-0.70x at 5,000)
+AUTO_MIN_SAMPLES = 3000
+#: working-set size (smaller when its rows would not fit in the cache size) and the
+#: share of it renewed per outer iteration (measured on the RBF workloads of
+#: benchmarks/bench_kernel_speed.py: 768 / 256 computed 25-50 % fewer kernel rows than
+#: 512 / 256 and beat 384 / 128 and 1024 / 256)
+WS_SIZE = 768
+NEW_SHARE = 3
+
+#: phases of ``stats["profile"]``: selection (violation and new members), rows (kernel rows:
+#: product and transform), subproblem (Q_WW and the inner SMO), update (the gradient)
+PROFILE_PHASES = ("selection", "rows", "subproblem", "update")
+
+_CODES = (KERNEL_CODES["linear"], KERNEL_CODES["poly"], KERNEL_CODES["rbf"],
+          KERNEL_CODES["sigmoid"])
+
+
+def supports_working_set(problem):
+    """Whether :func:`solve_working_set` solves ``problem``: dense ``X``, an inner-product
+    kernel given by name, no ν constraint."""
+    k = problem.kernel
+    return (not problem.nu and not sp.issparse(problem.X)
+            and getattr(k, "function", None) is None and k.code in _CODES)
+
+
+def working_set_suits(problem):
+    """Whether ``solve_smo(method="auto")`` takes this solver: it solves the problem, the
+    kernel is RBF and there are at least :data:`AUTO_MIN_SAMPLES` samples (where it was
+    measured faster than SMO; LIBSVM's iterates are kept below)."""
+    return (supports_working_set(problem) and problem.kernel.name == "rbf"
+            and problem.X.shape[0] >= AUTO_MIN_SAMPLES)
+
+
+def working_set_size(problem, cache_size):
+    """:data:`WS_SIZE`, or less (at least 96) so that the float32 kernel rows of the working
+    set fit in ``cache_size`` MB."""
+    n = problem.X.shape[0]
+    fit = int(float(cache_size) * 2**20 // (4 * n))
+    return max(96, min(WS_SIZE, fit))
+
+
+class _Rows:
+    """The kernel rows of the working set (``q`` float32 rows of ``n`` entries, a ring of
+    blocks, see :func:`_loop`) and the products made from them, split by samples (the
+    rows, the gradient) or by rows (:math:`Q_{WW}`) over ``n_threads`` threads (BLAS itself
+    on one thread)."""
+
+    def __init__(self, X, kernel, q, n_threads):
+        self.X32 = np.ascontiguousarray(X, dtype=np.float32)
+        # the norms of the float32 rows whose products are taken (an exact distance 0
+        # from a row to itself, up to the product's rounding)
+        self.sqn = np.einsum("ij,ij->i", self.X32, self.X32, dtype=np.float64).astype(
+            np.float32)
+        self.R = np.empty((q, X.shape[0]), dtype=np.float32)
+        self.W = np.empty(q * q, dtype=np.float32)
+        self.d = np.empty(X.shape[0])
+        self.args = (int(kernel.code), float(kernel.gamma), float(kernel.coef0),
+                     float(kernel.degree))
+        self.n_threads = n_threads
+        self.pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+
+    def _run(self, job, n, wait=True):
+        """``job(lo, hi)`` over ``n_threads`` ranges of ``range(n)``; with ``wait=False``
+        the futures of the ranges (``None`` when run here, on one thread)."""
+        if self.pool is None or n < 2 * self.n_threads:
+            job(0, n)
+            return None
+        cuts = np.linspace(0, n, self.n_threads + 1).astype(int)
+        futures = [self.pool.submit(job, lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:])]
+        return futures if not wait else [f.result() for f in futures]
+
+    def compute(self, samples, r0, wait=True):
+        """Rows of ``samples`` into ``R[r0:r0 + len(samples)]``, the samples (columns)
+        split over the threads: each packs its own part of ``X`` once for BLAS. With
+        ``wait=False`` (and threads) they are computed in the background, in chunks the
+        pool's threads take in turn; :meth:`finish` lets the calling thread take the
+        chunks left, waits, and gives the CPU seconds the rows took."""
+        m = samples.shape[0]
+        A = self.X32[samples]
+        sa = self.sqn[samples]
+        out = self.R[r0:r0 + m]
+        n = out.shape[1]
+
+        def job(lo, hi):
+            np.matmul(A, self.X32[lo:hi].T, out=out[:, lo:hi])
+            transform_rows(out, m, sa, self.sqn, lo, hi, *self.args)
+
+        if wait or self.pool is None or n < 4 * self.n_threads:
+            job(0, n)
+            return None
+        cuts = np.linspace(0, n, 4 * self.n_threads + 1).astype(int)
+        chunks = list(zip(cuts[:-1], cuts[1:]))
+        left = iter(range(len(chunks)))
+        lock = threading.Lock()
+
+        def worker():
+            c0 = time.thread_time()
+            while True:
+                with lock:
+                    i = next(left, None)
+                if i is None:
+                    return time.thread_time() - c0
+                job(*chunks[i])
+
+        return [self.pool.submit(worker) for _ in range(self.n_threads)], worker
+
+    @staticmethod
+    def finish(pending):
+        """CPU seconds of the background rows, after helping with them and waiting."""
+        if pending is None:
+            return 0.0
+        futures, worker = pending
+        return worker() + sum(f.result() for f in futures)
+
+    def subproblem(self, var, sidx, y, kdiag, shift, Q, kd, serial=False):
+        """:math:`Q_{WW}` of the working set ``var`` into ``Q`` (diagonal with the shift in
+        ``kd``) from the kernel block of its samples (float32, the rows' arithmetic)."""
+        samples = sidx[var]
+        m = samples.shape[0]
+        Xw = self.X32[samples]
+        sq = self.sqn[samples]
+        W = self.W[:m * m].reshape(m, m)
+
+        def job(lo, hi):
+            np.matmul(Xw[lo:hi], Xw.T, out=W[lo:hi])
+            transform_rows(W[lo:hi], hi - lo, sq[lo:hi], sq, 0, m, *self.args)
+            build_q(W, var, sidx, y, kdiag, shift, Q, kd, lo, hi)
+
+        if serial:  # the threads are busy with the rows
+            job(0, m)
+        else:
+            self._run(job, m)
+
+    def gradient(self, rws, var, delta, y, sidx, shift, G):
+        r""":math:`G \mathrel{+}= Q_{:W}\Delta\alpha_W` from the rows ``rws`` of ``var``."""
+        nz_rows, c, nz = moved(rws, var, delta, y)
+        if nz == 0:
+            return
+        d = self.d
+        self._run(lambda lo, hi: column_sums(self.R, nz_rows, c, nz, d, lo, hi), d.size)
+        apply_sums(G, y, sidx, d, var, delta, shift)
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown()
+
+
+def _initial_gradient(rows, alpha, y, p, shift, sample_index, q):
+    """:math:`G = Q\alpha + p` from the rows of the support (blocks of ``q`` rows)."""
+    G = np.array(p, dtype=np.float64)
+    sv = np.flatnonzero(alpha > 0)
+    for b0 in range(0, sv.size, q):
+        var = sv[b0:b0 + q]
+        rows.compute(sample_index[var], 0)
+        rows.gradient(np.arange(var.size), var, alpha[var], y, sample_index, shift, G)
+    return G
+
+
+def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=None,
+                      ws_size=WS_SIZE, n_new=None, max_inner=None):
+    """Solve a :class:`~bisvm.solvers.problems.DualProblem` by working sets of many variables.
+
+    Parameters
+    ----------
+    problem : DualProblem
+        Dense ``X``, a linear, poly, RBF or sigmoid kernel, ``nu`` false
+        (:func:`supports_working_set`).
+    alpha0 : ndarray of shape (l,), optional
+        Feasible warm start (``0 <= alpha0 <= upper``; its ``y @ alpha0`` fixes Δ).
+    tol : float > 0
+        Stop when :math:`m(\\alpha) - M(\\alpha) \\le` ``tol``.
+    max_iter : int
+        Cap on the total number of inner SMO steps (``-1``: max(10⁷, 100·l), as
+        :func:`~bisvm.solvers.dual.smo.solve_smo`); stopping on it warns with
+        ``ConvergenceWarning``.
+    n_jobs : int or None
+        Threads for the kernel rows (BLAS and the transform) and the gradient update.
+    ws_size : int
+        Working-set size :math:`q` (even; at most ``l``).
+    n_new : int, optional
+        New members per outer iteration (``q // 3`` by default; ``q`` is rounded down to
+        a multiple of it).
+    max_inner : int, optional
+        Cap on the inner SMO steps per subproblem (default ``10 q``).
+
+    Returns
+    -------
+    SolverResult
+        As :func:`~bisvm.solvers.dual.smo.solve_smo`: certificate
+        ``"max_violating_pair"``; ``n_iter`` the inner SMO steps; ``stats``:
+        ``dual_gradient``, ``n_kernel_columns`` (kernel rows computed), ``n_outer``
+        (outer iterations), ``mean_active_size`` (``l``: no shrinking),
+        ``nu_multiplier`` (0) and ``profile`` (CPU seconds of the process per phase,
+        :data:`PROFILE_PHASES`, plus ``other`` and ``total``; with threads, the sum over
+        them).
+    """
+    if not supports_working_set(problem):
+        raise ValueError("the working-set solver needs dense X, a linear, poly, rbf or "
+                         "sigmoid kernel and no nu constraint")
+    if not tol > 0:
+        raise ValueError(f"tol must be > 0, got {tol!r}")
+    start = time.perf_counter()
+    cpu0 = time.process_time()
+    l = problem.n_variables
+    y = np.ascontiguousarray(problem.y, dtype=np.float64)
+    p = np.ascontiguousarray(problem.p, dtype=np.float64)
+    upper = np.ascontiguousarray(problem.upper, dtype=np.float64)
+    shift = np.ascontiguousarray(problem.shift, dtype=np.float64)
+    sidx = np.ascontiguousarray(problem.sample_index, dtype=np.int64)
+    alpha = _start(problem, alpha0, upper, l)
+    X = np.ascontiguousarray(problem.X, dtype=np.float64)
+    n = X.shape[0]
+    k = problem.kernel
+    sqn = np.empty(n)
+    sq_norms_dense(X, sqn)
+    kdiag = kernel_diag(sqn, int(k.code), float(k.gamma), float(k.coef0), float(k.degree))
+    q = max(2, min(int(ws_size), l))
+    nb = max(1, q // NEW_SHARE) if n_new is None else int(n_new)
+    if not 1 <= nb <= q:
+        raise ValueError(f"n_new must be in [1, ws_size={q}], got {n_new!r}")
+    q = nb * (q // nb)
+    cap = int(max_iter) if max_iter >= 0 else max(10_000_000, 100 * l)
+    max_inner = 10 * q if max_inner is None else int(max_inner)
+    n_threads = resolve_n_jobs(n_jobs)
+    rows = _Rows(X, k, q, n_threads)
+    try:
+        with _single_thread_blas():
+            G = _initial_gradient(rows, alpha, y, p, shift, sidx, q)
+            out = _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, float(tol),
+                        cap, max_inner)
+    finally:
+        rows.close()
+    return _result(problem, alpha, G, out, (start, cpu0), n, cap, tol, upper, y)
+
+
+def _start(problem, alpha0, upper, l):
+    if alpha0 is None and problem.alpha_start is not None:
+        alpha0 = problem.alpha_start
+    if alpha0 is None:
+        return np.zeros(l)
+    alpha = np.array(alpha0, dtype=np.float64)
+    if alpha.shape != (l,):
+        raise ValueError(f"alpha0 must have shape ({l},), got {alpha.shape}")
+    if np.any(alpha < 0) or np.any(alpha > upper):
+        raise ValueError("alpha0 must satisfy 0 <= alpha0 <= upper")
+    return alpha
+
+
+class _single_thread_blas:
+    """BLAS on one thread for the solve (restored after): the solver splits its products
+    over its own threads, and idle BLAS threads would spin against them."""
+
+    def __enter__(self):
+        import scipy.linalg.cython_blas  # noqa: F401  (load the BLAS numpy uses)
+        from threadpoolctl import threadpool_limits
+
+        self.limits = threadpool_limits(limits=1, user_api="blas")
+        return self
+
+    def __exit__(self, *exc):
+        self.limits.restore_original_limits()
+
+
+def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inner):
+    """The outer iterations; returns ``(n_inner, n_outer, converged, gap, n_rows, prof)``.
+
+    ``R`` is a ring of ``q // nb`` blocks of ``nb`` rows: the first iteration fills them
+    all, each later one overwrites the oldest block with ``nb`` new members (first in,
+    first out) and keeps the members of the others."""
+    l = G.shape[0]
+    n_blocks = q // nb
+    in_ws = np.zeros(l, dtype=np.bool_)
+    new = np.empty(q, dtype=np.int64)
+    blocks = [np.empty(0, dtype=np.int64) for _ in range(n_blocks)]
+    Qbuf = np.empty(q * q)
+    kdbuf = np.empty(q)
+    prof = np.zeros(len(PROFILE_PHASES))
+    n_inner = n_outer = n_rows = 0
+    gap = np.inf
+    converged = False
+    while True:
+        t0 = time.process_time()
+        oldest = n_outer % n_blocks
+        kept = [blocks[b] for b in range(n_blocks) if n_outer > 0 and b != oldest]
+        for mem in kept:
+            in_ws[mem] = True
+        gap, cnt = gap_and_select(G, y, alpha, upper, in_ws, q if n_outer == 0 else nb, new)
+        for mem in kept:
+            in_ws[mem] = False
+        t1 = time.process_time()
+        prof[0] += t1 - t0
+        if gap <= tol:
+            converged = True
+            break
+        if n_inner >= cap:
+            break
+        fresh = new[:cnt].copy()
+        # the new rows are not needed before the gradient update: on threads they are
+        # computed while this thread solves the subproblem (its Q_WW comes from X)
+        r0 = 0 if n_outer == 0 else oldest * nb
+        pending = rows.compute(sidx[fresh], r0, wait=False)
+        if n_outer == 0:
+            blocks = [fresh[b * nb:(b + 1) * nb] for b in range(n_blocks)]
+        else:
+            blocks[oldest] = fresh
+        n_rows += cnt
+        t2 = time.process_time()
+        var = np.concatenate(blocks)
+        rws = np.concatenate([b * nb + np.arange(blocks[b].size) for b in range(n_blocks)])
+        m = var.size
+        Q = Qbuf[:m * m].reshape(m, m)
+        kd = kdbuf[:m]
+        rows.subproblem(var, sidx, y, kdiag, shift, Q, kd, serial=pending is not None)
+        aw = alpha[var]
+        a_old = aw.copy()
+        Gw = G[var]
+        steps = inner_smo(Q, kd, y[var], aw, upper[var], Gw, tol,
+                          min(max_inner, max(1, cap - n_inner)))
+        n_inner += steps
+        row_cpu = rows.finish(pending)
+        t3 = time.process_time()
+        # CPU of the rows: the whole call on one thread, the jobs' own clocks on threads
+        prof[1] += (t2 - t1) + row_cpu
+        prof[2] += t3 - t2 - row_cpu
+        delta = aw - a_old
+        alpha[var] = aw
+        rows.gradient(rws, var, delta, y, sidx, shift, G)
+        prof[3] += time.process_time() - t3
+        n_outer += 1
+        if steps == 0 and cnt == 0:
+            break  # stalled: no new member and no step (rounding); reported unconverged
+    return n_inner, n_outer, converged, gap, n_rows, prof
+
+
+def _result(problem, alpha, G, out, start, n_samples, cap, tol, upper, y):
+    n_inner, n_outer, converged, gap, n_rows, prof = out
+    seconds = time.perf_counter() - start[0]
+    cpu = time.process_time() - start[1]
+    if not converged:
+        warn_cap("working-set SMO", cap, float(gap), float(tol))
+    rho = bias(G, y, alpha, upper)
+    objective = 0.5 * float(alpha @ (G + problem.p))
+    coef = np.bincount(problem.sample_index, weights=problem.y * alpha, minlength=n_samples)
+    profile = {name: float(prof[i]) for i, name in enumerate(PROFILE_PHASES)}
+    profile["other"] = max(0.0, cpu - sum(profile.values()))
+    profile["total"] = cpu
+    return SolverResult(
+        coef=coef,
+        intercept=-float(rho),
+        dual_coef=alpha,
+        active_set=np.flatnonzero(alpha > 0),
+        objective=objective,
+        certificate_value=float(max(gap, 0.0)),
+        certificate="max_violating_pair",
+        n_iter=int(n_inner),
+        converged=bool(converged),
+        seconds=seconds,
+        record=ConvergenceRecord(np.array([objective]), np.array([float(max(gap, 0.0))]),
+                                 np.array([seconds])),
+        stats={"dual_gradient": G, "n_kernel_columns": int(n_rows), "n_outer": int(n_outer),
+               "mean_active_size": float(G.shape[0]), "nu_multiplier": 0.0,
+               "profile": MappingProxyType(profile)},
+    )
