@@ -61,8 +61,9 @@ import scipy.sparse as sp
 
 from ...kernels import KERNEL_CODES
 from ...losses import Hinge, SquaredHinge
-from ..base import ConvergenceRecord, SolverResult, warn_cap
+from ..base import warn_cap
 from ..problems import DualProblem
+from ._dual_result import dual_result
 from ._smo_blocks import kernel_diag, sq_norms_csr, sq_norms_dense
 from ._smo_kernels import smo_solve
 from ._smo_threads import resolve_n_jobs, threaded_smo_solve
@@ -404,23 +405,9 @@ def _result(problem, alpha, G, stats, prof, start, n_samples, cap, tol):
     n_iter, converged, gap, rho, ncols, mean_active, r = stats
     if not converged:
         warn_cap("SMO", cap, float(gap), float(tol))
-    objective = 0.5 * float(alpha @ (G + problem.p))
-    # the kernel expansion f(x) = Σ_s coef_s k(x, x_s) + intercept over training samples
-    coef = np.bincount(problem.sample_index, weights=problem.y * alpha, minlength=n_samples)
-    return SolverResult(
-        coef=coef,
-        intercept=-float(rho),
-        dual_coef=alpha,
-        active_set=np.flatnonzero(alpha > 0),
-        objective=objective,
-        certificate_value=float(gap),
-        certificate="max_violating_pair",
-        n_iter=int(n_iter),
-        converged=bool(converged),
-        seconds=seconds,
-        record=ConvergenceRecord(np.array([objective]), np.array([float(gap)]),
-                                 np.array([seconds])),
+    return dual_result(
+        problem, alpha, G, rho=rho, gap=gap, n_iter=n_iter, converged=converged,
+        seconds=seconds, n_samples=n_samples,
         stats={"dual_gradient": G, "n_kernel_columns": int(ncols),
                "mean_active_size": float(mean_active), "nu_multiplier": float(r),
-               "profile": profile},
-    )
+               "profile": profile})

@@ -53,7 +53,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...kernels import KERNEL_CODES
-from ..base import ConvergenceRecord, SolverResult, warn_cap
+from ..base import warn_cap
+from ._dual_result import dual_result
 from ._smo_blocks import kernel_diag, sq_norms_dense
 from ._smo_threads import resolve_n_jobs
 from ._ws_kernels import (
@@ -414,25 +415,12 @@ def _result(problem, alpha, G, out, start, n_samples, cap, tol, upper, y):
     if not converged:
         warn_cap("working-set SMO", cap, float(gap), float(tol))
     rho = bias(G, y, alpha, upper)
-    objective = 0.5 * float(alpha @ (G + problem.p))
-    coef = np.bincount(problem.sample_index, weights=problem.y * alpha, minlength=n_samples)
     profile = {name: float(prof[i]) for i, name in enumerate(PROFILE_PHASES)}
     profile["other"] = max(0.0, cpu - sum(profile.values()))
     profile["total"] = cpu
-    return SolverResult(
-        coef=coef,
-        intercept=-float(rho),
-        dual_coef=alpha,
-        active_set=np.flatnonzero(alpha > 0),
-        objective=objective,
-        certificate_value=float(max(gap, 0.0)),
-        certificate="max_violating_pair",
-        n_iter=int(n_inner),
-        converged=bool(converged),
-        seconds=seconds,
-        record=ConvergenceRecord(np.array([objective]), np.array([float(max(gap, 0.0))]),
-                                 np.array([seconds])),
+    return dual_result(
+        problem, alpha, G, rho=rho, gap=max(gap, 0.0), n_iter=n_inner, converged=converged,
+        seconds=seconds, n_samples=n_samples,
         stats={"dual_gradient": G, "n_kernel_columns": int(n_rows), "n_outer": int(n_outer),
                "mean_active_size": float(G.shape[0]), "nu_multiplier": 0.0,
-               "profile": MappingProxyType(profile)},
-    )
+               "profile": MappingProxyType(profile)})
