@@ -142,6 +142,20 @@ def _smallest(keys, idx, k):
     return idx[order]
 
 
+
+@njit(inline="always")
+def _take_next(cands, pos, in_ws, out, cnt):
+    """Append the next candidate from ``cands[pos:]`` not yet chosen to ``out``; the new
+    read position and count."""
+    while pos < cands.shape[0]:
+        t = cands[pos]
+        pos += 1
+        if not in_ws[t]:
+            in_ws[t] = True
+            out[cnt] = t
+            return pos, cnt + 1
+    return pos, cnt
+
 @njit
 def gap_and_select(G, y, alpha, upper, in_ws, n_new, out):
     r"""New working-set members into ``out``; returns ``(m - M, count)``.
@@ -180,24 +194,10 @@ def gap_and_select(G, y, alpha, upper, in_ws, n_new, out):
     b = 0
     # a free variable is in both lists: marked in in_ws while chosen, unmarked after
     while cnt < n_new and (a < ups.shape[0] or b < lows.shape[0]):
-        while a < ups.shape[0]:
-            t = ups[a]
-            a += 1
-            if not in_ws[t]:
-                in_ws[t] = True
-                out[cnt] = t
-                cnt += 1
-                break
+        a, cnt = _take_next(ups, a, in_ws, out, cnt)
         if cnt >= n_new:
             break
-        while b < lows.shape[0]:
-            t = lows[b]
-            b += 1
-            if not in_ws[t]:
-                in_ws[t] = True
-                out[cnt] = t
-                cnt += 1
-                break
+        b, cnt = _take_next(lows, b, in_ws, out, cnt)
     for c in range(cnt):
         in_ws[out[c]] = False
     return m - M, cnt
