@@ -142,7 +142,6 @@ def _smallest(keys, idx, k):
     return idx[order]
 
 
-
 @njit(inline="always")
 def _take_next(cands, pos, in_ws, out, cnt):
     """Append the next candidate from ``cands[pos:]`` not yet chosen to ``out``; the new
