@@ -9,8 +9,9 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from cli_run import cli_json, in_process
 
-from bisvm import cli, data
+from bisvm import data
 from bisvm.estimators.kernel_ridge import KernelRidge
 from bisvm.estimators.linear import LinearSVC
 from bisvm.persistence import load_model
@@ -25,24 +26,6 @@ def one_json(r):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.strip().splitlines()
     assert len(lines) == 1, r.stdout
-    return json.loads(lines[0])
-
-
-def in_process(argv, capsys):
-    """Run ``bisvm`` in this process: (exit code, stdout, stderr)."""
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:  # argparse's --help and usage errors
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def cli_json(argv, capsys):
-    code, out, err = in_process(argv, capsys)
-    assert code == 0, err
-    lines = out.strip().splitlines()
-    assert len(lines) == 1, out
     return json.loads(lines[0])
 
 

@@ -2,31 +2,14 @@
 scores any target and takes the model file first, weights carry feature names, the
 file's own class labels, true --help, no stray stdout lines, the fair select comparison."""
 
-import json
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_run import cli_json, in_process
 
 from bisvm import cli, data
 from bisvm.estimators.linear import LinearSVC
-
-
-def in_process(argv, capsys):
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def one_json(argv, capsys):
-    code, out, err = in_process(argv, capsys)
-    assert code == 0, err
-    lines = out.strip().splitlines()
-    assert len(lines) == 1, out
-    return json.loads(lines[0])
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +45,7 @@ def _reference_predictions(cancer, path):
 
 
 def test_predict_scores_a_file_of_one_class_with_plain_accuracy(cancer, model, capsys):
-    out = one_json(["predict", str(model), "--data", str(cancer / "zero.csv"), "--json",
+    out = cli_json(["predict", str(model), "--data", str(cancer / "zero.csv"), "--json",
                     "--output", str(cancer / "p.csv")], capsys)
     pred, y = _reference_predictions(cancer, cancer / "zero.csv")
     assert set(y) == {0}
@@ -72,7 +55,7 @@ def test_predict_scores_a_file_of_one_class_with_plain_accuracy(cancer, model, c
 
 
 def test_predict_labels_the_model_never_saw_score_zero_not_an_error(cancer, model, capsys):
-    out = one_json(["predict", str(model), "--data", str(cancer / "words.csv"), "--json",
+    out = cli_json(["predict", str(model), "--data", str(cancer / "words.csv"), "--json",
                     "--output", str(cancer / "w.csv")], capsys)
     assert out["score_name"] == "accuracy" and out["score"] == 0.0
 
@@ -98,10 +81,10 @@ def test_predict_reports_r2_of_a_regressor(tmp_path, capsys):
     X = rng.normal(size=(80, 3))
     frame = pd.DataFrame(X, columns=["u", "v", "w"]).assign(y=X @ [1.0, -2.0, 0.5] + 3)
     frame.to_csv(tmp_path / "r.csv", index=False)
-    one_json(["fit", "--data", str(tmp_path / "r.csv"), "--target", "y", "--model",
+    cli_json(["fit", "--data", str(tmp_path / "r.csv"), "--target", "y", "--model",
               "kernel-ridge", "--kernel", "linear", "--save", str(tmp_path / "r.bisvm"),
               "--json"], capsys)
-    out = one_json(["predict", str(tmp_path / "r.bisvm"), "--data", str(tmp_path / "r.csv"),
+    out = cli_json(["predict", str(tmp_path / "r.bisvm"), "--data", str(tmp_path / "r.csv"),
                     "--json"], capsys)
     pred = np.asarray(out["predictions"]["prediction"])
     y = frame.y.to_numpy()
@@ -113,13 +96,13 @@ def test_weights_are_printed_by_feature_name(cancer, capsys):
     args = ["--data", str(cancer / "cancer.csv"), "--target", "target", "--model",
             "bilevel", "--bilevel-model", "vector", "--criterion", "holdout",
             "--max-iter", "3", "--test-size", "0.25", "--json"]
-    tuned = one_json(["tune", "--method", "bilevel", *args], capsys)
+    tuned = cli_json(["tune", "--method", "bilevel", *args], capsys)
     names = list(pd.read_csv(cancer / "cancer.csv").columns[:-1])
     assert set(tuned["chosen"]) == set(names) | {"intercept"}
     assert not any(k.startswith("x") and k[1:].isdigit() for k in tuned["chosen"])
-    fitted = one_json(["fit", *args], capsys)
+    fitted = cli_json(["fit", *args], capsys)
     assert set(fitted["penalty_weights"]) == set(names) | {"intercept"}
-    sel = one_json(["select", "--data", str(cancer / "cancer.csv"), "--target", "target",
+    sel = cli_json(["select", "--data", str(cancer / "cancer.csv"), "--target", "target",
                     "--criterion", "holdout", "--max-iter", "3", "--no-grid", "--json"],
                    capsys)
     assert set(sel["penalty_weights"]) == set(names) | {"intercept"}
@@ -162,7 +145,7 @@ def test_tune_prints_no_backend_line_when_it_ran_here(capsys):
 
 
 def test_select_json_times_both_methods_warm_and_reports_the_start_up(capsys):
-    out = one_json(["select", "--dataset", "iris", "--model", "scalar", "--criterion",
+    out = cli_json(["select", "--dataset", "iris", "--model", "scalar", "--criterion",
                     "holdout", "--json"], capsys)
     for key in ("seconds", "grid_seconds", "startup_seconds", "solves_ratio", "time_ratio"):
         assert out[key] is not None and out[key] > 0, key
