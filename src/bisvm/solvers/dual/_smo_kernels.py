@@ -304,7 +304,7 @@ def _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags,
 
 
 @njit
-def _bias(y, G, status, sign, use_y):
+def bias(y, G, status, sign, use_y):
     """Mean of :math:`v_t` over the free variables of a sign class (``sign`` 0: all), or
     the midpoint of the feasible interval when none is free (LIBSVM), with
     :math:`v_t = y_tG_t` (``use_y``) or :math:`G_t` (``Solver_NU``, one class at a time)."""
@@ -338,6 +338,16 @@ def _bias(y, G, status, sign, use_y):
         r = ub if np.isfinite(ub) else (lb if np.isfinite(lb) else 0.0)
     return r
 
+
+
+@njit
+def libsvm_rho(y, G, alpha, upper):
+    """:func:`bias` over all variables (C-SVC, ε-SVR) with each variable's status read from
+    ``alpha`` and its bound ``upper``: LIBSVM's :math:`\rho`."""
+    status = np.empty(y.shape[0], dtype=np.int8)
+    for t in range(y.shape[0]):
+        status[t] = _status(alpha[t], upper[t])
+    return bias(y, G, status, 0.0, True)
 
 @njit
 def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order, shrinking, nu,
@@ -462,12 +472,12 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
 def _record(y, G, status, nu, n_iter, converged, gap, n_columns, sum_active, out_stats):
     """The bias (two per-class averages for ν) and the statistics of :func:`smo_solve`."""
     if nu:
-        r1 = _bias(y, G, status, 1.0, False)
-        r2 = _bias(y, G, status, -1.0, False)
+        r1 = bias(y, G, status, 1.0, False)
+        r2 = bias(y, G, status, -1.0, False)
         rho = 0.5 * (r1 - r2)
         out_stats[6] = 0.5 * (r1 + r2)
     else:
-        rho = _bias(y, G, status, 0.0, True)
+        rho = bias(y, G, status, 0.0, True)
         out_stats[6] = 0.0
     out_stats[0] = n_iter
     out_stats[1] = 1.0 if converged else 0.0

@@ -394,31 +394,3 @@ def apply_sums(G, y, sample_index, d, var, delta, shift):
         G[t] += y[t] * d[sample_index[t]]
     for a in range(var.shape[0]):
         G[var[a]] += shift[var[a]] * delta[a]
-
-
-@njit
-def bias(G, y, alpha, upper):
-    r"""LIBSVM's :math:`\rho`: the mean of :math:`y_tG_t` over the free variables, else
-    the midpoint of the interval the bounded ones allow."""
-    ub = np.inf
-    lb = -np.inf
-    s = 0.0
-    nf = 0
-    for t in range(G.shape[0]):
-        yg = y[t] * G[t]
-        if alpha[t] >= upper[t]:
-            if y[t] < 0:
-                ub = min(ub, yg)
-            else:
-                lb = max(lb, yg)
-        elif alpha[t] <= 0.0:
-            if y[t] > 0:
-                ub = min(ub, yg)
-            else:
-                lb = max(lb, yg)
-        else:
-            s += yg
-            nf += 1
-    if nf > 0:
-        return s / nf
-    return 0.5 * (ub + lb)

@@ -56,10 +56,10 @@ from ...kernels import KERNEL_CODES
 from ..base import warn_cap
 from ._dual_result import dual_result
 from ._smo_blocks import kernel_diag, sq_norms_dense
+from ._smo_kernels import libsvm_rho
 from ._smo_threads import resolve_n_jobs
 from ._ws_kernels import (
     apply_sums,
-    bias,
     build_q,
     column_sums,
     gap_and_select,
@@ -414,7 +414,7 @@ def _result(problem, alpha, G, out, start, n_samples, cap, tol, upper, y):
     cpu = time.process_time() - start[1]
     if not converged:
         warn_cap("working-set SMO", cap, float(gap), float(tol))
-    rho = bias(G, y, alpha, upper)
+    rho = libsvm_rho(y, G, alpha, upper)
     profile = {name: float(prof[i]) for i, name in enumerate(PROFILE_PHASES)}
     profile["other"] = max(0.0, cpu - sum(profile.values()))
     profile["total"] = cpu
