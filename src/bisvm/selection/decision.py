@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .one_se import weighted_mean_se
+
 __all__ = ["out_of_fold", "beats_null", "beats_null_balanced", "platt_shift",
            "one_se_balanced_shift", "balanced_weights_of"]
 
@@ -73,9 +75,7 @@ def beats_null(f, y, w, majority):
     """
     e = (np.sign(f) != y).astype(float)
     e0 = (majority != y).astype(float)
-    delta = e0 - e
-    gain = float(w @ delta)
-    se = float(np.sqrt(np.sum(w**2 * (delta - gain) ** 2)))
+    gain, se = weighted_mean_se(e0 - e, w)
     return gain > se, float(w @ e), float(w @ e0)
 
 
@@ -147,8 +147,7 @@ def balanced_weights_of(y, w):
 def _paired_gain(delta, w):
     """Weighted mean of the paired per-row differences and its standard error."""
     w = np.asarray(w, dtype=float) / np.sum(w)
-    gain = float(w @ delta)
-    return gain, float(np.sqrt(np.sum(w**2 * (delta - gain) ** 2)))
+    return weighted_mean_se(delta, w)
 
 
 def beats_null_balanced(f, y, w, majority):

@@ -39,12 +39,22 @@ from sklearn.model_selection import (
 
 from .lower_level import beta_upper_bound
 
-__all__ = ["pooled_terms", "pooled_error", "one_se_scalar", "one_se_error_scalar",
+__all__ = ["weighted_mean_se", "pooled_terms", "pooled_error", "one_se_scalar",
+           "one_se_error_scalar",
            "ErrorPath", "validation_splits", "SCALAR_RULES"]
 
 #: The rules of ``BilevelSVC(scalar_rule=...)``.
 SCALAR_RULES = ("min", "1se", "1se_error", "auto")
 
+
+
+def weighted_mean_se(values, w):
+    r"""The weighted mean :math:`m = \sum_i w_i v_i` of per-row values and its standard
+    error :math:`\sqrt{\sum_i w_i^2 (v_i - m)^2}` (``w`` summing to one): the quantities
+    of the one-standard-error rule (Breiman et al. 1984; glmnet's ``lambda.1se``), paired
+    when ``values`` are per-row differences of two models."""
+    m = float(w @ values)
+    return m, float(np.sqrt(np.sum(w**2 * (values - m) ** 2)))
 
 def pooled_terms(objective, coefs):
     """Pooled per-row terms and weights of every fold's criterion at ``coefs``: the
@@ -127,10 +137,10 @@ def one_se_error_scalar(objective, beta, *, warm=None, factor=1.25, top=None,
     while True:
         coefs, _ = objective.solve(b * ones, coefs, inner_tol)
         e, om = pooled_error(objective, coefs)
-        E = float(om @ e)
+        E, se = weighted_mean_se(e, om)
         betas.append(b)
         errs.append(E)
-        ses.append(float(np.sqrt(np.sum(om**2 * (e - E) ** 2))))
+        ses.append(se)
         sols.append(coefs)
         if b * factor >= top or steps >= max_steps:
             break
@@ -177,8 +187,7 @@ def one_se_scalar(objective, beta, *, warm=None, factor=1.25, max_steps=40, inne
     ones = np.ones(1)
     coefs, _ = objective.solve(beta * ones, warm, inner_tol)
     t, om = pooled_terms(objective, coefs)
-    J0 = float(om @ t)
-    se = float(np.sqrt(np.sum(om**2 * (t - J0) ** 2)))
+    J0, se = weighted_mean_se(t, om)
     # the bisvm_lbfgs bound: beyond it every coefficient is smoothed away
     bmax = beta_upper_bound(objective.folds)
     best, best_coefs, b, steps = float(beta), coefs, float(beta), 0
