@@ -169,14 +169,14 @@ def test_dispatch(clf_data):
 
 
 def test_two_threads_same_optimum(clf_data):
-    """n_jobs=2 splits the products by rows and the update by samples: the same steps."""
+    """n_jobs=2 splits the products, the update and the scan: the same iterate, bit for bit."""
     X, y = clf_data
     ker, _ = _kernel("rbf", X)
     pb = csvc_dual(X, y, ker, 1.0)
     one = solve_working_set(pb, tol=TOL, ws_size=192)
     two = solve_working_set(pb, tol=TOL, ws_size=192, n_jobs=2)
     assert two.stats["n_outer"] == one.stats["n_outer"]
-    np.testing.assert_allclose(two.dual_coef, one.dual_coef, atol=1e-8)
+    np.testing.assert_array_equal(two.dual_coef, one.dual_coef)
 
 
 def test_auto_rule():
@@ -196,3 +196,58 @@ def test_auto_rule():
     pb = csvc_dual(X, y, rbf, 1.0)
     assert working_set_size(pb, 200.0) == 768
     assert working_set_size(pb, 4.0) * 4 * 3000 <= 4.0 * 2**20
+
+
+@pytest.mark.parametrize("n_ranges", [1, 3])
+def test_selection_against_brute_force(n_ranges):
+    """The fused update and scan, over one or three ranges, then the merge, choose what a
+    sort of every variable chooses: the most violating of I_up and I_low in turn, ranked
+    by -yG then by index, skipping members and non-violators; G gains y * d[s]."""
+    from bisvm.solvers.dual._ws_kernels import merge_selection, update_and_scan
+
+    rng = np.random.default_rng(1)
+    l, n, k = 3000, 1500, 40
+    y = np.where(rng.random(l) < 0.5, 1.0, -1.0)
+    upper = np.full(l, 2.0)
+    alpha = rng.choice([0.0, 1.0, 2.0], size=l)
+    G0 = np.round(rng.normal(size=l), 1)  # many ties
+    sidx = np.arange(l) % n
+    d = np.round(rng.normal(size=n), 1)
+    in_ws = rng.random(l) < 0.1
+    G = G0.copy()
+    cuts = np.linspace(0, l, n_ranges + 1).astype(int)
+    uk, lk = np.empty((n_ranges, k)), np.empty((n_ranges, k))
+    ui, li = (np.empty((n_ranges, k), dtype=np.int64) for _ in range(2))
+    res = [update_and_scan(G, y, sidx, d, True, alpha, upper, in_ws, k, cuts[r], cuts[r + 1],
+                           uk[r], ui[r], lk[r], li[r]) for r in range(n_ranges)]
+    m, M = max(r[0] for r in res), min(r[1] for r in res)
+    nus = np.array([r[2] for r in res])
+    nls = np.array([r[3] for r in res])
+    out = np.empty(k, dtype=np.int64)
+    cnt = merge_selection(m, M, uk, ui, nus, lk, li, nls, in_ws, k, out)
+
+    np.testing.assert_array_equal(G, G0 + y * d[sidx])
+    f = -y * G
+    up = ((y > 0) & (alpha < upper)) | ((y < 0) & (alpha > 0))
+    low = ((y > 0) & (alpha > 0)) | ((y < 0) & (alpha < upper))
+    assert m == f[up].max() and M == f[low].min()
+    assert np.unique(f).size < l // 10  # ties: the index decides
+    t = np.arange(l)
+    ups = [i for i in np.lexsort((t, -f)) if up[i] and not in_ws[i] and f[i] > M][:k]
+    lows = [i for i in np.lexsort((t, f)) if low[i] and not in_ws[i] and f[i] < m][:k]
+    want, seen, a, b = [], set(), 0, 0
+    while len(want) < k and (a < len(ups) or b < len(lows)):
+        for lst, pos in ((ups, "a"), (lows, "b")):
+            if len(want) >= k:
+                break
+            i = a if pos == "a" else b
+            while i < len(lst) and lst[i] in seen:
+                i += 1
+            if i < len(lst):
+                want.append(lst[i])
+                seen.add(lst[i])
+                i += 1
+            a, b = (i, b) if pos == "a" else (a, i)
+    assert cnt == len(want) == k
+    np.testing.assert_array_equal(out[:cnt], want)
+    assert not np.any(in_ws[out[:cnt]])  # the chosen are unmarked after the merge

@@ -1,17 +1,18 @@
 r"""Compiled pieces of the working-set solver (:mod:`bisvm.solvers.dual.working_set`).
 
-* :func:`transform_rows`: kernel rows from their inner products, in place on a float32
-  block (the RBF exponential by a Cody–Waite reduction and a polynomial in float32
-  arithmetic, so that the loop vectorises);
-* :func:`gap_and_select`: the global violation :math:`m(\alpha) - M(\alpha)` and the
-  new members of the working set, the most violating variables of :math:`I_{up}` and
+* :func:`transform_into`: kernel rows from a float32 block of their inner products
+  (the RBF exponential by a Cody–Waite reduction and a polynomial in float32 arithmetic,
+  so that the loop vectorises);
+* :func:`update_and_scan` and :func:`merge_selection`: the gradient update from the
+  per-sample sums fused with a scan for the global violation :math:`m(\alpha) -
+  M(\alpha)` and the candidates (bounded heaps, per range of variables), then the new
+  members of the working set, the most violating variables of :math:`I_{up}` and
   :math:`I_{low}` taken in turn by :math:`-y_tG_t` (first order);
 * :func:`inner_smo`: SMO with LIBSVM's second-order pair selection on the
   :math:`q`-variable subproblem, the other variables fixed;
-* :func:`column_sums` and :func:`apply_sums`: the gradient update :math:`G_u
-  \mathrel{+}= y_u\sum_a y_a\Delta\alpha_a k(x_{s_a}, x_{s_u})` over the kernel rows of
-  the working set (float64 sums of the float32 rows, on ranges of samples, one per
-  thread).
+* :func:`column_sums`: the per-sample sums :math:`\sum_a y_a\Delta\alpha_a
+  k(x_{s_a}, x_s)` of the gradient update over the kernel rows of the working set
+  (float64 sums of the float32 rows, on ranges of samples, one per thread).
 
 Every function is compiled with ``nogil``: the solver runs them on its own threads
 (:mod:`bisvm.solvers.dual.working_set`).
@@ -41,8 +42,10 @@ CHUNK = 512
 
 
 @njit
-def _rbf_chunk(row, sqn, sa, g, bits):
-    r"""``row[u] = exp(-g max(0, sa + sqn[u] - 2 row[u]))`` in float32 (a chunk of a row).
+def _rbf_chunk(src, dst, sqn, sa, g, bits):
+    r"""``dst[u] = exp(-g max(0, sa + sqn[u] - 2 src[u]))`` in float32 (a chunk of a row;
+    ``dst`` must not overlap ``src``: with overlap, LLVM's runtime check takes the scalar
+    loop, ~2x slower).
 
     :math:`e^v = 2^k e^r` with :math:`k = \mathrm{round}(v/\log 2)` (by the float32
     rounding constant :data:`ROUND`), :math:`r = v - k\log 2` (Cody–Waite) and
@@ -51,9 +54,9 @@ def _rbf_chunk(row, sqn, sa, g, bits):
     into ``bits``. Every operation vectorises (no libm call)."""
     two = np.float32(2.0)
     zero = np.float32(0.0)
-    nb = row.shape[0]
+    nb = src.shape[0]
     for u in range(nb):
-        dist = sa + sqn[u] - two * row[u]
+        dist = sa + sqn[u] - two * src[u]
         v = -g * max(dist, zero)
         v = max(v, EXP_FLOOR)
         t = (v * LOG2E + ROUND) - ROUND
@@ -66,43 +69,52 @@ def _rbf_chunk(row, sqn, sa, g, bits):
         p = p * r + np.float32(0.5)
         p = p * r + np.float32(1.0)
         p = p * r + np.float32(1.0)
-        row[u] = p
+        dst[u] = p
         bits[u] = (np.int32(t) + np.int32(127)) << np.int32(23)
     scale = bits.view(np.float32)
     for u in range(nb):
-        row[u] *= scale[u]
+        dst[u] *= scale[u]
 
 
 @njit
-def transform_rows(D, m, sq_rows, sqn, c0, c1, kcode, gamma, coef0, degree):
-    r"""Turn the inner products ``D[:m, c0:c1]`` (float32, :math:`\langle x_{s_a},
-    x_u\rangle`) into kernel values in place: RBF :math:`e^{-\gamma\max(0, \lVert
-    x_a\rVert^2 + \lVert x_u\rVert^2 - 2D)}` (``sq_rows``, ``sqn``: float32 squared
-    norms), poly :math:`(\gamma D + c_0)^p`, sigmoid :math:`\tanh(\gamma D + c_0)`, linear
-    unchanged. Rows are sliced so that the loops vectorise."""
-    if kcode == LINEAR:
-        return
-    ideg = int(degree)
-    g = np.float32(gamma)
+def _transform_row(src, dst, sqn, sa, kcode, gamma, coef0, ideg, bits):
+    """One row of kernel values from its inner products, ``src`` into ``dst`` (float32,
+    the same length, not overlapping); ``sqn`` the squared norms of its columns."""
+    if kcode == RBF:
+        g = np.float32(gamma)
+        w = src.shape[0]
+        for u0 in range(0, w, CHUNK):
+            u1 = min(w, u0 + CHUNK)
+            _rbf_chunk(src[u0:u1], dst[u0:u1], sqn[u0:u1], sa, g, bits)
+    elif kcode == POLY:
+        for u in range(src.shape[0]):
+            b = gamma * np.float64(src[u]) + coef0
+            acc = 1.0
+            for _ in range(ideg):
+                acc *= b
+            dst[u] = np.float32(acc)
+    elif kcode == SIGMOID:
+        for u in range(src.shape[0]):
+            dst[u] = np.float32(math.tanh(gamma * np.float64(src[u]) + coef0))
+    else:
+        for u in range(src.shape[0]):
+            dst[u] = src[u]
+
+
+@njit
+def transform_into(T, R, r0, c0, sq_rows, sqn, kcode, gamma, coef0, degree):
+    r"""Kernel values of the inner products ``T`` (float32, :math:`m \times w`, a block of
+    columns ``c0:c0 + w``) into ``R[r0:r0 + m, c0:c0 + w]``: RBF :math:`e^{-\gamma\max(0,
+    \lVert x_a\rVert^2 + \lVert x_u\rVert^2 - 2T)}` (``sq_rows``, ``sqn``: float32 squared
+    norms of the rows' and the columns' samples), poly :math:`(\gamma T + c_0)^p`, sigmoid
+    :math:`\tanh(\gamma T + c_0)`, linear :math:`T`. The product is written to a small
+    contiguous block that stays in the core's cache, and the rows are written once (a
+    product written straight into the strided rows of ``R`` was ~20 % slower)."""
+    w = T.shape[1]
     bits = np.empty(CHUNK, dtype=np.int32)
-    for a in range(m):
-        if kcode == RBF:
-            sa = sq_rows[a]
-            for u0 in range(c0, c1, CHUNK):
-                u1 = min(c1, u0 + CHUNK)
-                _rbf_chunk(D[a, u0:u1], sqn[u0:u1], sa, g, bits)
-        elif kcode == POLY:
-            row = D[a, c0:c1]
-            for u in range(c1 - c0):
-                b = gamma * np.float64(row[u]) + coef0
-                acc = 1.0
-                for _ in range(ideg):
-                    acc *= b
-                row[u] = np.float32(acc)
-        elif kcode == SIGMOID:
-            row = D[a, c0:c1]
-            for u in range(c1 - c0):
-                row[u] = np.float32(math.tanh(gamma * np.float64(row[u]) + coef0))
+    for a in range(T.shape[0]):
+        _transform_row(T[a], R[r0 + a, c0:c0 + w], sqn[c0:c0 + w], sq_rows[a], kcode,
+                       gamma, coef0, int(degree), bits)
 
 
 @njit(inline="always")
@@ -115,31 +127,107 @@ def _in_low(y, a, c):
     return (y > 0 and a > 0.0) or (y < 0 and a < c)
 
 
+@njit(inline="always")
+def _worse(k1, i1, k2, i2):
+    """Whether candidate ``(k1, i1)`` ranks below ``(k2, i2)``: a smaller key, or the same
+    key and a larger index (a total order, so that the choice does not depend on how the
+    variables were split over threads)."""
+    return k1 < k2 or (k1 == k2 and i1 > i2)
+
+
 @njit
-def violation(G, y, alpha, upper):
-    """``(m, M)``: :math:`\\max_{I_{up}} -y_tG_t` and :math:`\\min_{I_{low}} -y_tG_t`."""
+def _offer(hk, hi, n, k, key, idx):
+    """Offer ``(key, idx)`` to the ``k`` best candidates kept in the heap ``hk[:n]``,
+    ``hi[:n]`` (its root the worst, :func:`_worse`); returns the new size. Most offers
+    are turned away by one comparison with the root, a branch the CPU predicts."""
+    if n == k:
+        if not _worse(hk[0], hi[0], key, idx):
+            return n
+        j = 0
+        while True:
+            c = 2 * j + 1
+            if c >= n:
+                break
+            if c + 1 < n and _worse(hk[c + 1], hi[c + 1], hk[c], hi[c]):
+                c += 1
+            if not _worse(hk[c], hi[c], key, idx):
+                break
+            hk[j] = hk[c]
+            hi[j] = hi[c]
+            j = c
+        hk[j] = key
+        hi[j] = idx
+        return n
+    j = n
+    while j > 0:
+        par = (j - 1) >> 1
+        if not _worse(key, idx, hk[par], hi[par]):
+            break
+        hk[j] = hk[par]
+        hi[j] = hi[par]
+        j = par
+    hk[j] = key
+    hi[j] = idx
+    return n + 1
+
+
+@njit
+def update_and_scan(G, y, sample_index, d, add, alpha, upper, in_ws, k, lo, hi,
+                    uk, ui, lk, li):
+    r"""Variables ``lo:hi``: :math:`G_t \mathrel{+}= y_t d_{s_t}` (when ``add``), then
+    their part of the selection. Returns ``(m, M, n_up, n_low)``: :math:`m = \max
+    -y_tG_t` over :math:`I_{up}`, :math:`M = \min` over :math:`I_{low}` (every variable),
+    and, among the variables not in the working set (``in_ws``), the ``k`` largest
+    :math:`f = -y_tG_t` of :math:`I_{up}` (heap ``uk``, ``ui``) and the ``k`` smallest of
+    :math:`I_{low}` (heap ``lk``, ``li`` of :math:`-f`); :func:`merge_selection` combines
+    the ranges."""
     m = -np.inf
     M = np.inf
-    for t in range(G.shape[0]):
-        f = -y[t] * G[t]
-        if _in_up(y[t], alpha[t], upper[t]) and f > m:
+    nu = 0
+    nl = 0
+    for t in range(lo, hi):
+        g = G[t]
+        if add:
+            g += y[t] * d[sample_index[t]]
+            G[t] = g
+        f = -y[t] * g
+        up = _in_up(y[t], alpha[t], upper[t])
+        low = _in_low(y[t], alpha[t], upper[t])
+        if up and f > m:
             m = f
-        if _in_low(y[t], alpha[t], upper[t]) and f < M:
+        if low and f < M:
             M = f
-    return m, M
+        if in_ws[t]:
+            continue
+        # the root test here: most candidates stop at it, without a call
+        if up and (nu < k or _worse(uk[0], ui[0], f, t)):
+            nu = _offer(uk, ui, nu, k, f, t)
+        if low and (nl < k or _worse(lk[0], li[0], -f, t)):
+            nl = _offer(lk, li, nl, k, -f, t)
+    return m, M, nu, nl
 
 
 @njit
-def _smallest(keys, idx, k):
-    """The entries of ``idx`` with the ``k`` smallest ``keys``, in increasing order (a
-    partition first: O(len) plus a sort of ``k``)."""
-    if keys.shape[0] > k:
-        cut = np.partition(keys, k - 1)[k - 1]
-        sel = keys <= cut
-        keys = keys[sel]
-        idx = idx[sel]
-    order = np.argsort(keys)[:k]
-    return idx[order]
+def _ranked(keys, idx, counts, bound, k):
+    """The candidates of every range with ``key > bound``, best first (key, then index),
+    at most ``k``."""
+    total = 0
+    for r in range(counts.shape[0]):
+        total += counts[r]
+    ck = np.empty(total)
+    ci = np.empty(total, dtype=np.int64)
+    c = 0
+    for r in range(counts.shape[0]):
+        for j in range(counts[r]):
+            if keys[r, j] > bound:
+                ck[c] = keys[r, j]
+                ci[c] = idx[r, j]
+                c += 1
+    by_index = np.argsort(ci[:c])
+    ck = ck[:c][by_index]
+    ci = ci[:c][by_index]
+    order = np.argsort(-ck, kind="mergesort")[:k]
+    return ci[order]
 
 
 @njit(inline="always")
@@ -155,39 +243,20 @@ def _take_next(cands, pos, in_ws, out, cnt):
             return pos, cnt + 1
     return pos, cnt
 
+
 @njit
-def gap_and_select(G, y, alpha, upper, in_ws, n_new, out):
-    r"""New working-set members into ``out``; returns ``(m - M, count)``.
+def merge_selection(m, M, uk, ui, nus, lk, li, nls, in_ws, n_new, out):
+    r"""New working-set members into ``out`` from the ranges' candidates
+    (:func:`update_and_scan`); returns their count.
 
     With :math:`f_t = -y_tG_t`, the largest :math:`f` of :math:`I_{up}` and the smallest
     of :math:`I_{low}` are taken in turn (ThunderSVM's first-order rule), skipping
-    members already in the working set (``in_ws``) and variables that violate no pair
-    (:math:`f_t \le M` in :math:`I_{up}`, :math:`f_t \ge m` in :math:`I_{low}`), until
-    ``n_new`` are chosen."""
-    m, M = violation(G, y, alpha, upper)
-    l = G.shape[0]
-    up_k = np.empty(l)
-    up_i = np.empty(l, dtype=np.int64)
-    lo_k = np.empty(l)
-    lo_i = np.empty(l, dtype=np.int64)
-    nu = 0
-    nl = 0
-    for t in range(l):
-        if in_ws[t]:
-            continue
-        f = -y[t] * G[t]
-        if f > M and _in_up(y[t], alpha[t], upper[t]):
-            up_k[nu] = -f
-            up_i[nu] = t
-            nu += 1
-        if f < m and _in_low(y[t], alpha[t], upper[t]):
-            lo_k[nl] = f
-            lo_i[nl] = t
-            nl += 1
+    variables that violate no pair (:math:`f_t \le M` in :math:`I_{up}`, :math:`f_t \ge
+    m` in :math:`I_{low}`) and variables already taken, until ``n_new`` are chosen."""
     if n_new <= 0:
-        return m - M, 0
-    ups = _smallest(up_k[:nu], up_i[:nu], min(nu, n_new)) if nu > 0 else up_i[:0]
-    lows = _smallest(lo_k[:nl], lo_i[:nl], min(nl, n_new)) if nl > 0 else lo_i[:0]
+        return 0
+    ups = _ranked(uk, ui, nus, M, n_new)
+    lows = _ranked(lk, li, nls, -m, n_new)
     cnt = 0
     a = 0
     b = 0
@@ -199,7 +268,7 @@ def gap_and_select(G, y, alpha, upper, in_ws, n_new, out):
         b, cnt = _take_next(lows, b, in_ws, out, cnt)
     for c in range(cnt):
         in_ws[out[c]] = False
-    return m - M, cnt
+    return cnt
 
 
 @njit
@@ -384,13 +453,3 @@ def moved(rows, var, delta, y):
             c[nz] = y[var[a]] * delta[a]
             nz += 1
     return nz_rows, c, nz
-
-
-@njit
-def apply_sums(G, y, sample_index, d, var, delta, shift):
-    r""":math:`G_t \mathrel{+}= y_t d_{s_t} + \mathrm{shift}_t\Delta\alpha_t` (``d``: the
-    per-sample sums :math:`\sum_a y_a\Delta\alpha_a k(x_{s_a}, x_s)`)."""
-    for t in range(G.shape[0]):
-        G[t] += y[t] * d[sample_index[t]]
-    for a in range(var.shape[0]):
-        G[var[a]] += shift[var[a]] * delta[a]

@@ -18,24 +18,34 @@ a fast SVM library on GPUs and CPUs", JMLR 19, 2018; oneDAL's ``thunder`` method
    first out) by the most violating variables by :math:`-y_tG_t` not in :math:`W`, taken
    in turn from the top of :math:`I_{up}` and the bottom of :math:`I_{low}` (first order);
 3. computes the kernel rows :math:`k(x_{s_a}, x_u)`, :math:`a \in W` new, over all samples
-   as one float32 matrix product (BLAS) followed by the kernel's transform (the RBF kernel
-   from :math:`\lVert x_a\rVert^2 + \lVert x_u\rVert^2 - 2\langle x_a, x_u\rangle`);
+   by blocks of samples: a float32 matrix product (BLAS) into a block that stays in the
+   core's cache, then the kernel's transform into the rows (the RBF kernel from
+   :math:`\lVert x_a\rVert^2 + \lVert x_u\rVert^2 - 2\langle x_a, x_u\rangle`);
 4. solves the subproblem in :math:`\alpha_W` (the others fixed) by SMO with LIBSVM's
    second-order pair selection on :math:`Q_{WW}`, stopping when the local violation is at
    most :math:`\max(\text{tol}, \tfrac1{10}` its first value) (ThunderSVM's local rule);
 5. updates the whole gradient, :math:`G \mathrel{+}= Q_{:W}\,\Delta\alpha_W`, from the
-   same rows (float64 sums).
+   same rows (float64 sums), and in the same pass over the variables computes the next
+   violation and keeps the best candidates of step 2 in bounded heaps (ranked by
+   :math:`-y_tG_t`, then by index).
 
 There is no shrinking, hence no gradient reconstruction; memory is the :math:`q \times n`
 float32 rows plus :math:`O(l)`. The kernel values carry float32 rounding (as LIBSVM's
 cache does); :math:`G` is kept in float64. The bias is LIBSVM's (the mean of
 :math:`y_tG_t` over free variables, else the midpoint of the feasible interval).
 
-With ``n_jobs`` threads the products and transforms are split by samples and the gradient
-update too (numba's ``nogil`` functions and numpy's products on a thread pool, BLAS
-itself on one thread), and the new rows, needed only by the gradient update, are
-computed on the pool while the calling thread builds :math:`Q_{WW}` (from ``X``) and runs
-the inner SMO; the selection stays serial.
+With ``n_jobs`` threads the products and transforms are split by samples, and the
+gradient update and the scan of step 5 by variables (numba's ``nogil`` functions and
+numpy's products on a thread pool, BLAS itself on one thread). The new rows, needed only
+by the gradient update, are computed on the pool while the calling thread builds
+:math:`Q_{WW}` (from ``X``), runs the inner SMO and sums the kept members' part of the
+update, :math:`\sum_{a\ \mathrm{kept}} y_a\Delta\alpha_a k(x_{s_a}, \cdot)`; then it
+joins the pool on the rows left, and the new members' part is summed on all threads. The
+kept part streams rows computed at earlier iterations from memory: on these machines one
+thread already takes the whole memory bandwidth (24.8 GB/s on one thread, 24.3 on two),
+so that part is overlapped with the products (compute-bound) instead of split. Every sum
+is made in the same order whatever the number of threads, and the candidates are ranked
+by a total order: the iterates do not depend on ``n_jobs``.
 
 Dense ``X`` and the linear, polynomial, RBF and sigmoid kernels, without the ν constraint;
 the other cases stay with :func:`~bisvm.solvers.dual.smo.solve_smo`, which takes this
@@ -59,13 +69,13 @@ from ._smo_blocks import kernel_diag, sq_norms_dense
 from ._smo_kernels import libsvm_rho
 from ._smo_threads import resolve_n_jobs
 from ._ws_kernels import (
-    apply_sums,
     build_q,
     column_sums,
-    gap_and_select,
     inner_smo,
+    merge_selection,
     moved,
-    transform_rows,
+    transform_into,
+    update_and_scan,
 )
 
 __all__ = ["solve_working_set", "supports_working_set", "working_set_suits",
@@ -82,9 +92,13 @@ AUTO_MIN_SAMPLES = 3000
 #: 512 / 256 and beat 384 / 128 and 1024 / 256)
 WS_SIZE = 768
 NEW_SHARE = 3
+#: samples (columns) per block of the kernel rows: the block's float32 product, 768 x
+#: 2,048 at most, stays in the cache of the core that transforms it
+COL_BLOCK = 2048
 
-#: phases of ``stats["profile"]``: selection (violation and new members), rows (kernel rows:
-#: product and transform), subproblem (Q_WW and the inner SMO), update (the gradient)
+#: phases of ``stats["profile"]``: selection (the first scan and the choice of the new
+#: members), rows (kernel rows: product and transform), subproblem (Q_WW and the inner
+#: SMO), update (the gradient, with the scan for the next selection fused in)
 PROFILE_PHASES = ("selection", "rows", "subproblem", "update")
 
 _CODES = (KERNEL_CODES["linear"], KERNEL_CODES["poly"], KERNEL_CODES["rbf"],
@@ -130,42 +144,54 @@ class _Rows:
         self.R = np.empty((q, X.shape[0]), dtype=np.float32)
         self.W = np.empty(q * q, dtype=np.float32)
         self.d = np.empty(X.shape[0])
+        self.d_new = np.empty(X.shape[0])
         self.args = (int(kernel.code), float(kernel.gamma), float(kernel.coef0),
                      float(kernel.degree))
         self.n_threads = n_threads
         self.pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+        self.local = threading.local()
 
-    def _run(self, job, n, wait=True):
-        """``job(lo, hi)`` over ``n_threads`` ranges of ``range(n)``; with ``wait=False``
-        the futures of the ranges (``None`` when run here, on one thread)."""
-        if self.pool is None or n < 2 * self.n_threads:
-            job(0, n)
-            return None
-        cuts = np.linspace(0, n, self.n_threads + 1).astype(int)
-        futures = [self.pool.submit(job, lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:])]
-        return futures if not wait else [f.result() for f in futures]
+    def _cuts(self, n):
+        """Bounds of the ranges of ``range(n)``, one per thread (one range on one thread
+        or when ``n`` is short)."""
+        k = 1 if self.pool is None or n < 2 * self.n_threads else self.n_threads
+        return np.linspace(0, n, k + 1).astype(int)
+
+    def _run(self, job, cuts):
+        """``job(j, lo, hi)`` over the ranges ``cuts`` (:meth:`_cuts`): the pool's threads
+        take all but the last, which the calling thread takes instead of waiting."""
+        k = cuts.size - 1
+        futures = [self.pool.submit(job, r, cuts[r], cuts[r + 1]) for r in range(k - 1)]
+        job(k - 1, cuts[k - 1], cuts[k])
+        for f in futures:
+            f.result()
 
     def compute(self, samples, r0, wait=True):
-        """Rows of ``samples`` into ``R[r0:r0 + len(samples)]``, the samples (columns)
-        split over the threads: each packs its own part of ``X`` once for BLAS. With
-        ``wait=False`` (and threads) they are computed in the background, in chunks the
-        pool's threads take in turn; :meth:`finish` lets the calling thread take the
-        chunks left, waits, and gives the CPU seconds the rows took."""
+        """Rows of ``samples`` into ``R[r0:r0 + len(samples)]``, by blocks of at most
+        :data:`COL_BLOCK` samples (columns): each block's product goes to a scratch block
+        of the thread (in its cache), whose transform writes the rows. With ``wait=False``
+        (and threads) they are computed in the background, the blocks taken in turn by
+        ``n_threads - 1`` of the pool's threads (the calling thread has the subproblem to
+        solve); :meth:`finish` lets the calling thread take the blocks left, waits, and
+        gives the CPU seconds the rows took. The values do not depend on the threads."""
         m = samples.shape[0]
         A = self.X32[samples]
         sa = self.sqn[samples]
-        out = self.R[r0:r0 + m]
-        n = out.shape[1]
+        n = self.R.shape[1]
+        background = not wait and self.pool is not None and n >= 4 * self.n_threads
+        k = max(-(-n // COL_BLOCK), 4 * self.n_threads if background else 1)
+        cuts = np.linspace(0, n, k + 1).astype(int)
+        chunks = list(zip(cuts[:-1], cuts[1:]))
 
         def job(lo, hi):
-            np.matmul(A, self.X32[lo:hi].T, out=out[:, lo:hi])
-            transform_rows(out, m, sa, self.sqn, lo, hi, *self.args)
+            T = self._scratch(m * (hi - lo)).reshape(m, hi - lo)
+            np.matmul(A, self.X32[lo:hi].T, out=T)
+            transform_into(T, self.R, r0, lo, sa, self.sqn, *self.args)
 
-        if wait or self.pool is None or n < 4 * self.n_threads:
-            job(0, n)
+        if not background:
+            for lo, hi in chunks:
+                job(lo, hi)
             return None
-        cuts = np.linspace(0, n, 4 * self.n_threads + 1).astype(int)
-        chunks = list(zip(cuts[:-1], cuts[1:]))
         left = iter(range(len(chunks)))
         lock = threading.Lock()
 
@@ -178,7 +204,14 @@ class _Rows:
                     return time.thread_time() - c0
                 job(*chunks[i])
 
-        return [self.pool.submit(worker) for _ in range(self.n_threads)], worker
+        return [self.pool.submit(worker) for _ in range(self.n_threads - 1)], worker
+
+    def _scratch(self, size):
+        """This thread's float32 scratch of at least ``size`` entries."""
+        buf = getattr(self.local, "buf", None)
+        if buf is None or buf.size < size:
+            buf = self.local.buf = np.empty(size, dtype=np.float32)
+        return buf[:size]
 
     @staticmethod
     def finish(pending):
@@ -198,23 +231,61 @@ class _Rows:
         W = self.W[:m * m].reshape(m, m)
 
         def job(lo, hi):
-            np.matmul(Xw[lo:hi], Xw.T, out=W[lo:hi])
-            transform_rows(W[lo:hi], hi - lo, sq[lo:hi], sq, 0, m, *self.args)
+            T = self._scratch(m * (hi - lo)).reshape(hi - lo, m)
+            np.matmul(Xw[lo:hi], Xw.T, out=T)
+            transform_into(T, W, lo, 0, sq[lo:hi], sq, *self.args)
             build_q(W, var, sidx, y, kdiag, shift, Q, kd, lo, hi)
 
-        if serial:  # the threads are busy with the rows
-            job(0, m)
-        else:
-            self._run(job, m)
+        # serial: the threads are busy with the rows
+        self._run(lambda _, lo, hi: job(lo, hi), np.array([0, m]) if serial else self._cuts(m))
 
-    def gradient(self, rws, var, delta, y, sidx, shift, G):
-        r""":math:`G \mathrel{+}= Q_{:W}\Delta\alpha_W` from the rows ``rws`` of ``var``."""
+    def sums(self, rws, var, delta, y, out, serial=False):
+        r"""``out`` :math:`= \sum_a y_a\Delta\alpha_a k(x_{s_a}, \cdot)` over the members
+        ``var`` that moved (rows ``rws``), split by samples unless ``serial``; returns
+        how many moved (``out`` is left as it was when none did)."""
         nz_rows, c, nz = moved(rws, var, delta, y)
         if nz == 0:
-            return
-        d = self.d
-        self._run(lambda lo, hi: column_sums(self.R, nz_rows, c, nz, d, lo, hi), d.size)
-        apply_sums(G, y, sidx, d, var, delta, shift)
+            return 0
+        cuts = np.array([0, out.size]) if serial else self._cuts(out.size)
+        self._run(lambda _, lo, hi: column_sums(self.R, nz_rows, c, nz, out, lo, hi), cuts)
+        return nz
+
+    def member_sums(self, rws, var, delta, y, summed=None):
+        r"""``self.d`` :math:`= \sum_a y_a\Delta\alpha_a k(x_{s_a}, \cdot)` over the
+        members ``var`` (rows ``rws``); whether any moved. ``summed = (mask, nz)``: the
+        members of ``mask`` were summed into ``self.d`` already (:meth:`sums`, ``nz`` of
+        them moved); the others are added to them."""
+        if summed is None:
+            mask, nz_done = np.zeros(var.size, dtype=np.bool_), 0
+        else:
+            mask, nz_done = summed
+        rest = ~mask
+        nz = self.sums(rws[rest], var[rest], delta[rest], y,
+                       self.d_new if nz_done else self.d)
+        if nz_done and nz:
+            self.d += self.d_new
+        return bool(nz_done or nz)
+
+    def scan(self, G, y, sidx, add, alpha, upper, in_ws, k):
+        r""":math:`G_t \mathrel{+}= y_t d_{s_t}` (when ``add``, ``d = self.d``) fused with
+        the scan for the selection (:func:`update_and_scan`), split by variables; returns
+        the arguments of :func:`merge_selection` before ``in_ws``."""
+        cuts = self._cuts(G.shape[0])
+        r = cuts.size - 1
+        uk, lk = np.empty((r, k)), np.empty((r, k))
+        ui, li = np.empty((r, k), dtype=np.int64), np.empty((r, k), dtype=np.int64)
+        res = np.empty((r, 2))
+        counts = np.zeros((r, 2), dtype=np.int64)
+
+        def job(j, lo, hi):
+            mj, Mj, counts[j, 0], counts[j, 1] = update_and_scan(
+                G, y, sidx, self.d, add, alpha, upper, in_ws, k, lo, hi, uk[j], ui[j],
+                lk[j], li[j])
+            res[j] = mj, Mj
+
+        self._run(job, cuts)
+        return (res[:, 0].max(), res[:, 1].min(), uk, ui, counts[:, 0].copy(), lk, li,
+                counts[:, 1].copy())
 
     def close(self):
         if self.pool is not None:
@@ -228,7 +299,9 @@ def _initial_gradient(rows, alpha, y, p, shift, sample_index, q):
     for b0 in range(0, sv.size, q):
         var = sv[b0:b0 + q]
         rows.compute(sample_index[var], 0)
-        rows.gradient(np.arange(var.size), var, alpha[var], y, sample_index, shift, G)
+        if rows.member_sums(np.arange(var.size), var, alpha[var], y):
+            G += y * rows.d[sample_index]
+        G[var] += shift[var] * alpha[var]
     return G
 
 
@@ -342,7 +415,9 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
 
     ``R`` is a ring of ``q // nb`` blocks of ``nb`` rows: the first iteration fills them
     all, each later one overwrites the oldest block with ``nb`` new members (first in,
-    first out) and keeps the members of the others."""
+    first out) and keeps the members of the others. The scan for the next selection is
+    fused with the gradient update (:meth:`_Rows.scan`): it skips the members the next
+    iteration keeps."""
     l = G.shape[0]
     n_blocks = q // nb
     in_ws = np.zeros(l, dtype=np.bool_)
@@ -352,17 +427,15 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
     kdbuf = np.empty(q)
     prof = np.zeros(len(PROFILE_PHASES))
     n_inner = n_outer = n_rows = 0
-    gap = np.inf
     converged = False
+    t0 = time.process_time()
+    scan = rows.scan(G, y, sidx, False, alpha, upper, in_ws, q)
+    prof[0] += time.process_time() - t0
     while True:
         t0 = time.process_time()
         oldest = n_outer % n_blocks
-        kept = [blocks[b] for b in range(n_blocks) if n_outer > 0 and b != oldest]
-        for mem in kept:
-            in_ws[mem] = True
-        gap, cnt = gap_and_select(G, y, alpha, upper, in_ws, q if n_outer == 0 else nb, new)
-        for mem in kept:
-            in_ws[mem] = False
+        gap = scan[0] - scan[1]
+        cnt = merge_selection(*scan, in_ws, q if n_outer == 0 else nb, new)
         t1 = time.process_time()
         prof[0] += t1 - t0
         if gap <= tol:
@@ -373,8 +446,7 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
         fresh = new[:cnt].copy()
         # the new rows are not needed before the gradient update: on threads they are
         # computed while this thread solves the subproblem (its Q_WW comes from X)
-        r0 = 0 if n_outer == 0 else oldest * nb
-        pending = rows.compute(sidx[fresh], r0, wait=False)
+        pending = rows.compute(sidx[fresh], 0 if n_outer == 0 else oldest * nb, wait=False)
         if n_outer == 0:
             blocks = [fresh[b * nb:(b + 1) * nb] for b in range(n_blocks)]
         else:
@@ -393,14 +465,33 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
         steps = inner_smo(Q, kd, y[var], aw, upper[var], Gw, tol,
                           min(max_inner, max(1, cap - n_inner)))
         n_inner += steps
+        delta = aw - a_old
+        summed = None
+        kept_cpu = time.thread_time()
+        if n_outer > 0:
+            # the kept members' rows exist: on threads their part of the update,
+            # memory-bound, runs here while the pool computes the new rows (on one thread
+            # too, so that the sums, hence the iterates, do not depend on the threads)
+            kept = rws // nb != oldest
+            summed = (kept, rows.sums(rws[kept], var[kept], delta[kept], y, rows.d,
+                                      serial=True))
+        kept_cpu = time.thread_time() - kept_cpu
         row_cpu = rows.finish(pending)
         t3 = time.process_time()
         # CPU of the rows: the whole call on one thread, the jobs' own clocks on threads
         prof[1] += (t2 - t1) + row_cpu
-        prof[2] += t3 - t2 - row_cpu
-        delta = aw - a_old
+        prof[2] += t3 - t2 - row_cpu - kept_cpu
+        prof[3] += kept_cpu
         alpha[var] = aw
-        rows.gradient(rws, var, delta, y, sidx, shift, G)
+        add = rows.member_sums(rws, var, delta, y, summed)
+        G[var] += shift[var] * delta
+        # the next iteration keeps every block but its oldest
+        nxt = [blocks[b] for b in range(n_blocks) if b != (n_outer + 1) % n_blocks]
+        for mem in nxt:
+            in_ws[mem] = True
+        scan = rows.scan(G, y, sidx, add, alpha, upper, in_ws, nb)
+        for mem in nxt:
+            in_ws[mem] = False
         prof[3] += time.process_time() - t3
         n_outer += 1
         if steps == 0 and cnt == 0:
