@@ -14,13 +14,15 @@ A second section runs the 15,000-row problem on 2 threads and reports wall time:
 2 threads against bisvm on 1 (same run) and against sklearnex on 2 threads.
 
 ``--large`` runs RBF C-SVC on 100,000 x 50 instead (CPU s, wall s, peak resident memory of
-each tool's process; bisvm also on 2 threads).
+each tool's process; bisvm also on 2 threads); ``--large-svr`` the same for RBF ε-SVR on
+50,000 x 20.
 
 Usage::
 
     python benchmarks/bench_kernel_speed.py            # -> results/bench_kernel_speed.md
     python benchmarks/bench_kernel_speed.py --large    # -> results/bench_kernel_speed_large.md
     python benchmarks/bench_kernel_speed.py --large --tools bisvm sklearnex
+    python benchmarks/bench_kernel_speed.py --large-svr --tools bisvm sklearn sklearnex
     python benchmarks/bench_kernel_speed.py --only rbf_svc_15000x50 --no-threads
 """
 
@@ -135,8 +137,7 @@ def two_thread_section():
     return lines
 
 
-def large_section(tools=TOOLS):
-    name = "rbf_svc_100000x50"
+def large_section(tools=TOOLS, name="rbf_svc_100000x50"):
     lines = ["| tool | threads | CPU | wall | peak RSS | RSS of the data | nSV | same SV as "
              "reference | objective rel. diff |", "|---|---|---|---|---|---|---|---|---|"]
     recs = [(t, 1, run(t, name, 1)) for t in tools]
@@ -154,7 +155,7 @@ def large_section(tools=TOOLS):
     return lines
 
 
-def _header(title):
+def _header(title, flag=""):
     import numpy
     import sklearn
 
@@ -166,23 +167,30 @@ def _header(title):
             "cache 200 MB; each fit in its own process after a warm-up fit; "
             "`OMP/OPENBLAS/MKL/NUMBA/TBB_NUM_THREADS` set to the thread count, oneDAL's "
             "`daalinit` too. Produced by `python benchmarks/bench_kernel_speed.py"
-            + (" --large" if "100,000" in title else "") + "`.", ""]
+            + flag + "`.", ""]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--large", action="store_true")
+    ap.add_argument("--large-svr", action="store_true")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--no-threads", action="store_true")
     ap.add_argument("--tools", nargs="*", default=list(TOOLS),
-                    help="--large only: the tools to run (each 100,000-row fit takes minutes)")
+                    help="--large and --large-svr only: the tools to run (scikit-learn takes minutes)")
     args = ap.parse_args()
     out_dir = HERE / "results"
     out_dir.mkdir(exist_ok=True)
+    tools = " --tools " + " ".join(args.tools) if args.tools != list(TOOLS) else ""
     if args.large:
-        lines = _header("Kernel SVM speed: RBF C-SVC on 100,000 × 50")
+        lines = _header("Kernel SVM speed: RBF C-SVC on 100,000 × 50", " --large" + tools)
         lines += large_section(tuple(args.tools))
         (out_dir / "bench_kernel_speed_large.md").write_text("\n".join(lines) + "\n")
+        return
+    if args.large_svr:
+        lines = _header("Kernel SVM speed: RBF ε-SVR on 50,000 × 20", " --large-svr" + tools)
+        lines += large_section(tuple(args.tools), "rbf_svr_50000x20")
+        (out_dir / "bench_kernel_speed_large_svr.md").write_text("\n".join(lines) + "\n")
         return
     names = args.only or list(WORKLOADS)
     rows, checks, profiles = single_thread_section(names)
@@ -201,9 +209,10 @@ def main():
               "(`method='auto'`), from its `stats['profile']`. SMO (cycle counter): "
               "columns (kernel columns), selection, update, shrinking, reconstruction "
               "(gradient after shrinking). Working set (CPU time per phase): selection "
-              "(violation and new members), rows (float32 kernel rows of the new "
-              "members: BLAS product and transform), subproblem (Q_WW and the inner "
-              "SMO), update (gradient from the working set's rows).", "",
+              "(the first scan and the choice of new members), rows (float32 kernel "
+              "rows of the new members: BLAS product and transform), subproblem (Q_WW "
+              "and the inner SMO), update (gradient from the working set's rows, with "
+              "the scan for the next selection fused in).", "",
               "| workload | solver | phases |", "|---|---|---|", *profiles, ""]
     if not args.no_threads:
         lines += ["## Two threads, wall time (RBF C-SVC, 15,000 × 50)", "",

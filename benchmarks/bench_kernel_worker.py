@@ -27,7 +27,7 @@ import numpy as np
 
 WORKLOADS = ("rbf_svc_15000x50", "rbf_svc_16000x40", "rbf_svr_7500x20", "poly3_svc_3750x20",
              "rbf_svc_breast_cancer", "rbf_svc_digits", "oneclass_10000x20",
-             "rbf_svc_100000x50")
+             "rbf_svc_100000x50", "rbf_svr_50000x20")
 
 
 def make_workload(name):
@@ -52,9 +52,9 @@ def make_workload(name):
         X, y = make_classification(n_samples=n, n_features=d, n_informative=20,
                                    random_state=0 if d == 50 else 1)
         X = std(X)
-    elif name == "rbf_svr_7500x20":
-        X, y = make_regression(n_samples=7500, n_features=20, n_informative=10, noise=10.0,
-                               random_state=0)
+    elif name in ("rbf_svr_7500x20", "rbf_svr_50000x20"):
+        X, y = make_regression(n_samples=int(name[8:].split("x")[0]), n_features=20,
+                               n_informative=10, noise=10.0, random_state=0)
         X = std(X)
         y = (y - y.mean()) / y.std()
         task = "svr"

@@ -62,10 +62,18 @@ class Progress:
         What one unit is ("fit", "it", "solve").
     min_interval : float
         Seconds between redraws of a bar.
+    line_interval : float
+        Seconds between lines when the total is unknown (0: a line per call; a solver's
+        fast outer iterations take more).
+    lazy : bool
+        Draw the bar at the first call rather than now (a run that may report nothing).
     """
 
-    def __init__(self, desc, total=None, *, mode="auto", unit="it", min_interval=0.2):
+    def __init__(self, desc, total=None, *, mode="auto", unit="it", min_interval=0.2,
+                 line_interval=0.0, lazy=False):
         self.desc = desc
+        self.line_interval = float(line_interval)
+        self._last_line = float("-inf")
         self.total = total
         self.unit = unit
         self.mode = resolve_mode(mode)
@@ -73,19 +81,25 @@ class Progress:
         self._t0 = time.perf_counter()
         self._next_line = 0
         self._bar = None
-        if self.mode == "bar":
-            try:
-                from tqdm import tqdm
-            except ImportError:  # tqdm is a dependency; a broken install falls back to lines
-                self.mode = "lines"
-            else:
-                self._bar = tqdm(total=total, desc=desc, unit=unit, leave=False,
-                                 dynamic_ncols=True, file=sys.stderr,
-                                 mininterval=min_interval)
+        self._min_interval = min_interval
+        if self.mode == "bar" and not lazy:
+            self._open_bar()
+
+    def _open_bar(self):
+        try:
+            from tqdm import tqdm
+        except ImportError:  # tqdm is a dependency; a broken install falls back to lines
+            self.mode = "lines"
+        else:
+            self._bar = tqdm(total=self.total, desc=self.desc, unit=self.unit, leave=False,
+                             dynamic_ncols=True, file=sys.stderr,
+                             mininterval=self._min_interval)
 
     def __call__(self, n=1, **info):
         """Count ``n`` finished units; ``info`` (name=value) is shown beside the count."""
         self.done += n
+        if self.mode == "bar" and self._bar is None:
+            self._open_bar()
         if self.mode == "bar":
             if info:
                 self._bar.set_postfix(info, refresh=False)
@@ -100,6 +114,10 @@ class Progress:
             return  # a large known total: one line per 5 % of it
         if total is not None and total > 20:
             self._next_line = self.done + max(1, total // 20)
+        now = time.perf_counter()
+        if total is None and now - self._last_line < self.line_interval:
+            return
+        self._last_line = now
         count = f"{self.done}/{total}" if total is not None else f"{self.done}"
         extra = "".join(f", {k} {v}" for k, v in info.items())
         print(f"{self.desc}: {count} {self.unit}{extra}, "

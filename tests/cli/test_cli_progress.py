@@ -13,6 +13,7 @@ import sys
 import termios
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import bisvm
@@ -170,3 +171,47 @@ def test_bilevel_verbose_prints_one_line_per_outer_iteration(capsys):
         assert f"{h.n_nonzero} nonzero" in line
     BilevelSVC(model="scalar", criterion="holdout", random_state=0).fit(scale(X), y)
     assert capsys.readouterr().err == ""
+
+
+def test_progress_line_interval_and_lazy_bar(capsys):
+    from bisvm.progress import Progress
+
+    # an unknown total with a line interval: the first call prints, the next wait for it
+    with Progress("solver", None, mode="lines", line_interval=3600.0) as bar:
+        for _ in range(5):
+            bar(1, violation="0.1")
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("solver: 1 it, violation 0.1")
+    lazy = Progress("lazy", None, mode="bar", lazy=True)
+    assert lazy._bar is None  # nothing drawn before the first call
+    lazy.close()
+
+
+def test_kernel_svc_verbose_reports_working_set_iterations(tmp_path, capsys):
+    """SVC(verbose=1) on a problem the working-set solver takes: one progress call per
+    outer iteration on stderr (the violation reached), LIBSVM's summary on stdout; in the
+    CLI, --json --verbose keeps stdout one JSON object and sends both to stderr."""
+    from cli_run import in_process
+    from sklearn.datasets import make_classification
+
+    from bisvm.kernels import make_kernel
+    from bisvm.solvers.dual.smo import csvc_dual, solve_smo
+
+    # 4,400 rows: the CLI's training part (3,300) is still over the working set's 3,000
+    X, y = make_classification(n_samples=4400, n_features=8, random_state=0)
+    calls = []
+    pb = csvc_dual(X, np.where(y > 0, 1.0, -1.0), make_kernel("rbf", gamma=0.1), 1.0)
+    res = solve_smo(pb, progress=lambda n, **info: calls.append((n, info)))
+    assert len(calls) == res.stats["n_outer"]
+    assert float(calls[-1][1]["violation"]) <= 1e-3 < float(calls[0][1]["violation"])
+    bisvm.SVC(verbose=1).fit(X, y)
+    out, err = capsys.readouterr()
+    assert "optimization finished" in out and err.startswith("SVC 0 vs 1: 1 it, violation")
+    path = tmp_path / "d.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", comments="",
+               header=",".join([f"x{j}" for j in range(8)] + ["target"]))
+    code, out, err = in_process(["fit", "--data", str(path), "--target", "target",
+                                 "--model", "svc", "--json", "--verbose"], capsys)
+    assert code == 0, err
+    assert len(out.strip().splitlines()) == 1 and json.loads(out)["model"] == "svc"
+    assert "SVC 0 vs 1: 1 it, violation" in err and "optimization finished" in err

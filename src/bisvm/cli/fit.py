@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import time
 
 from . import common
@@ -72,7 +74,11 @@ def run(args):
     Xtr_s = scaler.transform(Xtr)
     warns = []
     with common.collect_warnings(warns):
-        est.fit(Xtr_s, ytr)
+        # stdout is for the results: a verbose estimator's report (LIBSVM's lines) goes to
+        # stderr with the progress
+        loud = spec.progress and est.get_params(deep=False).get("verbose")
+        with contextlib.redirect_stdout(sys.stderr) if loud else contextlib.nullcontext():
+            est.fit(Xtr_s, ytr)
         if spec.progress:
             est.set_params(verbose=0)  # display only: not a parameter of the saved model
         train_score = float(est.score(Xtr_s, ytr))

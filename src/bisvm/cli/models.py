@@ -53,10 +53,10 @@ class ModelSpec:
 MODELS = {m.name: m for m in (
     ModelSpec("svc", "estimators.svm", "SVC", "classification",
               {"C": (1e-2, 1e3), "gamma": (1e-4, 1e1)},
-              "C-support vector classifier (SMO; kernels)"),
+              "C-support vector classifier (SMO; kernels)", progress=True),
     ModelSpec("svr", "estimators.svm", "SVR", "regression",
               {"C": (1e-2, 1e3), "gamma": (1e-4, 1e1), "epsilon": (1e-3, 1.0)},
-              "epsilon-support vector regression (SMO; kernels)"),
+              "epsilon-support vector regression (SMO; kernels)", progress=True),
     ModelSpec("linear-svc", "estimators.linear", "LinearSVC", "classification",
               {"C": (1e-3, 1e2)}, "linear SVM (LIBLINEAR's formulations)"),
     ModelSpec("kernel-ridge", "estimators.kernel_ridge", "KernelRidge", "regression",
@@ -176,7 +176,7 @@ def build_estimator(args, spec, feature_names, *, groups=None, skip=()):
         params["groups"] = parse_groups(args.groups, feature_names)
     elif groups is not None and "groups" in valid and params.get("model") == "group":
         params["groups"] = groups
-    if spec.progress and "verbose" in valid:
+    if spec.progress and "verbose" in valid and "verbose" not in skip:
         from .output import progress_mode
 
         params["verbose"] = int(progress_mode(args) is not None)

@@ -159,7 +159,8 @@ def _search(args, spec, ds, X, y, bits):
 
     from .. import parallel
 
-    est = build_estimator(args, spec, ds.feature_names, skip=("cv",))
+    # the search's bar shows progress: its candidates' fits stay silent
+    est = build_estimator(args, spec, ds.feature_names, skip=("cv", "verbose"))
     space = search_space(spec, est, method=args.method, grid_size=args.grid_size or 5,
                          ranges=args.range)
     cv = args.cv or 5

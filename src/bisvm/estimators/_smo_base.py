@@ -29,6 +29,7 @@ from bisvm.kernels import (
     make_kernel,
     warn_if_indefinite,
 )
+from bisvm.progress import Progress, mode_for_verbose
 from bisvm.solvers.dual.smo import solve_smo
 
 __all__ = ["BaseSMO", "warm_alpha", "positive_weight_rows", "LINEAR_GRAM_MAX_BYTES"]
@@ -221,17 +222,23 @@ class BaseSMO(BaseEstimator):
         return X[idx]
 
     def _solve(self, problem, alpha0, label=""):
-        res = solve_smo(
-            problem,
-            alpha0=alpha0,
-            tol=float(self.tol),
-            selection=self.selection,
-            shrinking=bool(self.shrinking),
-            cache_size=float(self.cache_size),
-            max_iter=int(self.max_iter),
-            n_jobs=getattr(self, "n_jobs", None),
-        )
-        if getattr(self, "verbose", False):
+        verbose = getattr(self, "verbose", False)
+        # the working-set solver's outer iterations (large problems) on stderr; drawn at
+        # the first one, so that the small problems SMO solves show no bar
+        with Progress(f"{type(self).__name__}{label}", None, mode=mode_for_verbose(verbose),
+                      unit="it", line_interval=1.0, lazy=True) as progress:
+            res = solve_smo(
+                problem,
+                alpha0=alpha0,
+                tol=float(self.tol),
+                selection=self.selection,
+                shrinking=bool(self.shrinking),
+                cache_size=float(self.cache_size),
+                max_iter=int(self.max_iter),
+                n_jobs=getattr(self, "n_jobs", None),
+                progress=progress if verbose else None,
+            )
+        if verbose:
             n_sv = int(np.sum(res.dual_coef > 0))
             n_bsv = int(np.sum(res.dual_coef >= problem.upper))
             print(

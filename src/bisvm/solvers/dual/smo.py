@@ -282,6 +282,7 @@ def solve_smo(
     max_iter=-1,
     n_jobs=None,
     method="auto",
+    progress=None,
 ):
     """Solve a :class:`DualProblem` by SMO (or by working sets of many variables).
 
@@ -316,6 +317,9 @@ def solve_smo(
         working-set solver where it was measured faster
         (:func:`~bisvm.solvers.dual.working_set.working_set_suits`: dense data, RBF
         kernel, many samples), SMO otherwise.
+    progress : callable, optional
+        Passed to the working-set solver, which reports each outer iteration (large
+        problems); SMO, which runs the small ones, reports nothing.
 
     Returns
     -------
@@ -347,7 +351,7 @@ def solve_smo(
     if _use_working_set(problem, method):
         return solve_working_set(
             problem, alpha0=alpha0, tol=tol, max_iter=max_iter, n_jobs=n_jobs,
-            ws_size=working_set_size(problem, cache_size))
+            ws_size=working_set_size(problem, cache_size), progress=progress)
     l = problem.n_variables
     upper = np.ascontiguousarray(problem.upper, dtype=np.float64)
     if alpha0 is None and problem.alpha_start is not None:

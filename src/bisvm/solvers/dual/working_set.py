@@ -306,7 +306,7 @@ def _initial_gradient(rows, alpha, y, p, shift, sample_index, q):
 
 
 def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=None,
-                      ws_size=WS_SIZE, n_new=None, max_inner=None):
+                      ws_size=WS_SIZE, n_new=None, max_inner=None, progress=None):
     """Solve a :class:`~bisvm.solvers.problems.DualProblem` by working sets of many variables.
 
     Parameters
@@ -331,6 +331,9 @@ def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=Non
         a multiple of it).
     max_inner : int, optional
         Cap on the inner SMO steps per subproblem (default ``10 q``).
+    progress : callable, optional
+        Called after each outer iteration as ``progress(1, violation=...)`` with the
+        violation :math:`m - M` then reached (a :class:`bisvm.progress.Progress`).
 
     Returns
     -------
@@ -376,7 +379,7 @@ def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=Non
         with _single_thread_blas():
             G = _initial_gradient(rows, alpha, y, p, shift, sidx, q)
             out = _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, float(tol),
-                        cap, max_inner)
+                        cap, max_inner, progress)
     finally:
         rows.close()
     return _result(problem, alpha, G, out, (start, cpu0), n, cap, tol, upper, y)
@@ -410,7 +413,8 @@ class _single_thread_blas:
         self.limits.restore_original_limits()
 
 
-def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inner):
+def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inner,
+          progress=None):
     """The outer iterations; returns ``(n_inner, n_outer, converged, gap, n_rows, prof)``.
 
     ``R`` is a ring of ``q // nb`` blocks of ``nb`` rows: the first iteration fills them
@@ -494,6 +498,8 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
             in_ws[mem] = False
         prof[3] += time.process_time() - t3
         n_outer += 1
+        if progress is not None:
+            progress(1, violation=f"{scan[0] - scan[1]:.3g}")
         if steps == 0 and cnt == 0:
             break  # stalled: no new member and no step (rounding); reported unconverged
     return n_inner, n_outer, converged, gap, n_rows, prof
