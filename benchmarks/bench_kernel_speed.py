@@ -177,7 +177,8 @@ def main():
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--no-threads", action="store_true")
     ap.add_argument("--tools", nargs="*", default=list(TOOLS),
-                    help="--large and --large-svr only: the tools to run (scikit-learn takes minutes)")
+                    help="--large and --large-svr only: the tools to run (scikit-learn "
+                         "takes minutes)")
     args = ap.parse_args()
     out_dir = HERE / "results"
     out_dir.mkdir(exist_ok=True)

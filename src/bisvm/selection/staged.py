@@ -119,8 +119,11 @@ class StagedFit:
     scan : ScanResult or None
     lower_solves, lower_iterations : int
     null : tuple or None
-        ``(error, null_error)`` when the null-model test replaced the model by the
-        intercept-only one (:func:`~bisvm.selection.decision.beats_null`), else None.
+        ``(statistic, value, null_value)`` when the null-model test replaced the model
+        by the intercept-only one (``statistic``: ``"log-loss of the calibrated
+        outputs"``, :func:`~bisvm.selection.decision.beats_null`, or
+        ``"misclassification"``, :func:`~bisvm.selection.decision.beats_null_balanced`),
+        else None.
     shift : float
         The intercept shift of the threshold (0 for ``threshold="zero"``).
     """
@@ -239,15 +242,20 @@ def _decision(folds, yb, sw, lower, hyper, s, bal, res, refined, coef, cost):
     shift = _THRESHOLD_SHIFTS[s.threshold](f, y, w)
     if s.null_test:
         # "balanced" judges the decision as it will be used (after the shift)
-        keep, err, err0 = (beats_null_balanced(f + shift, y, w, majority)
-                           if s.null_test == "balanced" else beats_null(f, y, w, majority))
+        if s.null_test == "balanced":
+            keep, err, err0 = beats_null_balanced(f + shift, y, w, majority)
+            what = "misclassification"
+        else:
+            keep, err, err0 = beats_null(f, y, w, majority)
+            what = "log-loss of the calibrated outputs"
+
         if not keep:
             # the intercept-only model: the (weighted) majority label of all rows, the
             # constant that minimises the mean hinge loss
             sw1 = np.ones(yb.shape[0]) if sw is None else sw
             null = np.zeros_like(coef)
             null[-1] = 1.0 if float(sw1 @ (yb > 0)) >= float(sw1 @ (yb < 0)) else -1.0
-            return null, (err, err0), 0.0
+            return null, (what, err, err0), 0.0
     coef[-1] += shift
     return coef, None, shift
 
