@@ -318,8 +318,7 @@ def solve_smo(
         (:func:`~bisvm.solvers.dual.working_set.working_set_suits`: dense data, RBF
         kernel, many samples), SMO otherwise.
     progress : callable, optional
-        Passed to the working-set solver, which reports each outer iteration (large
-        problems); SMO, which runs the small ones, reports nothing.
+        For the working-set solver's outer iterations (SMO reports nothing).
 
     Returns
     -------
@@ -341,9 +340,8 @@ def solve_smo(
         ``other`` and ``total``, from the CPU's cycle counter scaled to the wall time).
     """
     if selection not in ("second_order", "max_violating_pair"):
-        raise ValueError(
-            f"selection must be 'second_order' or 'max_violating_pair', got {selection!r}"
-        )
+        raise ValueError(f"selection must be 'second_order' or 'max_violating_pair', got "
+                         f"{selection!r}")
     if not tol > 0:
         raise ValueError(f"tol must be > 0, got {tol!r}")
     if not cache_size > 0:
