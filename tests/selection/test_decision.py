@@ -16,8 +16,8 @@ from bisvm.selection.decision import (
 )
 
 
-def _platt_reference(f, y, w):
-    """Platt's fit by scipy's BFGS on the same weighted likelihood (smoothed targets)."""
+def _platt_ac(f, y, w):
+    """Platt's (a, c) by scipy's BFGS on the weighted likelihood with smoothed targets."""
     n_pos, n_neg = np.sum(y > 0), np.sum(y <= 0)
     t = np.where(y > 0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
     w = w / w.sum()
@@ -26,8 +26,13 @@ def _platt_reference(f, y, w):
         z = th[0] * f + th[1]
         return float(w @ (np.logaddexp(0.0, z) - t * z))
 
-    th = minimize(nll, np.zeros(2), method="BFGS", options={"gtol": 1e-12}).x
-    return th[1] / th[0]
+    return minimize(nll, np.zeros(2), method="BFGS", options={"gtol": 1e-12}).x
+
+
+def _platt_reference(f, y, w):
+    """The shift c / a of Platt's fit by scipy (:func:`_platt_ac`)."""
+    a, c = _platt_ac(f, y, w)
+    return c / a
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -63,19 +68,6 @@ def test_platt_shift_is_finite_on_separated_outputs():
     s = platt_shift(f, y)
     # the decision f + s > 0 still separates the rows
     assert np.isfinite(s) and np.all(np.sign(f + s) == y)
-
-
-def _platt_ac(f, y, w):
-    """Platt's (a, c) by scipy's BFGS on the weighted likelihood with smoothed targets."""
-    n_pos, n_neg = np.sum(y > 0), np.sum(y <= 0)
-    t = np.where(y > 0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-    w = w / w.sum()
-
-    def nll(th):
-        z = th[0] * f + th[1]
-        return float(w @ (np.logaddexp(0.0, z) - t * z))
-
-    return minimize(nll, np.zeros(2), method="BFGS", options={"gtol": 1e-12}).x
 
 
 def test_beats_null_log_loss_against_a_hand_calculation():
