@@ -46,7 +46,8 @@ arguments (the others at their default of the time). `[accnull]` rows are the de
 of commit 0ed236e, whose null-model test judged the misclassification rate (copied from
 that run's records); the current defaults judge the log-loss of the calibrated
 out-of-fold outputs (`--seeds 5 --methods bisvm-auto,bisvm-scalar,bisvm-vector,
-bisvm-group`, run after the change)."""
+bisvm-group`, run after the change), and from them `--seeds 5 --methods bisvm-auto
+--variant 'zero={"threshold": "zero"}'`."""
 
 LIMITS_NOTE = """What the default (`bisvm-auto`) does not reach, and why. Balanced accuracy
 on the unbalanced tables stays under the best baseline's (−0.7, worst bfi −2.4). (1)
