@@ -298,7 +298,8 @@ def _initial_gradient(rows, alpha, y, p, shift, sample_index, q):
     sv = np.flatnonzero(alpha > 0)
     for b0 in range(0, sv.size, q):
         var = sv[b0:b0 + q]
-        rows.compute(sample_index[var], 0)
+        # on threads the pool and this thread share the rows (nothing else to do here)
+        rows.finish(rows.compute(sample_index[var], 0, wait=False))
         if rows.member_sums(np.arange(var.size), var, alpha[var], y):
             G += y * rows.d[sample_index]
         G[var] += shift[var] * alpha[var]
