@@ -125,7 +125,7 @@ def make_method(method, seed, table, extra):
     raise ValueError(f"unknown method {method!r}")
 
 
-def _kept(est, d):
+def kept_mask(est, d):
     """Boolean mask of the features a fitted estimator uses."""
     if hasattr(est, "best_estimator_"):
         est = est.best_estimator_
@@ -172,7 +172,7 @@ def run_one(name, seed, methods, extra, variant):
                 warnings.simplefilter("always")
                 est.fit(Xtr, ytr)
             c1, w1 = time.process_time(), time.perf_counter()
-            rec.update(score(table, est, Xte, yte, _kept(est, Xtr.shape[1]), c1 - c0, w1 - w0))
+            rec.update(score(table, est, Xte, yte, kept_mask(est, Xtr.shape[1]), c1 - c0, w1 - w0))
             rec["warnings"] = sorted({type(w.message).__name__ for w in caught})
         except Exception as exc:  # a failure is a result of the panel, not its end
             rec["error"] = f"{type(exc).__name__}: {exc}"

@@ -82,7 +82,7 @@ def main(seeds=5):
                     sweep.append(_sweep(dec, yte == pos))
                 res[m].append((roc_auc_score(yte == pos, dec), accuracy_score(yte, pred),
                                balanced_accuracy_score(yte, pred), np.mean(pred == pos),
-                               np.mean(yte == pos), bp._kept(est, Xtr.shape[1]).sum()))
+                               np.mean(yte == pos), bp.kept_mask(est, Xtr.shape[1]).sum()))
         for m, v in res.items():
             v = np.asarray(v, dtype=float).mean(axis=0)
             lines.append(f"| {name} | {m} | {v[0]:.3f} | {100 * v[1]:.1f} | {100 * v[2]:.1f} "

@@ -174,7 +174,6 @@ class _Rows:
         ``n_threads - 1`` of the pool's threads (the calling thread has the subproblem to
         solve); :meth:`finish` lets the calling thread take the blocks left, waits, and
         gives the CPU seconds the rows took. The values do not depend on the threads."""
-        m = samples.shape[0]
         A = self.X32[samples]
         sa = self.sqn[samples]
         n = self.R.shape[1]
@@ -184,9 +183,7 @@ class _Rows:
         chunks = list(zip(cuts[:-1], cuts[1:]))
 
         def job(lo, hi):
-            T = self._scratch(m * (hi - lo)).reshape(m, hi - lo)
-            np.matmul(A, self.X32[lo:hi].T, out=T)
-            transform_into(T, self.R, r0, lo, sa, self.sqn, *self.args)
+            self._kernel_block(A, sa, self.X32[lo:hi], self.sqn, self.R, r0, lo)
 
         if not background:
             for lo, hi in chunks:
@@ -205,6 +202,15 @@ class _Rows:
                 job(*chunks[i])
 
         return [self.pool.submit(worker) for _ in range(self.n_threads - 1)], worker
+
+    def _kernel_block(self, A, sa, B, sb, dst, r0, c0):
+        """Kernel values of the rows ``A`` (squared norms ``sa``) against the rows ``B``
+        into ``dst[r0:r0 + len(A), c0:c0 + len(B)]`` (``sb``: the squared norms of the
+        columns of ``dst``): the product goes to this thread's scratch (in its cache),
+        :func:`transform_into` writes the block once."""
+        T = self._scratch(A.shape[0] * B.shape[0]).reshape(A.shape[0], B.shape[0])
+        np.matmul(A, B.T, out=T)
+        transform_into(T, dst, r0, c0, sa, sb, *self.args)
 
     def _scratch(self, size):
         """This thread's float32 scratch of at least ``size`` entries."""
@@ -231,9 +237,7 @@ class _Rows:
         W = self.W[:m * m].reshape(m, m)
 
         def job(lo, hi):
-            T = self._scratch(m * (hi - lo)).reshape(hi - lo, m)
-            np.matmul(Xw[lo:hi], Xw.T, out=T)
-            transform_into(T, W, lo, 0, sq[lo:hi], sq, *self.args)
+            self._kernel_block(Xw[lo:hi], sq[lo:hi], Xw, sq, W, lo, 0)
             build_q(W, var, sidx, y, kdiag, shift, Q, kd, lo, hi)
 
         # serial: the threads are busy with the rows
@@ -256,9 +260,8 @@ class _Rows:
         members of ``mask`` were summed into ``self.d`` already (:meth:`sums`, ``nz`` of
         them moved); the others are added to them."""
         if summed is None:
-            mask, nz_done = np.zeros(var.size, dtype=np.bool_), 0
-        else:
-            mask, nz_done = summed
+            return bool(self.sums(rws, var, delta, y, self.d))
+        mask, nz_done = summed
         rest = ~mask
         nz = self.sums(rws[rest], var[rest], delta[rest], y,
                        self.d_new if nz_done else self.d)
