@@ -80,7 +80,8 @@ def fit_binary(Xa, yb, lower, hyper, settings, sample_weight=None, *, progress=N
     BinaryFit
     """
     fit = fit_staged(Xa, yb, lower, hyper, settings, sample_weight, progress=progress)
-    coef, eps = fit.coef, settings.support_threshold
+    # the restricted refit is zero exactly off its support: every nonzero is selected
+    coef, eps = fit.coef, 0.0 if fit.restricted else settings.support_threshold
     return BinaryFit(
         coef=coef, beta=fit.beta, value=fit.value,
         importance=importance_scores(coef, fit.beta, hyper, threshold=eps),

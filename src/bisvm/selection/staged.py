@@ -42,6 +42,13 @@ from .decision import (
 from .lower_level import beta_upper_bound, zero_model_penalty
 from .one_se import one_se_error_scalar, one_se_scalar, validation_splits
 from .search import scalar_scan
+from .support import (
+    expand,
+    restrict_folds,
+    restrict_hyper,
+    support_mask,
+    thresholded_value,
+)
 
 __all__ = ["StagedSettings", "StagedFit", "fit_staged", "weighted_folds",
            "UNBALANCED_SHARE", "CRITERIA", "THRESHOLDS"]
@@ -90,7 +97,7 @@ class StagedSettings:
     scalar_rule: str = "min"
     refinement_rule: str = "1se"
     balanced: object = False
-    refit: bool = True
+    refit: object = "support"  # "support", True or False
     max_line_search: int = 10
     cv_repeats: int = 1
     null_test: object = False  # False, True or "balanced"
@@ -140,6 +147,7 @@ class StagedFit:
     lower_iterations: int
     null: object = None
     shift: float = 0.0
+    restricted: bool = False
 
 
 class _Cost:
@@ -214,29 +222,59 @@ def fit_staged(Xa, yb, lower, hyper, settings, sample_weight=None, progress=None
         cost.iters += r.n_iter
     else:
         coef = res.coefs[0]
+    decide = bool(s.null_test) or s.threshold != "zero"
+    restricted = s.refit == "support"
     null, shift = None, 0.0
-    if s.null_test or s.threshold != "zero":
-        coef, null, shift = _decision(folds, yb, sw, lower, hyper, s, bal, res, refined,
-                                      coef, cost)
+    if decide or restricted:
+        obj, coefs = _fold_models(folds, lower, hyper, s, bal, res, refined, cost)
+        if restricted:
+            coef, obj, coefs = _restrict(Xa, yb, sw, coef, obj, coefs, lower, hyper, s,
+                                         bal, res.beta, cost)
+        if decide:
+            coef, null, shift = _decision(obj, coefs, yb, sw, s, coef)
     return StagedFit(coef=coef, beta=res.beta, value=float(res.value),
                      n_iter=max(1, cost.outer), history=res.history, balanced=bal,
                      refined=refined, scan=scan, lower_solves=cost.solves,
-                     lower_iterations=cost.iters, null=null, shift=shift)
+                     lower_iterations=cost.iters, null=null, shift=shift,
+                     restricted=restricted)
 
 
-def _decision(folds, yb, sw, lower, hyper, s, bal, res, refined, coef, cost):
-    """The null-model test and the calibrated intercept on the out-of-fold outputs of
-    the k folds of all rows at the chosen β (:mod:`~bisvm.selection.decision`); returns
-    (coef, null, shift)."""
+def _fold_models(folds, lower, hyper, s, bal, res, refined, cost):
+    """The objective of the k folds of all rows and its fold solutions at the chosen β
+    (re-solved when the refinement's solutions are of other folds)."""
     obj = BilevelObjective(folds, lower, hyper, loss=s.loss, balanced=bal)
     if refined or len(res.coefs) != len(folds):
-        # the refinement's solutions are of other folds: solve these at its β
         mean = np.mean(res.coefs, axis=0)
         coefs, it = obj.solve(res.beta, tuple(mean for _ in folds), 1e-9)
         cost.solves += len(folds)
         cost.iters += it
-    else:
-        coefs = res.coefs
+        return obj, coefs
+    return obj, res.coefs
+
+
+def _restrict(Xa, yb, sw, coef, obj, coefs, lower, hyper, s, bal, beta, cost):
+    """``refit="support"``: the refit and the fold models re-solved with the unselected
+    coefficients fixed at zero (:mod:`~bisvm.selection.support`); returns the full-length
+    refit and the restricted (objective, fold solutions)."""
+    keep = support_mask(coef, hyper, s.support_threshold)
+    if keep.all():
+        return coef, obj, coefs
+    hk = restrict_hyper(hyper, keep)
+    P = lower.problem(Xa[:, keep], yb, hk.penalty_groups, hk.weights(beta), hk.l2(beta),
+                      sample_weight=sw)
+    r = lower.solve(P, w0=np.asarray(coef)[keep])
+    objk = BilevelObjective(restrict_folds(obj.folds, keep), lower, hk, loss=s.loss,
+                            balanced=bal)
+    coefsk, it = objk.solve(beta, tuple(np.asarray(c)[keep] for c in coefs), 1e-9)
+    cost.solves += 1 + len(coefs)
+    cost.iters += r.n_iter + it
+    return expand(r.coef, keep), objk, coefsk
+
+
+def _decision(obj, coefs, yb, sw, s, coef):
+    """The null-model test and the calibrated intercept on the out-of-fold outputs of
+    the fold solutions ``coefs`` of ``obj`` (:mod:`~bisvm.selection.decision`); returns
+    (coef, null, shift)."""
     f, y, w, majority = out_of_fold(obj, coefs)
     coef = np.array(coef, dtype=float)
     shift = _THRESHOLD_SHIFTS[s.threshold](f, y, w)
@@ -283,6 +321,8 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
     learn_l2 = scal.learn_l2
     l2_0 = lower.l2_penalty
     scan, warm = None, None
+    # the returned model is restricted to its support: candidates are judged so
+    judge = s.support_threshold if s.refit == "support" else None
     if s.init_penalty == "auto":
         # the scan is over the L1 weight at the fixed α (the same lower-level problems)
         l1_obj = obj if not learn_l2 else BilevelObjective(
@@ -294,6 +334,8 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
         scan = scalar_scan(l1_obj, inner_tol=1e-5)
         cost.solves += scan.lower_solves
         cost.iters += scan.lower_iterations
+        if judge is not None:
+            scan = replace(scan, best_index=_thresholded_best(scan, l1_obj, judge))
         l1_0, warm = scan.best_beta, scan.best_coefs
     else:
         l1_0 = float(s.init_penalty)
@@ -303,8 +345,13 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
                       max_line_search=s.max_line_search)
     _close(report)
     cost.add(res)
-    if scan is not None and not learn_l2 and res.value > scan.best_value:
-        # the outer run ended above its start (an inexact first solve): keep the start
+    if scan is not None and not learn_l2 and (
+            res.value > scan.best_value if judge is None else
+            thresholded_value(obj, res.coefs, judge)
+            > thresholded_value(obj, scan.best_coefs, judge)):
+        # the outer run ended above its start (an inexact first solve, or, judged
+        # restricted to the support, a model carried by sub-threshold coefficients):
+        # keep the start
         res = replace(res, beta=np.array([scan.best_beta]), coefs=scan.best_coefs,
                       value=scan.best_value)
     rule = s.scalar_rule
@@ -324,6 +371,13 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
         # the path's steps, the re-solve at b0 and the final value, per fold
         cost.solves += (steps + 2) * len(folds)
     return res, scan
+
+
+def _thresholded_best(scan, obj, threshold):
+    """Index of the scan point whose fold models, restricted to their supports, have the
+    smallest criterion (the last of a tie: the sparser model)."""
+    tv = np.array([thresholded_value(obj, c, threshold) for c in scan.coefs])
+    return int(tv.size - 1 - np.argmin(tv[::-1]))
 
 
 def _refine(Xa, yb, sw, folds, counts, lower, hyper, s, bal, sres, cost, progress):
