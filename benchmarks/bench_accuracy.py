@@ -65,12 +65,16 @@ def methods(quick):
     if quick:
         configs = [c for c in configs if "thesis" not in c[0] or "vector / holdout" in c[0]]
     for label, model, crit, pen_b, l2 in configs:
-        def make(s, g, model=model, crit=crit, pen_b=pen_b, l2=l2):
+        def make(s, g, model=model, crit=crit, pen_b=pen_b, l2=l2, label=label):
             if model == "group" and g is None:
                 return None
+            # the thesis's rows keep its decision rule: the refit on every feature, the
+            # SVM's sign, no null-model test
+            thesis = dict(refit=True, null_test=False, threshold="zero") \
+                if "thesis" in label else {}
             return BilevelSVC(model=model, criterion=crit, random_state=s,
                               penalize_intercept=pen_b, learn_l2_penalty=l2,
-                              groups=g if model == "group" else None)
+                              groups=g if model == "group" else None, **thesis)
         yield f"BilevelSVC {label}", make
 
 

@@ -119,3 +119,28 @@ def test_thresholded_value_by_hand():
     rf = restrict_folds(folds, np.r_[np.ones(3, bool), np.zeros(3, bool), True])
     assert rf[0].X_train.shape == (folds[0].X_train.shape[0], 4)
     assert rf[0].y_val is folds[0].y_val
+
+
+def test_held_out_monitor_judges_the_restricted_solution():
+    from types import SimpleNamespace
+
+    from bisvm.selection.early_stopping import HeldOutMonitor
+
+    X, y = _data(n=200, d=8, seed=4)
+    y = np.where(y == 1, 1.0, -1.0)
+    Xa = np.c_[X, np.ones(len(y))]
+    tr, va = np.arange(140), np.arange(140, 200)
+    obj = BilevelObjective(weighted_folds(Xa, y, None, [(tr, va)]), LowerLevel(),
+                           make_hyper_model("vector", 8), loss="scaled_squared_hinge")
+    beta = np.full(9, 0.005)
+    (w,), _ = obj.solve(beta, None, 1e-10)
+    eps = float(np.median(np.abs(w[:-1])))
+    zeroed = np.where(np.r_[np.abs(w[:-1]) > eps, True], w, 0.0)
+    expect = obj.criteria[0].value_and_grad(zeroed)[0]
+    plain = obj.criteria[0].value_and_grad(w)[0]
+    assert abs(expect - plain) > 1e-6  # the threshold matters here
+    ev = SimpleNamespace(beta=beta)
+    m, _, _ = HeldOutMonitor(obj, None, 5, threshold=eps).update(ev, 0.0, 1e-10)
+    np.testing.assert_allclose(m, expect, rtol=1e-6)
+    m0, _, _ = HeldOutMonitor(obj, None, 5).update(ev, 0.0, 1e-10)
+    np.testing.assert_allclose(m0, plain, rtol=1e-6)

@@ -235,7 +235,9 @@ class BilevelSVC(SmoothedSVMBase):
         standardised features the coefficient share is the usual linear-model importance;
         both are reported.
     support_ : ndarray of bool, shape (n_features,)
-        Selected features (:math:`|\hat w_j| > \varepsilon`, by group for the group model).
+        Selected features (:math:`|\hat w_j| > \varepsilon` at the learned β, by group
+        for the group model); with ``refit="support"`` exactly the features with a
+        nonzero ``coef_`` (in any class), the only ones the model reads.
     history_ : tuple of HistoryEntry, or list of them per class
         β, J, nonzero count, cumulated lower-level solves / iterations, seconds per outer
         iteration.

@@ -424,8 +424,8 @@ def _n_nonzero(coefs, threshold):
 def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, memory=10,
                 max_log_step=3.0, inner_tol=1e-9, nonzero_threshold=0.01, beta_max=None,
                 predictor=True, warn=True, adaptive_tol=True, monitor=None, patience=5,
-                monitor_rule="min", max_line_search=10, callback=None, warm0=None,
-                monitor_warm0=None):
+                monitor_rule="min", monitor_threshold=None, max_line_search=10,
+                callback=None, warm0=None, monitor_warm0=None):
     r"""BiSVM L-BFGS (seed-000 Algorithm 8) in log-scale coordinates
     :math:`\beta = \beta_{\max}\,\sigma(\theta)` (:math:`\theta \approx \log\beta` for
     :math:`\beta \ll \beta_{\max}`).
@@ -493,6 +493,9 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
         (``"1se"``) the best among those whose held-out gain over the *start* exceeds
         one standard error of the paired per-row differences, else the start
         (:class:`~bisvm.selection.early_stopping.HeldOutMonitor`).
+    monitor_threshold : float, optional
+        The monitor judges its solutions with the coefficients under this support
+        threshold set to zero (the model restricted to its support); None: as they are.
     max_line_search : int
         Cap on trial points per line search (each costs a lower-level solve per fold);
         a search that finds no acceptable step stops the run at the current iterate.
@@ -518,7 +521,8 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
         raise ValueError(f"beta0 must be below beta_max={bmax:.4g}")
     run = _OuterRun(objective, bmax, inner_tol, adaptive_tol, predictor, nonzero_threshold,
                     warm0, None if monitor is None else HeldOutMonitor(
-                        monitor, monitor_warm0, patience, monitor_rule), callback, t0)
+                        monitor, monitor_warm0, patience, monitor_rule, monitor_threshold),
+                    callback, t0)
     res = minimize_lbfgs(
         run.fun_grad, logit(b0 / bmax), tol=tol, max_iter=max_iter, memory=memory,
         ftol=ftol, first_max_change=1.0, max_step=max_log_step, callback=run.on_iteration,

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .importance import support_mask
+
 __all__ = ["HeldOutMonitor", "MONITOR_RULES"]
 
 MONITOR_RULES = ("min", "1se")
@@ -42,6 +44,11 @@ class HeldOutMonitor:
         Iterations without a held-out improvement before stopping.
     rule : {"min", "1se"}
         Which iterate :attr:`best` holds (module docstring).
+    threshold : float, optional
+        Judge the held-out rows with the coefficients that
+        :func:`~bisvm.selection.importance.support_mask` drops set to zero, as the
+        model restricted to its support (``BilevelSVC(refit="support")``) will read
+        them; None: the solutions as they are.
 
     Attributes
     ----------
@@ -49,10 +56,11 @@ class HeldOutMonitor:
         The chosen iterate and its optimised criterion value.
     """
 
-    def __init__(self, monitor, warm, patience, rule="min"):
+    def __init__(self, monitor, warm, patience, rule="min", threshold=None):
         if rule not in MONITOR_RULES:
             raise ValueError(f"monitor_rule must be one of {MONITOR_RULES}, got {rule!r}")
         self.monitor, self.patience, self.rule = monitor, patience, rule
+        self.threshold = threshold
         self.warm = None if warm is None else tuple(warm)
         self.best, self._best_value, self.since = None, np.inf, 0
         self._raw_best = np.inf
@@ -74,6 +82,9 @@ class HeldOutMonitor:
         lower-level iterations)."""
         coefs, it = self.monitor.solve(ev.beta, self.warm, tol)
         self.warm = coefs
+        if self.threshold is not None:
+            coefs = tuple(np.where(support_mask(c, self.monitor.hyper, self.threshold), c, 0.0)
+                          for c in coefs)
         t, om = self._terms(coefs)
         m = float(om @ t)
         # patience counts iterations without a raw held-out improvement

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["importance_scores", "coefficient_shares"]
+__all__ = ["importance_scores", "coefficient_shares", "support_mask"]
 
 
 def importance_scores(coef, beta, hyper, *, threshold=0.01, method="penalty"):
@@ -83,3 +83,26 @@ def coefficient_shares(coef, hyper, *, threshold=0.01):
                     np.abs(coef[:d]) > threshold)
     a = np.abs(coef[:d]) * kept
     return a / a.sum() if a.sum() > 0 else np.zeros(d)
+
+
+def support_mask(coef, hyper, threshold):
+    r"""Coordinates of the augmented :math:`w` (bias last) that the restricted model
+    keeps: the features (or groups) with :math:`\|\hat w_k\|_2 > \varepsilon`, and
+    every unpenalised coordinate (the bias always).
+
+    Parameters
+    ----------
+    coef : ndarray, shape (d + 1,)
+    hyper : HyperModel
+    threshold : float
+        The thesis's ε.
+
+    Returns
+    -------
+    ndarray of bool, shape (d + 1,)
+    """
+    coef = np.asarray(coef, dtype=float)
+    feat = coefficient_shares(coef, hyper, threshold=threshold) > 0
+    keep = np.r_[feat, True]
+    keep[np.asarray(hyper.penalty_groups) < 0] = True
+    return keep

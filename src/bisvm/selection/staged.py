@@ -423,7 +423,8 @@ def _refine(Xa, yb, sw, folds, counts, lower, hyper, s, bal, sres, cost, progres
     res = bisvm_lbfgs(obj, beta0, max_iter=int(s.max_iter), tol=float(s.tol),
                       nonzero_threshold=s.support_threshold, monitor=monitor,
                       callback=report, warm0=warm0, monitor_warm0=mwarm0,
-                      monitor_rule=s.refinement_rule, max_line_search=s.max_line_search)
+                      monitor_rule=s.refinement_rule, max_line_search=s.max_line_search,
+                      monitor_threshold=s.support_threshold if s.refit == "support" else None)
     _close(report)
     cost.add(res)
     if monitor is None:
