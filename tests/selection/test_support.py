@@ -144,3 +144,26 @@ def test_held_out_monitor_judges_the_restricted_solution():
     np.testing.assert_allclose(m, expect, rtol=1e-6)
     m0, _, _ = HeldOutMonitor(obj, None, 5).update(ev, 0.0, 1e-10)
     np.testing.assert_allclose(m0, plain, rtol=1e-6)
+
+
+def test_one_se_path_with_threshold_stops_no_later():
+    # the restricted reading only adds a way to leave the band: never a larger β
+    from bisvm.selection.one_se import one_se_scalar
+
+    X, y = _data(n=160, d=30, seed=5)
+    y = np.where(y == 1, 1.0, -1.0)
+    Xa = np.c_[X, np.ones(len(y))]
+    idx = np.arange(len(y)) % 4
+    obj = BilevelObjective(
+        weighted_folds(Xa, y, None, [(np.flatnonzero(idx != j), np.flatnonzero(idx == j))
+                                     for j in range(4)]),
+        LowerLevel(), make_hyper_model("scalar", 30), loss="scaled_squared_hinge")
+    b_plain, _, _ = one_se_scalar(obj, 0.005)
+    b_thr, coefs, _ = one_se_scalar(obj, 0.005, threshold=0.01)
+    assert 0.005 <= b_thr <= b_plain
+    # and its fold models, restricted, are within one SE of the start's (by hand)
+    from bisvm.selection.one_se import pooled_terms, weighted_mean_se
+
+    start, _ = obj.solve(np.array([0.005]))
+    J0, se = weighted_mean_se(*pooled_terms(obj, start, 0.01))
+    assert weighted_mean_se(*pooled_terms(obj, coefs, 0.01))[0] <= J0 + se + 1e-9

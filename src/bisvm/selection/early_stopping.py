@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .importance import support_mask
+from .importance import zero_unselected
 
 __all__ = ["HeldOutMonitor", "MONITOR_RULES"]
 
@@ -83,7 +83,7 @@ class HeldOutMonitor:
         coefs, it = self.monitor.solve(ev.beta, self.warm, tol)
         self.warm = coefs
         if self.threshold is not None:
-            coefs = tuple(np.where(support_mask(c, self.monitor.hyper, self.threshold), c, 0.0)
+            coefs = tuple(zero_unselected(c, self.monitor.hyper, self.threshold)
                           for c in coefs)
         t, om = self._terms(coefs)
         m = float(om @ t)

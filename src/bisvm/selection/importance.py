@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["importance_scores", "coefficient_shares", "support_mask"]
+__all__ = ["importance_scores", "coefficient_shares", "support_mask", "zero_unselected"]
 
 
 def importance_scores(coef, beta, hyper, *, threshold=0.01, method="penalty"):
@@ -106,3 +106,13 @@ def support_mask(coef, hyper, threshold):
     keep = np.r_[feat, True]
     keep[np.asarray(hyper.penalty_groups) < 0] = True
     return keep
+
+
+def zero_unselected(coef, hyper, threshold):
+    """``coef`` with the coordinates :func:`support_mask` drops set to zero (None:
+    ``coef`` unchanged): the fold model as the model restricted to its support reads
+    it."""
+    if threshold is None:
+        return coef
+    coef = np.asarray(coef, dtype=float)
+    return np.where(support_mask(coef, hyper, threshold), coef, 0.0)

@@ -37,6 +37,7 @@ from sklearn.model_selection import (
     StratifiedShuffleSplit,
 )
 
+from .importance import zero_unselected
 from .lower_level import beta_upper_bound
 
 __all__ = ["weighted_mean_se", "pooled_terms", "pooled_error", "one_se_scalar",
@@ -56,26 +57,30 @@ def weighted_mean_se(values, w):
     m = float(w @ values)
     return m, float(np.sqrt(np.sum(w**2 * (values - m) ** 2)))
 
-def pooled_terms(objective, coefs):
+def pooled_terms(objective, coefs, threshold=None):
     """Pooled per-row terms and weights of every fold's criterion at ``coefs``: the
-    objective's value is ``weights @ terms`` (each fold weighs 1/k)."""
+    objective's value is ``weights @ terms`` (each fold weighs 1/k). With
+    ``threshold``, of the fold models restricted to their supports
+    (:func:`~bisvm.selection.importance.zero_unselected`)."""
     ts, ws = [], []
     k = len(coefs)
     for c, w in zip(objective.criteria, coefs):
-        t, om = c.terms(w)
+        t, om = c.terms(zero_unselected(w, objective.hyper, threshold))
         ts.append(t)
         ws.append(om / k)
     return np.concatenate(ts), np.concatenate(ws)
 
 
-def pooled_error(objective, coefs):
+def pooled_error(objective, coefs, threshold=None):
     """Pooled per-row misclassification indicators (a zero output counts as an error)
     and their weights, over every fold's validation rows at ``coefs``: the pooled error
     rate is ``weights @ errors`` (each fold weighs 1/k; within a fold the criterion's
-    normalised row weights, class-balanced when the objective is)."""
+    normalised row weights, class-balanced when the objective is). ``threshold`` as in
+    :func:`pooled_terms`."""
     es, ws = [], []
     k = len(coefs)
     for c, w in zip(objective.criteria, coefs):
+        w = zero_unselected(w, objective.hyper, threshold)
         _, om = c.terms(w)
         es.append((np.sign(c.V @ w) != c.eta).astype(float))
         ws.append(om / k)
@@ -94,7 +99,7 @@ class ErrorPath:
     chosen_index: int
 
 
-def one_se_error_scalar(objective, beta, *, warm=None, factor=1.25, top=None,
+def one_se_error_scalar(objective, beta, *, warm=None, factor=1.25, top=None, threshold=None,
                         max_steps=60, inner_tol=1e-9):
     r"""Largest scalar β on the path :math:`\beta\rho^l` (l = 0, 1, ...; below ``top``)
     whose pooled validation error is within one standard error of the path's smallest
@@ -113,6 +118,8 @@ def one_se_error_scalar(objective, beta, *, warm=None, factor=1.25, top=None,
     top : float, optional
         The path stops below it; default the scan's top
         (:func:`~bisvm.selection.search.scan_betas`), where the model is nearly empty.
+    threshold : float, optional
+        Judge the fold models restricted to their supports (:func:`pooled_error`).
     max_steps : int
     inner_tol : float
 
@@ -136,7 +143,7 @@ def one_se_error_scalar(objective, beta, *, warm=None, factor=1.25, top=None,
     coefs = warm
     while True:
         coefs, _ = objective.solve(b * ones, coefs, inner_tol)
-        e, om = pooled_error(objective, coefs)
+        e, om = pooled_error(objective, coefs, threshold)
         E, se = weighted_mean_se(e, om)
         betas.append(b)
         errs.append(E)
@@ -154,7 +161,8 @@ def one_se_error_scalar(objective, beta, *, warm=None, factor=1.25, top=None,
     return betas[j], sols[j], steps, path
 
 
-def one_se_scalar(objective, beta, *, warm=None, factor=1.25, max_steps=40, inner_tol=1e-9):
+def one_se_scalar(objective, beta, *, warm=None, factor=1.25, max_steps=40, inner_tol=1e-9,
+                  threshold=None):
     r"""Largest scalar β on the path :math:`\beta\rho^l` whose criterion is within one
     standard error of the criterion at ``beta`` (module docstring).
 
@@ -170,6 +178,12 @@ def one_se_scalar(objective, beta, *, warm=None, factor=1.25, max_steps=40, inne
         ρ > 1, the step of the path.
     max_steps : int
     inner_tol : float
+    threshold : float, optional
+        Judge the fold models restricted to their supports (:func:`pooled_terms`): the
+        criterion of ``BilevelSVC(refit="support")``'s model, whose sub-threshold
+        coefficients are zero. Without it, far along the path the smoothed penalty's
+        ridge limit (every coefficient below the threshold) can stay within the standard
+        error while the restricted model is empty.
 
     Returns
     -------
@@ -185,9 +199,15 @@ def one_se_scalar(objective, beta, *, warm=None, factor=1.25, max_steps=40, inne
     if not factor > 1:
         raise ValueError(f"factor must be > 1, got {factor!r}")
     ones = np.ones(1)
+    # the models as fitted, and (with a threshold) as returned, restricted to their
+    # supports: a step must stay within one standard error under every reading
+    readings = (None,) if threshold is None else (None, threshold)
+
+    def band(coefs):
+        return [weighted_mean_se(*pooled_terms(objective, coefs, r)) for r in readings]
+
     coefs, _ = objective.solve(beta * ones, warm, inner_tol)
-    t, om = pooled_terms(objective, coefs)
-    J0, se = weighted_mean_se(t, om)
+    limits = [J0 + se for J0, se in band(coefs)]
     # the bisvm_lbfgs bound: beyond it every coefficient is smoothed away
     bmax = beta_upper_bound(objective.folds)
     best, best_coefs, b, steps = float(beta), coefs, float(beta), 0
@@ -197,8 +217,7 @@ def one_se_scalar(objective, beta, *, warm=None, factor=1.25, max_steps=40, inne
             break
         coefs, _ = objective.solve(b * ones, coefs, inner_tol)
         steps += 1
-        t, om = pooled_terms(objective, coefs)
-        if float(om @ t) > J0 + se:
+        if any(J > lim for (J, _), lim in zip(band(coefs), limits)):
             break
         best, best_coefs = b, coefs
     return best, best_coefs, steps

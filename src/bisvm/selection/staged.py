@@ -363,9 +363,10 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
     if rule != "min" and not learn_l2:
         b0 = float(res.beta[0])
         if rule == "1se":
-            b, coefs, steps = one_se_scalar(obj, b0, warm=res.coefs)
+            b, coefs, steps = one_se_scalar(obj, b0, warm=res.coefs, threshold=judge)
         else:
-            b, coefs, steps, _ = one_se_error_scalar(obj, b0, warm=res.coefs)
+            b, coefs, steps, _ = one_se_error_scalar(obj, b0, warm=res.coefs,
+                                                     threshold=judge)
         value = float(obj.value(np.array([b]), coefs))
         res = replace(res, beta=np.array([b]), coefs=coefs, value=value)
         # the path's steps, the re-solve at b0 and the final value, per fold

@@ -30,9 +30,14 @@ start) by :func:`thresholded_value`, the criterion of the fold models with the
 unselected coefficients zeroed, and the refinement's held-out monitor judges its
 iterates the same way (:class:`~bisvm.selection.early_stopping.HeldOutMonitor`'s
 ``threshold``): a candidate carried by sub-ε coefficients (the ridge limit) loses to
-one whose selected features carry it. (Re-solving each candidate on its support instead
-of zeroing chose the same scalar β on every panel table but seed-004's, at 25 % more
-CPU time.)
+one whose selected features carry it. The one-standard-error path of the wide tables
+(:func:`~bisvm.selection.one_se.one_se_scalar`) must stay within one standard error
+under both readings, as fitted and as returned: judged as fitted only, it walked to the
+ridge limit on bench_wide's leukemia-shaped problem (72 × 7,129, seeds 0 and 2: β ≈ 9,
+no feature above ε, the restricted model empty); judged as returned only, it dropped
+informative features on the 200 × 2,000 one (16-18 of 20 kept instead of 20).
+(Re-solving each candidate on its support instead of zeroing chose the same scalar β on
+every panel table but seed-004's, at 25 % more CPU time.)
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from .bilevel import Fold, HyperModel
-from .importance import support_mask
+from .importance import support_mask, zero_unselected
 
 __all__ = ["support_mask", "thresholded_value", "restrict_hyper", "restrict_folds", "expand"]
 
@@ -50,12 +55,9 @@ def thresholded_value(objective, coefs, threshold):
     ``coefs`` with every unselected coefficient (:func:`support_mask`) set to zero: the
     judge of the scalar stage's candidates when the returned model is restricted to
     its support."""
-    vals = []
-    for crit, w in zip(objective.criteria, coefs):
-        w = np.asarray(w, dtype=float)
-        keep = support_mask(w, objective.hyper, threshold)
-        vals.append(crit.value_and_grad(np.where(keep, w, 0.0))[0])
-    return float(np.mean(vals))
+    return float(np.mean([crit.value_and_grad(zero_unselected(w, objective.hyper,
+                                                               threshold))[0]
+                          for crit, w in zip(objective.criteria, coefs)]))
 
 
 def restrict_hyper(hyper, keep):
