@@ -61,7 +61,7 @@ models used all nine features at |w| ≈ 0.002 while reporting none, and on the
 200 × 2,000 problem the 1,980 unreported coefficients cost 2.1 points of test accuracy).
 Counted exactly, it keeps 12.2 features on average, over L1-CV's 11.8 (the `[refitall]`
 count, 11.6, left out features its model used). Balanced accuracy on the 7 unbalanced
-tables averages 65.3 %, against L2-CV's 65.3, L1-CV's 65.2 and RFECV's 65.0 (65.32
+tables averages 65.3 %, against L2-CV's 65.3, L1-CV's 65.2 and RFECV's 65.0 (65.33
 against 65.28 in the JSON records), but per table it stays 0.3 points under the best
 baseline's on average (worst bfi −1.9). (1)
 The misclassification null test of the `[accnull]` rows returned the intercept-only

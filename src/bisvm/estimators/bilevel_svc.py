@@ -337,11 +337,11 @@ class BilevelSVC(SmoothedSVMBase):
       test accuracy rises from 86.0 % to 88.1 % (200 × 400: 96.6 % to 97.4 %); on
       biopsy two seeds' models used all nine features through coefficients of 0.002
       while ``support_`` was empty. The default against ``refit=True`` (the panel's
-      ``[refitall]`` rows): accuracy +0.09 / −0.9 (bfi) against −0.06 / −1.1;
+      ``[refitall]`` rows): accuracy +0.10 / −0.9 (bfi) against −0.06 / −1.1;
       features 12.2 against 11.6, the difference being features now counted because
       the model uses them (biopsy 5.4 -> 8.8) or chosen by the restricted judge (email
       7.4 -> 15.0, balanced accuracy 50.9 -> 53.4 %).
-    * Together (the defaults): +0.09 / −0.9 (bfi), 12.2 features (L1-CV 11.8: over
+    * Together (the defaults): +0.10 / −0.9 (bfi), 12.2 features (L1-CV 11.8: over
       it), every informative feature kept on 13 of 15 synthetic seeds (5/5 on the
       200 × 2,000 and 200 × 400 problems, 3/5 on the 600 × 40 one, whose seeds 3 and 4
       have informative features with no linear signal: population logistic
