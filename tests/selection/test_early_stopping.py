@@ -63,10 +63,11 @@ def test_monitor_rule_validated():
 
 
 def test_one_se_refinement_never_worse_on_held_out_than_the_scalar_start():
+    # refit=True: no sparsity preference, so the held-out value can only improve
     X, y = make_classification(300, 30, n_informative=4, n_redundant=0, flip_y=0.1,
                                random_state=1)
     est = BilevelSVC(early_stopping=True, refinement_rule="1se", random_state=0,
-                     max_iter=30).fit(X, y)
+                     max_iter=30, refit=True).fit(X, y)
     h = est.history_
     start = h[0].monitor_value
     assert np.isfinite(start)
@@ -115,3 +116,48 @@ def test_one_se_scalar_path_by_hand():
     est = BilevelSVC(model="scalar", scalar_rule="1se", random_state=0).fit(X, y)
     plain = BilevelSVC(model="scalar", random_state=0).fit(X, y)
     assert est.penalty_weights_[0] >= plain.penalty_weights_[0]
+
+
+class _ScriptedSparse:
+    """Held-out terms and monitor solutions (features, bias 0) given per iterate."""
+
+    def __init__(self, terms, coefs):
+        from bisvm.selection.bilevel import make_hyper_model
+
+        self.terms_by_beta, self.coefs, self.k = terms, coefs, 0
+        self.hyper = make_hyper_model("vector", len(coefs[0]))
+        t = self.terms_by_beta
+        crit = SimpleNamespace(terms=lambda w: (t[self.k], np.full(t[self.k].size,
+                                                                  1.0 / t[self.k].size)))
+        self.criteria = (crit,)
+        self.folds = (None,)
+
+    def solve(self, beta, warm, tol):
+        self.k = int(beta[0])
+        return (np.r_[self.coefs[self.k], 0.0],), 0
+
+
+def _run_sparse(terms, coefs, threshold=0.01):
+    mon = HeldOutMonitor(_ScriptedSparse(terms, coefs), None, patience=10, rule="1se",
+                         threshold=threshold)
+    for k in range(len(terms)):
+        mon.update(SimpleNamespace(beta=np.array([k])), float(k), 1e-9)
+    return int(mon.best[0].beta[0])
+
+
+def test_one_se_rule_prefers_the_sparsest_iterate_within_the_noise():
+    rng = np.random.default_rng(0)
+    t0 = rng.uniform(0.2, 1.0, 40)
+    e = rng.normal(0, 1, 40)
+    e -= e.mean()
+    same = t0 + 0.005 + 0.2 * e    # slightly worse, well within one SE
+    worse = t0 + 0.3 + 0.05 * e    # worse beyond one SE
+    better = t0 - 0.15 + 0.05 * e  # better beyond one SE
+    w5 = np.array([0.5, -0.4, 0.3, 0.2, 0.1, 0.001])
+    w3 = np.array([0.6, -0.5, 0.3, 0.0, 0.005, 0.0])   # 3 features above 0.01
+    w1 = np.array([0.9, 0.0, 0.0, 0.0, 0.0, 0.0])
+    assert _run_sparse([t0, same], [w5, w3]) == 1          # sparser, not worse: taken
+    assert _run_sparse([t0, same], [w5, w3], None) == 0    # no threshold: the start
+    assert _run_sparse([t0, same, worse], [w5, w3, w1]) == 1   # sparser but worse: not
+    assert _run_sparse([t0, same, better], [w5, w3, w5]) == 2  # a real gain wins
+    assert _run_sparse([t0, same], [w3, w5]) == 0          # denser: not taken

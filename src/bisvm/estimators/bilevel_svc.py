@@ -158,8 +158,10 @@ class BilevelSVC(SmoothedSVMBase):
         on (:class:`~bisvm.selection.early_stopping.HeldOutMonitor`): the smallest
         held-out criterion (``"min"``), or the best among those whose held-out gain over
         the start (the scalar model) exceeds one standard error of the paired per-row
-        differences, else the start (``"1se"``). A rejected refinement gives exactly the
-        scalar model (``refined_`` is False).
+        differences, else (with ``refit="support"``) the one with the fewest selected
+        features among those not worse than the start by more than one standard error,
+        else the start (``"1se"``). A rejected refinement gives exactly the scalar model
+        (``refined_`` is False).
     balanced_criterion : bool or "auto", default=False
         Weigh the validation rows by the inverse of their class count, so that the
         criterion is the mean over the two classes of their mean terms

@@ -495,7 +495,9 @@ def bisvm_lbfgs(objective, beta0=0.01, *, max_iter=100, tol=1e-4, ftol=1e-5, mem
         (:class:`~bisvm.selection.early_stopping.HeldOutMonitor`).
     monitor_threshold : float, optional
         The monitor judges its solutions with the coefficients under this support
-        threshold set to zero (the model restricted to its support); None: as they are.
+        threshold set to zero (the model restricted to its support), and its ``"1se"``
+        rule then prefers the sparsest iterate within one standard error of the start
+        when none gains beyond it; None: as they are, no sparsity preference.
     max_line_search : int
         Cap on trial points per line search (each costs a lower-level solve per fold);
         a search that finds no acceptable step stops the run at the current iterate.
