@@ -25,11 +25,15 @@ class _Scripted:
         return (self.terms_by_beta[int(beta[0])],), 0
 
 
-def _run(rule, terms):
-    mon = HeldOutMonitor(_Scripted(terms), None, patience=10, rule=rule)
-    for k in range(len(terms)):
+def _drive(mon, n):
+    """Feed iterates 0..n-1 to the monitor; the index of the one it keeps."""
+    for k in range(n):
         mon.update(SimpleNamespace(beta=np.array([k])), float(k), 1e-9)
     return int(mon.best[0].beta[0])
+
+
+def _run(rule, terms):
+    return _drive(HeldOutMonitor(_Scripted(terms), None, patience=10, rule=rule), len(terms))
 
 
 def test_one_se_rule_against_the_start_by_hand():
@@ -138,11 +142,8 @@ class _ScriptedSparse:
 
 
 def _run_sparse(terms, coefs, threshold=0.01):
-    mon = HeldOutMonitor(_ScriptedSparse(terms, coefs), None, patience=10, rule="1se",
-                         threshold=threshold)
-    for k in range(len(terms)):
-        mon.update(SimpleNamespace(beta=np.array([k])), float(k), 1e-9)
-    return int(mon.best[0].beta[0])
+    return _drive(HeldOutMonitor(_ScriptedSparse(terms, coefs), None, patience=10,
+                                 rule="1se", threshold=threshold), len(terms))
 
 
 def test_one_se_rule_prefers_the_sparsest_iterate_within_the_noise():
