@@ -130,11 +130,10 @@ class BilevelSVC(SmoothedSVMBase):
         ``"support"``: refit on all rows at the learned β with the unselected
         coefficients fixed at exactly zero, so that the model predicts from
         ``support_`` alone (:mod:`bisvm.selection.support`); a feature is selected when
-        :math:`|s^\star\hat w_j| > \varepsilon`, ε = ``support_threshold`` applied in
-        the units the criterion judges the outputs in (:math:`s^\star`, the best output
-        scale of ``"scaled_margin"`` on the out-of-fold outputs; 1 for the other
-        criteria). ``True``: the thesis's refit on every feature (the unselected
-        coefficients stay small and nonzero). ``False``: keep the first fold's solution.
+        :math:`|\hat w_j| > \varepsilon` (``support_threshold``) at the learned β, and
+        every choice between candidate β reads the fold models restricted the same way.
+        ``True``: the thesis's refit on every feature (the unselected coefficients stay
+        small and nonzero). ``False``: keep the first fold's solution.
     early_stopping : bool or "auto", default="auto"
         For the vector and group models with a k-fold criterion (k >= 3): hold out a
         stratified 1/k of the rows, refine β from the scalar model by k-fold

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .importance import zero_unselected
+from .one_se import pooled_terms, weighted_mean_se
 
 __all__ = ["HeldOutMonitor", "MONITOR_RULES"]
 
@@ -73,17 +74,6 @@ class HeldOutMonitor:
         self._start_terms = None
         self._gained, self._best_nnz = False, None
 
-    def _terms(self, coefs):
-        """Per-row terms and weights of all held-out folds, pooled (each fold's weights
-        scaled by 1/n_folds so that the pooled mean is the mean over folds)."""
-        ts, ws = [], []
-        k = len(coefs)
-        for c, w in zip(self.monitor.criteria, coefs):
-            t, om = c.terms(w)
-            ts.append(t)
-            ws.append(om / k)
-        return np.concatenate(ts), np.concatenate(ws)
-
     def update(self, ev, value, tol):
         """Solve the monitor's folds at ``ev.beta``; returns (held-out value, stop,
         lower-level iterations)."""
@@ -92,7 +82,7 @@ class HeldOutMonitor:
         if self.threshold is not None:
             coefs = tuple(zero_unselected(c, self.monitor.hyper, self.threshold)
                           for c in coefs)
-        t, om = self._terms(coefs)
+        t, om = pooled_terms(self.monitor, coefs)
         m = float(om @ t)
         # patience counts iterations without a raw held-out improvement
         # (the first value is the best so far: inf - inf would compare as NaN)
@@ -126,6 +116,4 @@ class HeldOutMonitor:
 
     def _paired_gain(self, t, om):
         r"""Held-out gain over the start, :math:`\bar\delta`, and its standard error."""
-        delta = self._start_terms - t
-        gain = float(om @ delta)
-        return gain, float(np.sqrt(np.sum(om**2 * (delta - gain) ** 2)))
+        return weighted_mean_se(self._start_terms - t, om)

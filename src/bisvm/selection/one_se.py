@@ -64,8 +64,9 @@ def pooled_terms(objective, coefs, threshold=None):
     (:func:`~bisvm.selection.importance.zero_unselected`)."""
     ts, ws = [], []
     k = len(coefs)
+    hyper = None if threshold is None else objective.hyper
     for c, w in zip(objective.criteria, coefs):
-        t, om = c.terms(zero_unselected(w, objective.hyper, threshold))
+        t, om = c.terms(zero_unselected(w, hyper, threshold))
         ts.append(t)
         ws.append(om / k)
     return np.concatenate(ts), np.concatenate(ws)
@@ -79,8 +80,9 @@ def pooled_error(objective, coefs, threshold=None):
     :func:`pooled_terms`."""
     es, ws = [], []
     k = len(coefs)
+    hyper = None if threshold is None else objective.hyper
     for c, w in zip(objective.criteria, coefs):
-        w = zero_unselected(w, objective.hyper, threshold)
+        w = zero_unselected(w, hyper, threshold)
         _, om = c.terms(w)
         es.append((np.sign(c.V @ w) != c.eta).astype(float))
         ws.append(om / k)

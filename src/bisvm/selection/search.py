@@ -23,7 +23,7 @@ import numpy as np
 
 from .lower_level import beta_upper_bound
 
-__all__ = ["THESIS_GRID", "GridResult", "grid_search", "ScanResult", "scan_betas",
+__all__ = ["THESIS_GRID", "GridResult", "grid_search", "ScanResult", "scan_betas", "last_argmin",
            "scalar_scan", "SCAN_POINTS", "SCAN_DECADES"]
 
 #: Points of the scalar scan and the decades it spans below its top.
@@ -143,6 +143,13 @@ def scan_betas(folds, n_points=SCAN_POINTS, decades=SCAN_DECADES):
     return top * np.logspace(-float(decades), 0.0, int(n_points))
 
 
+def last_argmin(values):
+    """Index of the last minimum of ``values`` (along an increasing β path: on a tie,
+    the sparser model)."""
+    values = np.asarray(values)
+    return int(values.size - 1 - np.argmin(values[::-1]))
+
+
 def scalar_scan(objective, betas=None, *, inner_tol=1e-9, warm=None):
     """The criterion on a path of scalar β, each fold's solve warm-started from the
     previous point's solution, walking from the largest β (sparsest, cheapest) down.
@@ -177,8 +184,7 @@ def scalar_scan(objective, betas=None, *, inner_tol=1e-9, warm=None):
         warm, coefs[k] = ws, ws
         iters += it
         vals[k] = np.mean([c.value_and_grad(w)[0] for c, w in zip(objective.criteria, ws)])
-    # the last index of the minimum: on a tie, the sparser model
-    best = int(betas.size - 1 - np.argmin(vals[::-1]))
+    best = last_argmin(vals)
     return ScanResult(betas=betas, values=vals, coefs=tuple(coefs), best_index=best,
                       lower_solves=betas.size * len(objective.folds),
                       lower_iterations=iters, seconds=time.perf_counter() - t0)

@@ -41,7 +41,7 @@ from .decision import (
 )
 from .lower_level import beta_upper_bound, zero_model_penalty
 from .one_se import one_se_error_scalar, one_se_scalar, validation_splits
-from .search import scalar_scan
+from .search import last_argmin, scalar_scan
 from .support import (
     expand,
     restrict_folds,
@@ -102,6 +102,12 @@ class StagedSettings:
     cv_repeats: int = 1
     null_test: object = False  # False, True or "balanced"
     threshold: str = "zero"
+
+    @property
+    def judge(self):
+        """The support threshold through which candidates are read (the returned model is
+        restricted to its support), or None (``refit`` is not ``"support"``)."""
+        return self.support_threshold if self.refit == "support" else None
 
 
 @dataclass(frozen=True)
@@ -223,7 +229,7 @@ def fit_staged(Xa, yb, lower, hyper, settings, sample_weight=None, progress=None
     else:
         coef = res.coefs[0]
     decide = bool(s.null_test) or s.threshold != "zero"
-    restricted = s.refit == "support"
+    restricted = s.judge is not None
     null, shift = None, 0.0
     if decide or restricted:
         obj, coefs = _fold_models(folds, lower, hyper, s, bal, res, refined, cost)
@@ -321,8 +327,7 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
     learn_l2 = scal.learn_l2
     l2_0 = lower.l2_penalty
     scan, warm = None, None
-    # the returned model is restricted to its support: candidates are judged so
-    judge = s.support_threshold if s.refit == "support" else None
+    judge = s.judge
     if s.init_penalty == "auto":
         # the scan is over the L1 weight at the fixed α (the same lower-level problems)
         l1_obj = obj if not learn_l2 else BilevelObjective(
@@ -377,8 +382,7 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
 def _thresholded_best(scan, obj, threshold):
     """Index of the scan point whose fold models, restricted to their supports, have the
     smallest criterion (the last of a tie: the sparser model)."""
-    tv = np.array([thresholded_value(obj, c, threshold) for c in scan.coefs])
-    return int(tv.size - 1 - np.argmin(tv[::-1]))
+    return last_argmin([thresholded_value(obj, c, threshold) for c in scan.coefs])
 
 
 def _refine(Xa, yb, sw, folds, counts, lower, hyper, s, bal, sres, cost, progress):
@@ -425,7 +429,7 @@ def _refine(Xa, yb, sw, folds, counts, lower, hyper, s, bal, sres, cost, progres
                       nonzero_threshold=s.support_threshold, monitor=monitor,
                       callback=report, warm0=warm0, monitor_warm0=mwarm0,
                       monitor_rule=s.refinement_rule, max_line_search=s.max_line_search,
-                      monitor_threshold=s.support_threshold if s.refit == "support" else None)
+                      monitor_threshold=s.judge)
     _close(report)
     cost.add(res)
     if monitor is None:

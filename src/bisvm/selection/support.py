@@ -45,7 +45,8 @@ from __future__ import annotations
 import numpy as np
 
 from .bilevel import Fold, HyperModel
-from .importance import support_mask, zero_unselected
+from .importance import support_mask
+from .one_se import pooled_terms
 
 __all__ = ["support_mask", "thresholded_value", "restrict_hyper", "restrict_folds", "expand"]
 
@@ -55,9 +56,8 @@ def thresholded_value(objective, coefs, threshold):
     ``coefs`` with every unselected coefficient (:func:`support_mask`) set to zero: the
     judge of the scalar stage's candidates when the returned model is restricted to
     its support."""
-    return float(np.mean([crit.value_and_grad(zero_unselected(w, objective.hyper,
-                                                               threshold))[0]
-                          for crit, w in zip(objective.criteria, coefs)]))
+    t, om = pooled_terms(objective, coefs, threshold)
+    return float(om @ t)
 
 
 def restrict_hyper(hyper, keep):
