@@ -435,6 +435,90 @@ def test_scaler_errors():
         sc.transform([[1.0, 2.0], [np.nan, 1.0]])
 
 
+def _cancer_frame():
+    ds = load_breast_cancer(as_frame=True)
+    return ds.frame.drop(columns="target"), ds.target
+
+
+@pytest.mark.parametrize("method, ref", [("standard", StandardScaler), ("minmax", MinMaxScaler)])
+def test_scaler_pandas_output_matches_scikit_learn(method, ref):
+    import pandas as pd
+
+    X, _ = _cancer_frame()
+    X = X.set_index(pd.RangeIndex(100, 100 + len(X)))  # the index must survive
+    ours = Scaler(method).set_output(transform="pandas")
+    theirs = ref().set_output(transform="pandas")
+    for got, want in ((ours.fit_transform(X), theirs.fit_transform(X)),
+                      (ours.transform(X.iloc[:7]), theirs.transform(X.iloc[:7]))):
+        assert isinstance(got, pd.DataFrame)
+        pd.testing.assert_index_equal(got.columns, want.columns)
+        pd.testing.assert_index_equal(got.index, want.index)
+        np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=1e-12, atol=1e-12)
+    # "default" switches back to arrays, as scikit-learn's
+    assert isinstance(ours.set_output(transform="default").transform(X), np.ndarray)
+
+
+def test_scaler_feature_names_out_as_standard_scaler():
+    X, _ = _cancer_frame()
+    ours, theirs = Scaler().fit(X), StandardScaler().fit(X)
+    np.testing.assert_array_equal(ours.feature_names_in_, theirs.feature_names_in_)
+    np.testing.assert_array_equal(ours.get_feature_names_out(), theirs.get_feature_names_out())
+    A = X.to_numpy()
+    ours, theirs = Scaler().fit(A), StandardScaler().fit(A)
+    assert not hasattr(ours, "feature_names_in_")
+    np.testing.assert_array_equal(ours.get_feature_names_out(), theirs.get_feature_names_out())
+    given = [f"c{j}" for j in range(A.shape[1])]
+    np.testing.assert_array_equal(ours.get_feature_names_out(given),
+                                  theirs.get_feature_names_out(given))
+    with pytest.raises(ValueError):
+        ours.get_feature_names_out(["a", "b"])  # wrong length: scikit-learn's error
+    # refitted on an array, the names of the DataFrame fit are forgotten
+    assert not hasattr(Scaler().fit(X).fit(A), "feature_names_in_")
+
+
+def test_scaler_warns_on_renamed_columns_as_standard_scaler():
+    import warnings
+
+    X, _ = _cancer_frame()
+    renamed = X.rename(columns={X.columns[0]: "something else"})
+    for sc in (Scaler().fit(X), StandardScaler().fit(X)):
+        with pytest.raises(ValueError, match="feature names should match"):
+            sc.transform(renamed)
+    for sc in (Scaler().fit(X.to_numpy()), StandardScaler().fit(X.to_numpy())):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sc.transform(X)
+        assert any("was fitted without feature names" in str(w.message) for w in caught)
+
+
+def test_scaler_in_a_pandas_pipeline():
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    X, y = _cancer_frame()
+    ours = make_pipeline(Scaler(), LogisticRegression(max_iter=500)).set_output(
+        transform="pandas").fit(X, y)
+    theirs = make_pipeline(StandardScaler(), LogisticRegression(max_iter=500)).set_output(
+        transform="pandas").fit(X, y)
+    Z = ours[:-1].transform(X)
+    assert isinstance(Z, pd.DataFrame) and list(Z.columns) == list(X.columns)
+    np.testing.assert_array_equal(ours[-1].feature_names_in_, X.columns.to_numpy())
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-6,
+                               atol=1e-8)
+
+
+def test_scaler_sparse_input_keeps_names_out_and_refuses_pandas_output():
+    import scipy.sparse as sp
+
+    X = sp.random(20, 4, density=0.5, format="csr", random_state=0)
+    sc = Scaler().fit(X)
+    np.testing.assert_array_equal(sc.get_feature_names_out(), ["x0", "x1", "x2", "x3"])
+    # a DataFrame cannot hold a sparse matrix: scikit-learn's own refusal
+    with pytest.raises(ValueError, match="[Ss]parse"):
+        Scaler().set_output(transform="pandas").fit_transform(X)
+
+
 # --------------------------------------------------------------------------- splits
 
 

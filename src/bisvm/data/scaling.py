@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .records import MAX_DENSE_ELEMENTS, is_sparse
 
 
-class Scaler(TransformerMixin, BaseEstimator):
+class Scaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     r"""Affine feature scaling :math:`x \mapsto (x - o) / s`, fitted on training rows only.
 
     Parameters
@@ -45,12 +45,21 @@ class Scaler(TransformerMixin, BaseEstimator):
     centering scaler (fitted on dense rows) it returns the dense result, refused above
     :data:`MAX_DENSE_ELEMENTS` values.
 
+    As a scikit-learn transformer it maps each column to one column of the same name
+    (:meth:`get_feature_names_out` returns ``feature_names_in_`` when fitted on a
+    DataFrame, else ``x0 ... x{d-1}``), so :meth:`set_output` applies:
+    ``Scaler().set_output(transform="pandas")`` returns DataFrames from
+    :meth:`transform` and ``fit_transform``, alone or inside a ``Pipeline``, as
+    scikit-learn's ``StandardScaler`` does.
+
     Attributes
     ----------
     offset_, scale_ : ndarray of shape (n_features,)
     effective_method_ : str
         ``method``, or ``"standard-uncentered"`` / ``"maxabs"`` when fitted on sparse X.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str, shape (n_features,)
+        The column names of a DataFrame ``X`` given to :meth:`fit` (only then).
     """
 
     _EFFECTIVE = {"standard": ("standard", "standard-uncentered"), "minmax": ("minmax", "maxabs"),
@@ -62,6 +71,7 @@ class Scaler(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None):
         if self.method not in ("standard", "minmax", "none"):
             raise ValueError(f"method must be 'standard', 'minmax' or 'none', got {self.method!r}")
+        given = X
         if is_sparse(X):
             X = _finite_sparse(X, "X")
             offset = np.zeros(X.shape[1])
@@ -78,6 +88,8 @@ class Scaler(TransformerMixin, BaseEstimator):
         self.offset_ = np.asarray(offset, dtype=np.float64)
         self.scale_ = np.asarray(scale, dtype=np.float64)
         self.effective_method_ = effective
+        # records (or forgets) feature_names_in_, as scikit-learn's transformers do
+        validate_data(self, given, reset=True, skip_check_array=True)
         self.n_features_in_ = X.shape[1]
         return self
 
@@ -100,25 +112,30 @@ class Scaler(TransformerMixin, BaseEstimator):
                 f"X has {X.shape[1]} features, the scaler was fitted on {self.n_features_in_}"
             )
 
+    def _checked(self, X):
+        """``X`` as a finite CSR or dense float64 matrix of the fitted width; a DataFrame
+        whose columns differ from ``feature_names_in_`` warns (scikit-learn's rule)."""
+        given = X
+        X = _finite_sparse(X, "X") if is_sparse(X) else _finite_matrix(X, "X")
+        self._check_n_features(X)
+        validate_data(self, given, reset=False, skip_check_array=True)
+        return X
+
     def transform(self, X):
         check_is_fitted(self, "scale_")
+        X = self._checked(X)
         if is_sparse(X):
-            X = _finite_sparse(X, "X")
-            self._check_n_features(X)
             if np.any(self.offset_ != 0):
                 return (_dense_of_sparse(X, "centering") - self.offset_) / self.scale_
             out = X.copy()
             out.data /= self.scale_[out.indices]
             return out
-        X = _finite_matrix(X, "X")
-        self._check_n_features(X)
         return (X - self.offset_) / self.scale_
 
     def inverse_transform(self, X):
         check_is_fitted(self, "scale_")
         if is_sparse(X):
-            X = _finite_sparse(X, "X")
-            self._check_n_features(X)
+            X = self._checked(X)
             if np.any(self.offset_ != 0):
                 return _dense_of_sparse(X, "un-centering") * self.scale_ + self.offset_
             out = X.copy()
