@@ -1,0 +1,224 @@
+"""The shared-support multiclass model (bisvm.selection.multiclass): the stacked problem
+against an independent numpy statement of the K one-vs-rest losses + ridge + group
+Pseudo-Huber, scipy's L-BFGS-B, finite differences of the hypergradient, the K = 2
+mirror identity, row-grouped folds and sparse input."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from sklearn.model_selection import GroupKFold
+
+from bisvm.selection.bilevel import BilevelObjective
+from bisvm.selection.lower_level import LowerLevel
+from bisvm.selection.multiclass import (
+    choose_layout,
+    row_splits,
+    shared_hyper_model,
+    stack_splits,
+    stacked_design,
+    stacked_labels,
+    stacked_lower_level,
+    tied_hyper_model,
+)
+from bisvm.selection.staged import StagedSettings, weighted_folds
+
+ALPHA, MU, GAMMA = 0.05, 0.3, 0.1
+
+
+def _data(n=36, d=4, K=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.arange(n) % K
+    X[:, 0] += 1.5 * (y == 1)
+    X[:, 1] -= 1.5 * (y == 2)
+    return X, y, rng.uniform(0.5, 2.0, n)
+
+
+def _direct(v, X, y, K, beta, sw, alpha=ALPHA, mu=MU, gamma=GAMMA):
+    """Value and gradient of (1/K) sum_k [ (1/n) sum_i s_i l_mu(1 - Y_ik z_ik)
+    + alpha/2 ||W_k||^2 ] + sum_j beta_j (sqrt(gamma^2 + ||W_:j||^2) - gamma), with the
+    weights s normalised to mean one, written from the formula alone."""
+    n, d = X.shape
+    W, b = v[:d * K].reshape(K, d), v[d * K:]
+    Y = np.where(y[:, None] == np.arange(K)[None, :], 1.0, -1.0)
+    s = sw * n / sw.sum()
+    u = 1.0 - Y * (X @ W.T + b)
+    loss = mu * np.logaddexp(0.0, u / mu)
+    col = np.sqrt(gamma**2 + np.sum(W**2, axis=0))
+    f = (s @ loss).sum() / (n * K) + alpha / (2 * K) * np.sum(W**2) \
+        + float(beta @ (col - gamma))
+    dz = -Y / (1.0 + np.exp(-u / mu)) * s[:, None] / (n * K)
+    gW = dz.T @ X + alpha / K * W + W * (beta / col)[None, :]
+    return f, np.r_[gW.ravel(), dz.sum(axis=0)]
+
+
+def _stacked(X, y, K, beta, sw, lower=None, layout="auto"):
+    lower = lower or LowerLevel(ALPHA, MU, GAMMA, penalize_intercept=False)
+    Xs = stacked_design(X, K, layout)
+    hyper = shared_hyper_model(X.shape[1], K, "vector")
+    sl = stacked_lower_level(lower, K, Xs)
+    P = sl.problem(Xs, stacked_labels(y, K), hyper.penalty_groups, hyper.weights(beta),
+                   sample_weight=np.tile(sw, K))
+    return Xs, hyper, sl, P
+
+
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+def test_stacked_objective_equals_direct_sum_of_one_vs_rest(layout):
+    X, y, sw = _data()
+    K, beta = 3, np.array([0.02, 0.1, 0.3, 0.05])
+    _, _, _, P = _stacked(X, y, K, beta, sw, layout=layout)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        v = rng.standard_normal(X.shape[1] * K + K)
+        f, g = P.value_and_gradient(v)
+        fd, gd = _direct(v, X, y, K, beta, sw)
+        assert f == pytest.approx(fd, rel=1e-12)
+        np.testing.assert_allclose(np.asarray(g).ravel(), gd, rtol=1e-10, atol=1e-13)
+
+
+def test_stacked_solution_matches_scipy_lbfgsb():
+    X, y, sw = _data()
+    K, beta = 3, np.array([0.02, 0.1, 0.3, 0.05])
+    _, _, sl, P = _stacked(X, y, K, beta, sw)
+    r = sl.solve(P, tol=1e-11)
+    ref = minimize(_direct, np.zeros(X.shape[1] * K + K), args=(X, y, K, beta, sw),
+                   jac=True, method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 1e-15,
+                                                         "maxiter": 20000})
+    assert P.value(r.coef) <= ref.fun + 1e-12
+    np.testing.assert_allclose(r.coef, ref.x, atol=1e-5)
+    # the intercepts are free: the loss gradient alone vanishes on them
+    assert np.allclose(_direct(r.coef, X, y, K, beta, sw)[1][-K:], 0.0, atol=1e-9)
+
+
+def test_intercept_penalty_covers_all_class_intercepts():
+    X, y, sw = _data()
+    K = 3
+    lower = LowerLevel(ALPHA, MU, GAMMA, penalize_intercept=True)
+    Xs = stacked_design(X, K)
+    hyper = shared_hyper_model(X.shape[1], K, "vector", penalize_intercept=True)
+    # one group per feature (K coefficients each) and one for the K intercepts
+    assert hyper.names[-1] == "intercept"
+    np.testing.assert_array_equal(hyper.penalty_groups[-K:], [4, 4, 4])
+    np.testing.assert_array_equal(hyper.penalty_groups[:-K], np.tile(np.arange(4), K))
+    sl = stacked_lower_level(lower, K, Xs)
+    P = sl.problem(Xs, stacked_labels(y, K), hyper.penalty_groups,
+                   hyper.weights(np.full(5, 0.1)))
+    ridge = P.penalty.terms[0]
+    assert ridge.mask is None or ridge.mask.all()
+    unpen = shared_hyper_model(X.shape[1], K, "vector")
+    Pu = stacked_lower_level(LowerLevel(ALPHA, MU, GAMMA, penalize_intercept=False), K,
+                             Xs).problem(Xs, stacked_labels(y, K), unpen.penalty_groups,
+                                         unpen.weights(np.full(4, 0.1)))
+    np.testing.assert_array_equal(Pu.penalty.terms[0].mask,
+                                  np.r_[np.ones(4 * K, bool), np.zeros(K, bool)])
+
+
+def test_hypergradient_per_feature_matches_finite_differences():
+    X, y, sw = _data(n=45)
+    K = 3
+    Xs, hyper, sl, _ = _stacked(X, y, K, np.full(4, 0.1), sw)
+    yb = stacked_labels(y, K)
+    splits = stack_splits(row_splits(y, StagedSettings(cv=3, random_state=0)), len(y), K)
+    obj = BilevelObjective(weighted_folds(Xs, yb, np.tile(sw, K), splits), sl, hyper,
+                           loss="logistic")
+    beta = np.array([0.03, 0.08, 0.2, 0.05])
+    g = obj.evaluate(beta, tol=1e-12).grad
+    h = 1e-6
+    fd = np.array([(obj.value(beta + h * e, tol=1e-12) - obj.value(beta - h * e, tol=1e-12))
+                   / (2 * h) for e in np.eye(4)])
+    np.testing.assert_allclose(g, fd, rtol=1e-4, atol=1e-8)
+
+
+def test_two_classes_mirror_the_binary_problem():
+    """K = 2: the one-vs-rest problems are mirror images, so W_2 = -W_1, b_2 = -b_1, and
+    H_gamma(sqrt(2)|w_j|) = sqrt(2) H_{gamma/sqrt(2)}(|w_j|): the binary problem with
+    beta*sqrt(2) and gamma/sqrt(2), whose support is the shared one."""
+    X, y, sw = _data(n=40, K=2)
+    beta = np.array([0.01, 3.0, 0.01, 3.0])
+    _, _, sl, P = _stacked(X, y, 2, beta, sw)
+    w = sl.solve(P, tol=1e-11).coef
+    d = X.shape[1]
+    np.testing.assert_allclose(w[d:2 * d], -w[:d], atol=1e-8)
+    assert w[-1] == pytest.approx(-w[-2], abs=1e-8)
+    lower = LowerLevel(ALPHA, MU, GAMMA / np.sqrt(2), penalize_intercept=False)
+    Xa = np.c_[X, np.ones(len(y))]
+    groups = np.r_[np.arange(d), -1]
+    Pb = lower.problem(Xa, np.where(y == 0, 1.0, -1.0), groups, np.sqrt(2) * beta,
+                       sample_weight=sw)
+    wb = lower.solve(Pb, tol=1e-11).coef
+    np.testing.assert_allclose(w[:d], wb[:d], atol=1e-7)
+    assert w[-2] == pytest.approx(wb[-1], abs=1e-7)
+    shared = np.linalg.norm(w[:2 * d].reshape(2, d), axis=0) > 0.01
+    np.testing.assert_array_equal(shared, np.sqrt(2) * np.abs(wb[:d]) > 0.01)
+    assert shared.tolist() == [True, False, True, False]
+
+
+def test_folds_keep_the_copies_of_a_row_together_and_stratify():
+    y = np.repeat([0, 1, 2], [30, 12, 18])
+    n, K = y.size, 3
+    splits = stack_splits(row_splits(y, StagedSettings(cv=3, random_state=1)), n, K)
+    seen = np.zeros(n, int)
+    for tr, te in splits:
+        for idx in (tr, te):
+            rows, counts = np.unique(idx % n, return_counts=True)
+            assert np.all(counts == K)
+            for r in rows:
+                assert set(idx[idx % n == r] // n) == set(range(K))
+        assert not set(tr % n) & set(te % n)
+        seen[np.unique(te % n)] += 1
+        np.testing.assert_array_equal(np.bincount(y[np.unique(te % n)]), [10, 4, 6])
+    assert np.all(seen == 1)
+    # a user splitter on groups of samples: whole groups, every copy on one side
+    groups = np.arange(n) // 4
+    s = StagedSettings(cv=GroupKFold(3), random_state=0)
+    for tr, te in stack_splits(row_splits(y, s, groups), n, K):
+        assert not set(groups[tr % n]) & set(groups[te % n])
+    pairs = [(np.arange(20, n), np.arange(20))]
+    (tr, te), = stack_splits(row_splits(y, StagedSettings(cv=pairs)), n, K)
+    assert sorted(te % n) == sorted(np.repeat(np.arange(20), K))
+
+
+def test_sparse_input_stays_sparse_and_agrees_with_dense():
+    X, y, sw = _data()
+    X[np.abs(X) < 0.6] = 0.0
+    K, beta = 3, np.full(4, 0.05)
+    Xsp = sp.csr_matrix(X)
+    assert choose_layout(Xsp, K, "dense") == "sparse"
+    Xs = stacked_design(Xsp, K, "dense")
+    assert sp.issparse(Xs) and Xs.nnz == K * (Xsp.nnz + X.shape[0])
+    np.testing.assert_array_equal(Xs.toarray(), stacked_design(X, K, "dense"))
+    _, _, sl, P = _stacked(Xsp, y, K, beta, sw)
+    _, _, sld, Pd = _stacked(X, y, K, beta, sw, layout="dense")
+    assert sp.issparse(P.X)
+    np.testing.assert_allclose(sl.solve(P, tol=1e-10).coef, sld.solve(Pd, tol=1e-10).coef,
+                               atol=1e-7)
+
+
+def test_tied_model_is_the_vector_model_with_equal_weights():
+    X, y, sw = _data()
+    K = 3
+    hyper = shared_hyper_model(X.shape[1], K, "vector")
+    tied = tied_hyper_model(hyper)
+    assert tied.kind == "scalar" and tied.n_hyper == 1
+    np.testing.assert_array_equal(tied.weights([0.2]), hyper.weights(np.full(4, 0.2)))
+    grp = shared_hyper_model(X.shape[1], K, "group", feature_groups={"ab": [0, 1]})
+    assert grp.names == ("ab", "x2", "x3")
+    np.testing.assert_array_equal(grp.penalty_groups, np.r_[np.tile([0, 0, 1, 2], K),
+                                                            [-1] * K])
+
+
+def test_bad_input_raises_clear_errors():
+    X, y, _ = _data()
+    with pytest.raises(ValueError, match="n_classes"):
+        stacked_design(X, 1)
+    with pytest.raises(ValueError, match="y_index"):
+        stacked_labels(np.array([0, 3]), 3)
+    with pytest.raises(ValueError, match="y_index"):
+        stacked_labels(np.array([0.0, 1.0]), 3)
+    with pytest.raises(ValueError, match="layout"):
+        stacked_design(X, 3, "banded")
+    with pytest.raises(ValueError, match="cv"):
+        row_splits(y, StagedSettings(cv=object()))
+    with pytest.raises(ValueError, match="n_intercepts"):
+        stacked_lower_level(LowerLevel(), 3, X).__class__(n_intercepts=0)
