@@ -1,0 +1,179 @@
+"""Folds of the bilevel objective in parallel (``n_jobs``): the same bits as one after the
+other, for every mode of the lower level and every joblib backend."""
+
+import joblib
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+from sklearn.model_selection import StratifiedKFold
+
+from bisvm.selection.bilevel import (
+    BilevelObjective,
+    Fold,
+    LowerLevel,
+    bisvm_lbfgs,
+    make_hyper_model,
+)
+from bisvm.selection.lower_level import add_bias_column
+
+pytestmark = pytest.mark.usefixtures("one_blas_thread")
+
+
+def _folds(sparse=False, weighted=False, n=180, d=12, k=4, seed=0):
+    X, y = make_classification(n, d, n_informative=4, random_state=seed)
+    X = (X - X.mean(0)) / X.std(0)
+    if sparse:
+        X[np.abs(X) < 0.7] = 0.0
+        X = sp.csr_matrix(X)
+    y = np.where(y == 1, 1.0, -1.0)
+    sw = np.random.default_rng(seed).uniform(0.5, 2.0, n) if weighted else None
+    Xa = add_bias_column(X)
+    folds = tuple(
+        Fold(Xa[tr], y[tr], Xa[va], y[va], None if sw is None else sw[tr],
+             None if sw is None else sw[va])
+        for tr, va in StratifiedKFold(k, shuffle=True, random_state=seed).split(Xa, y))
+    return folds, d
+
+
+def _hyper(kind, d, learn_l2=False):
+    groups = {"a": [0, 1, 2], "b": [3, 4], "c": [7, 9, 10]} if kind == "group" else None
+    return make_hyper_model(kind, d, groups=groups, learn_l2=learn_l2)
+
+
+def _beta(hyper, seed=1):
+    b = np.random.default_rng(seed).uniform(0.005, 0.05, hyper.n_hyper)
+    if hyper.learn_l2:
+        b[-1] = 0.02
+    return b
+
+
+def _pair(folds, lower, hyper, loss="squared_hinge", balanced=False, n_jobs=2):
+    return (BilevelObjective(folds, lower, hyper, loss=loss, balanced=balanced, n_jobs=1),
+            BilevelObjective(folds, lower, hyper, loss=loss, balanced=balanced, n_jobs=n_jobs))
+
+
+def _assert_same_evaluation(a, b):
+    assert a.value == b.value
+    assert np.array_equal(a.grad, b.grad)
+    assert a.lower_iterations == b.lower_iterations and a.lower_solves == b.lower_solves
+    assert len(a.coefs) == len(b.coefs)
+    for wa, wb, la, lb in zip(a.coefs, b.coefs, a.multipliers, b.multipliers):
+        assert np.array_equal(wa, wb)
+        assert np.array_equal(la, lb)
+
+
+CASES = [
+    # (sparse, weighted, kind, learn_l2, lower level, loss, balanced)
+    (False, False, "vector", False, LowerLevel(), "squared_hinge", False),
+    (True, False, "vector", False, LowerLevel(), "logistic", True),
+    (False, True, "group", False, LowerLevel(), "squared", False),
+    (True, True, "group", True, LowerLevel(), "squared_hinge", False),
+    (False, False, "vector", True, LowerLevel(solver="lbfgs"), "squared_hinge", False),
+    (False, False, "vector", False, LowerLevel(l1_smoothing=0), "squared_hinge", False),
+    (True, False, "group", False, LowerLevel(l1_smoothing=0), "logistic", False),
+]
+
+
+# L-BFGS may stop at its cap a hair above the default tolerance: the same bits either way
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(
+    [("sparse" if c[0] else "dense"), ("weighted" if c[1] else "plain"), c[2],
+     ("l2" if c[3] else "l1"), ("exact" if c[4].exact else c[4].solver), c[5]]))
+def test_parallel_folds_bit_identical(case):
+    sparse, weighted, kind, learn_l2, lower, loss, balanced = case
+    folds, d = _folds(sparse, weighted)
+    hyper = _hyper(kind, d, learn_l2)
+    serial, par = _pair(folds, lower, hyper, loss, balanced)
+    b0, b1 = _beta(hyper, 1), _beta(hyper, 2)
+
+    e0, p0 = serial.evaluate(b0), par.evaluate(b0)
+    _assert_same_evaluation(e0, p0)
+    # a second point, warm-started from candidate lists and the previous multipliers
+    # (the path of an outer iteration), and the predictor of the next warm start
+    pred_s, pred_p = serial.predict_coefs(e0, b1), par.predict_coefs(p0, b1)
+    for a, b in zip(pred_s, pred_p):
+        assert np.array_equal(a, b)
+    e1 = serial.evaluate(b1, [e0.coefs, pred_s], 1e-7, adjoint_warm=e0.multipliers)
+    p1 = par.evaluate(b1, [p0.coefs, pred_p], 1e-7, adjoint_warm=p0.multipliers)
+    _assert_same_evaluation(e1, p1)
+
+    cs, its = serial.solve(b1, e0.coefs)
+    cp, itp = par.solve(b1, p0.coefs)
+    assert its == itp and all(np.array_equal(a, b) for a, b in zip(cs, cp))
+    assert serial.value(b1, e0.coefs) == par.value(b1, p0.coefs)
+
+
+def test_parallel_folds_equal_an_independent_per_fold_loop():
+    """The combined value and gradient are the fold mean of what each fold gives alone
+    (a one-fold objective per fold), and the mean value matches the fold solutions'
+    criterion values."""
+    folds, d = _folds(k=3)
+    hyper, lower = _hyper("vector", d), LowerLevel()
+    beta = _beta(hyper)
+    ev = BilevelObjective(folds, lower, hyper, loss="logistic", n_jobs=3).evaluate(beta)
+    alone = [BilevelObjective((f,), lower, hyper, loss="logistic").evaluate(beta)
+             for f in folds]
+    assert ev.value == np.mean([a.value for a in alone])
+    assert np.array_equal(ev.grad, np.mean([a.grad for a in alone], axis=0))
+    for w, a in zip(ev.coefs, alone):
+        assert np.array_equal(w, a.coefs[0])
+
+
+def test_outer_run_identical_for_every_n_jobs():
+    """A whole BiSVM L-BFGS run (line searches, predictor, HOAG schedule, monitor) takes
+    the same iterates with the folds in parallel."""
+    folds, d = _folds(n=240, d=10, k=5)
+    hyper, lower = _hyper("vector", d), LowerLevel()
+    runs = []
+    for n_jobs in (None, 2, -1):
+        obj = BilevelObjective(folds[:4], lower, hyper, n_jobs=n_jobs)
+        mon = BilevelObjective(folds[4:], lower, hyper, n_jobs=n_jobs)
+        runs.append(bisvm_lbfgs(obj, 0.01, max_iter=6, monitor=mon, warn=False))
+    for r in runs[1:]:
+        assert np.array_equal(r.beta, runs[0].beta) and r.value == runs[0].value
+        assert [t[1] for t in r.trials] == [t[1] for t in runs[0].trials]
+        assert all(np.array_equal(a, b) for a, b in zip(r.coefs, runs[0].coefs))
+
+
+@pytest.mark.parametrize("backend", ["loky", "dask"])
+def test_backend_chosen_around_the_call(backend):
+    """A surrounding ``parallel_config`` sends the fold tasks elsewhere (worker
+    processes, a Dask cluster) with the same results: the tasks are picklable and
+    depend on nothing but their arguments."""
+    folds, d = _folds(sparse=backend == "dask", k=3)
+    hyper = _hyper("group", d)
+    serial, par = _pair(folds, LowerLevel(), hyper)
+    beta = _beta(hyper)
+    if backend == "dask":
+        distributed = pytest.importorskip("distributed")
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                      dashboard_address=None) as cluster, \
+                distributed.Client(cluster), joblib.parallel_config(backend="dask"):
+            ev = par.evaluate(beta)
+    else:
+        with joblib.parallel_config(backend="loky", n_jobs=2):
+            ev = par.evaluate(beta)
+    _assert_same_evaluation(serial.evaluate(beta), ev)
+
+
+@pytest.mark.parametrize("bad", [0, 1.5, True, "2"])
+def test_n_jobs_validated(bad):
+    folds, d = _folds(k=2)
+    with pytest.raises(ValueError, match="n_jobs"):
+        BilevelObjective(folds, LowerLevel(), _hyper("scalar", d), n_jobs=bad)
+
+
+def test_bilevel_svc_coef_identical_for_n_jobs():
+    from bisvm import BilevelSVC
+
+    if "n_jobs" not in BilevelSVC().get_params():
+        pytest.skip("BilevelSVC has no n_jobs parameter yet")
+    X, y = make_classification(200, 8, n_informative=3, random_state=3)
+    Xs = sp.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X))
+    for data, target in ((X, y), (Xs, y), (X, np.arange(200) % 3)):
+        one = BilevelSVC(n_jobs=1, random_state=0).fit(data, target)
+        two = BilevelSVC(n_jobs=2, random_state=0).fit(data, target)
+        assert np.array_equal(one.coef_, two.coef_)
+        assert np.array_equal(one.intercept_, two.intercept_)
+        assert np.array_equal(one.support_, two.support_)
