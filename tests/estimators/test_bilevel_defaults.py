@@ -102,8 +102,8 @@ def test_multiclass_attributes_per_class():
 def test_auto_model_is_group_when_groups_are_given():
     X, y = _informative()
     groups = {"signal": [0, 1, 2], "rest": list(range(3, 12))}
-    auto = BilevelSVC(groups=groups, random_state=0).fit(X, y)
-    grp = BilevelSVC(model="group", groups=groups, random_state=0).fit(X, y)
+    auto = BilevelSVC(feature_groups=groups, random_state=0).fit(X, y)
+    grp = BilevelSVC(model="group", feature_groups=groups, random_state=0).fit(X, y)
     assert auto.model_ == "group"
     assert auto.penalty_weight_names_ == grp.penalty_weight_names_
     np.testing.assert_array_equal(auto.coef_, grp.coef_)

@@ -20,10 +20,16 @@ _FOLDS_DIFFER = ("the folds of repeated rows are not the folds of weighted rows;
 
 
 def _expected_failures(est):
+    failed = {}
     if isinstance(est, BilevelSVC):
-        return {f"check_sample_weight_equivalence_on_{k}_data": _FOLDS_DIFFER
-                for k in ("dense", "sparse")}
-    return {}
+        failed = {f"check_sample_weight_equivalence_on_{k}_data": _FOLDS_DIFFER
+                  for k in ("dense", "sparse")}
+        if est.criterion == "holdout":
+            failed["check_class_weight_balanced_linear_classifier"] = (
+                "the check fits 5 rows, too few for the holdout criterion's stratified "
+                "validation split (validation_fraction=0.2 leaves one validation row); the "
+                "k-fold instance runs it")
+    return failed
 
 
 @parametrize_with_checks([
@@ -55,10 +61,11 @@ def test_elastic_net_svc_solution_is_stationary_and_solvers_agree():
 def test_bilevel_svc_binary_attributes_and_selection_api():
     X, y = _bc()
     groups = {"mean": range(10), "se": range(10, 20), "worst": range(20, 30)}
-    m = BilevelSVC(model="group", groups=groups, random_state=0).fit(X, y)
+    m = BilevelSVC(model="group", feature_groups=groups, random_state=0).fit(X, y)
     assert m.coef_.shape == (1, 30) and m.intercept_.shape == (1,)
-    assert m.penalty_weights_.shape == (4,)
-    assert m.penalty_weight_names_ == ("mean", "se", "worst", "intercept")
+    # standardised features: the intercept is not penalised, so it has no weight
+    assert m.penalty_weights_.shape == (3,)
+    assert m.penalty_weight_names_ == ("mean", "se", "worst")
     assert np.all(m.penalty_weights_ > 0)
     assert m.feature_importances_.sum() == pytest.approx(1.0)
     assert m.importance_.sum() == pytest.approx(1.0)
@@ -77,10 +84,11 @@ def test_bilevel_svc_multiclass_one_vs_rest():
     d = load_iris()
     X = StandardScaler().fit_transform(d.data)
     m = BilevelSVC(model="vector", criterion="margin", random_state=0).fit(X, d.target)
-    assert m.coef_.shape == (3, 4) and m.penalty_weights_.shape == (3, 5)
+    assert m.coef_.shape == (3, 4) and m.penalty_weights_.shape == (3, 4)
     assert m.score(X, d.target) > 0.9
     assert m.decision_function(X).shape == (150, 3)
     np.testing.assert_array_equal(m.predict(X), m.classes_[np.argmax(m.decision_function(X), 1)])
+    np.testing.assert_array_equal(m.predict(X), m.classes_[np.argmax(m.predict_proba(X), 1)])
 
 
 def test_string_labels_and_label_invariance():

@@ -16,8 +16,9 @@ from bisvm.selection.bilevel import (
     make_hyper_model,
 )
 from bisvm.selection.lower_level import add_bias_column, beta_upper_bound
-from bisvm.selection.one_se import one_se_error_scalar, validation_splits
+from bisvm.selection.one_se import one_se_error_scalar
 from bisvm.selection.search import SCAN_POINTS, scalar_scan
+from bisvm.selection.splits import validation_splits
 from bisvm.selection.staged import StagedSettings, fit_staged
 from bisvm.selection.threads import SMALL_GRAM, gram_threads
 
@@ -69,7 +70,7 @@ def test_scalar_stage_is_no_worse_than_the_best_scan_point():
                            LowerLevel(), hyper, loss="scaled_squared_hinge")
     assert obj.value(fit.beta, None, 1e-11) == pytest.approx(fit.value, rel=1e-4)
     # the estimator reports the same stage
-    est = BilevelSVC(model="scalar", random_state=0).fit(X, y)
+    est = BilevelSVC(model="scalar", random_state=0, standardize=False).fit(X, y)
     assert est.validation_score_ == pytest.approx(fit.value, rel=1e-12)
     # an explicit init_penalty skips the scan (the thesis's start)
     fit0 = fit_staged(Xa, yb, LowerLevel(), hyper,
@@ -95,15 +96,15 @@ def test_rejected_refinement_is_exactly_the_scalar_model():
     np.testing.assert_array_equal(vec.coef_, sca.coef_)
     np.testing.assert_array_equal(vec.intercept_, sca.intercept_)
     np.testing.assert_array_equal(vec.penalty_weights_,
-                                  np.full(X.shape[1] + 1, sca.penalty_weights_[0]))
+                                  np.full(X.shape[1], sca.penalty_weights_[0]))
     assert vec.validation_score_ == sca.validation_score_
     # the group model, rejected, keeps the scalar weight on every group (its penalty,
     # on group norms, is not the scalar model's, so neither are its coefficients)
-    grp = BilevelSVC(model="group", groups={"a": [0, 1, 2], "b": [3, 4, 5]},
+    grp = BilevelSVC(model="group", feature_groups={"a": [0, 1, 2], "b": [3, 4, 5]},
                      random_state=0).fit(X, y)
     if grp.refined_ is False:
         np.testing.assert_array_equal(grp.penalty_weights_,
-                                      np.full(3, sca.penalty_weights_[0]))
+                                      np.full(2, sca.penalty_weights_[0]))
 
 
 def test_accepted_refinement_is_the_held_out_best_iterate():

@@ -31,14 +31,15 @@ def _data(n=200, d=20, seed=1):
 def test_restricted_refit_is_the_lower_level_on_the_selected_columns(model, seed):
     X, y = _data(seed=seed)
     m = BilevelSVC(model=model, threshold="zero", null_test=False, max_iter=20,
-                   random_state=0).fit(X, y)
+                   random_state=0, standardize=False).fit(X, y)
     sup = m.support_
     assert 0 < sup.sum() < X.shape[1]
     # exactly zero off the support, nonzero on it
     assert np.all(m.coef_[0, ~sup] == 0) and np.all(m.coef_[0, sup] != 0)
     beta = np.ravel(m.penalty_weights_)
     pw = beta[0] if beta.size == 1 else np.r_[beta[:-1][sup], beta[-1]]
-    ref = ElasticNetSVC(pw, l2_penalty=float(m.l2_penalty_), tol=1e-11).fit(X[:, sup], y)
+    ref = ElasticNetSVC(pw, l2_penalty=float(m.l2_penalty_), tol=1e-11,
+                        standardize=False).fit(X[:, sup], y)
     np.testing.assert_allclose(m.coef_[0, sup], ref.coef_[0], atol=2e-6)
     np.testing.assert_allclose(m.intercept_, ref.intercept_, atol=2e-6)
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import replace
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ..names import CRITERIA
 from ..progress import OuterIterations
@@ -25,18 +25,18 @@ from ..selection.bilevel import (
     resolve_solver,
 )
 from ..selection.bilevel_fit import feature_groups, fit_binary, stack_binary_fits
-from ..selection.lower_level import add_bias_column
-from ..selection.one_se import SCALAR_RULES, validation_splits
+from ..selection.one_se import SCALAR_RULES
+from ..selection.splits import check_cv_param, training_size, validation_splits
 from ..selection.staged import THRESHOLDS, StagedSettings, weighted_folds
 from ..selection.threads import gram_threads, limit_blas
 from ._constraints import AUTO_OR_BOOL, BLAS_THREADS, TOL, positive
 from ._sample_weight import checked_sample_weight
-from .smoothed_base import SmoothedSVMBase
+from .smoothed_base import CalibratedOvRMixin, SmoothedSVMBase
 
 __all__ = ["BilevelSVC"]
 
 
-class BilevelSVC(SmoothedSVMBase):
+class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
     r"""Sparse SVM whose L1 weights are learned by bilevel optimisation (seed-000).
 
     The lower level is the smoothed elastic-net SVM of
@@ -50,21 +50,26 @@ class BilevelSVC(SmoothedSVMBase):
     Parameters
     ----------
     model : {"auto", "scalar", "vector", "group"}, default="auto"
-        One β for all coefficients, one per coefficient (bias included), or one per group.
-        ``"auto"``: the group model when ``groups`` is given; else the vector model when
-        the features are at most the training rows of a fold
-        (:math:`d \le n - \lceil n/k\rceil`), and the scalar model otherwise (see the
-        Notes); the choice is in ``model_``.
-    groups : dict of str -> list of int, or list of lists, optional
-        Feature groups for ``model="group"``; features in no group form singleton groups.
+        One β for all coefficients, one per coefficient (the bias included when it is
+        penalised), or one per group. ``"auto"``: the group model when ``feature_groups``
+        is given; else the vector model when the features are at most the training rows
+        of the smallest training fold, and the scalar model otherwise (see the Notes);
+        the choice is in ``model_``.
+    feature_groups : dict of str -> list, or list of lists, optional
+        Feature groups for ``model="group"``: column indices, or column names when X is
+        a DataFrame; features in no group form singleton groups.
+    groups : deprecated
+        The former name of ``feature_groups``, accepted for one release with a
+        ``FutureWarning``; sample groups for a splitter go to :meth:`fit`.
+    standardize : bool, default=True
+        Penalise the coefficients of standardised features, with the intercept
+        unpenalised, and report them in the original units (see the Notes). ``False``
+        penalises the columns as they are (the thesis, which standardises beforehand).
     l2_penalty : float or "auto", default="auto"
-        The thesis's α (fixed ridge weight). ``"auto"`` is
-        :math:`0.01\,\overline{x^2}`, the thesis's 0.01 times the mean column second
-        moment :math:`\frac{1}{nd}\sum_{ij}x_{ij}^2` of the training X: exactly 0.01 on
-        standardised features, and the same relative strength against the loss curvature
-        on data that is not (sparse columns scaled by their maximum, for instance, whose
-        second moments are ~ the density: a fixed 0.01 would dominate the loss and
-        shrink every coefficient).
+        The thesis's α (fixed ridge weight). ``"auto"``: 0.01 in standardised units; with
+        ``standardize=False``, :math:`0.01\,\overline{x^2}`, the thesis's 0.01 times the
+        mean column second moment :math:`\frac{1}{nd}\sum_{ij}x_{ij}^2` of the training X
+        (the same relative strength against the loss curvature on unscaled data).
     hinge_smoothing : float, default=0.25
         The thesis's μ of the softplus hinge.
     l1_smoothing : float, default=0.01
@@ -89,12 +94,20 @@ class BilevelSVC(SmoothedSVMBase):
         ``"scaled_margin"`` is the default for the reasons in the Notes.
     validation_fraction : float, default=0.2
         Share of rows held out by ``criterion="holdout"`` (the thesis's 80/20).
-    cv : int, default=5
-        Number of folds of the k-fold criteria.
+    cv : int, cross-validation splitter or iterable of (train, test) pairs, default=5
+        The folds of the k-fold criteria, as scikit-learn's CV estimators take them: an
+        int is that many stratified shuffled folds (seeded by ``random_state``); a
+        splitter (``GroupKFold``, ``TimeSeriesSplit``, ...) receives the ``groups`` of
+        :meth:`fit`. Every split made inside the fit comes from it: the held-out rows of
+        early stopping are its last split's test rows (an int: a stratified 1/k), the
+        out-of-fold outputs of the null test and the calibration are its folds', and
+        ``model="auto"`` reads its training sizes. The holdout criteria use its first
+        split (an int: ``validation_fraction``). A multiclass target's one-vs-rest
+        problems share these folds.
     cv_repeats : int, default=1
         The scalar stage's k-fold criterion averaged over this many independent
         stratified partitions (the refinement keeps one); the 1se rules then count each
-        repeat's rows apart, which understates their standard error.
+        repeat's rows apart, which understates their standard error. Needs an int ``cv``.
     init_penalty : float or "auto", default="auto"
         Starting β of the scalar BiSVM run. ``"auto"``: the best of 7 log-spaced β over
         the four decades below the zero-model end of the outer range, each fold's
@@ -107,8 +120,9 @@ class BilevelSVC(SmoothedSVMBase):
         rows' folds, :mod:`bisvm.selection.staged`) instead of ``init_penalty`` (with
         ``"auto"``: :math:`\min(0.01, 0.1\beta_{\rm zero})`, a tenth of glmnet's
         :math:`\lambda_{\max}`). ``False`` reproduces the thesis.
-    penalize_intercept : bool, default=True
-        Penalise the bias as the thesis does (needed to reproduce it).
+    penalize_intercept : bool or "auto", default="auto"
+        Penalise the bias as the thesis does (needed to reproduce it; requires
+        ``standardize=False``). ``"auto"``: only when ``standardize=False``.
     solver : {"auto", "newton", "woodbury", "cg", "lbfgs"}, default="auto"
         Lower-level solver, as in :class:`ElasticNetSVC`: ``"auto"`` picks dense Newton
         for d <= n, the sample-space (Woodbury) Newton for d > n and truncated
@@ -121,7 +135,8 @@ class BilevelSVC(SmoothedSVMBase):
         Outer stopping tolerance on the norm of the log-scale hypergradient.
     support_threshold : float, default=0.01
         The thesis's ε: coefficients with :math:`|w_j| \le \varepsilon` are not selected
-        (for the group model: groups with :math:`\|w_k\|_2 \le \varepsilon`).
+        (for the group model: groups with :math:`\|w_k\|_2 \le \varepsilon`); in
+        standardised units with ``standardize=True``.
     learn_l2_penalty : bool, default=False
         Learn the ridge weight α as one more hyperparameter, by the same hypergradient
         (:math:`\partial\nabla_w E/\partial\alpha = w`), starting from ``l2_penalty``
@@ -194,6 +209,18 @@ class BilevelSVC(SmoothedSVMBase):
         balanced accuracy with accuracy (see the Notes).
         Only ``intercept_`` changes (by ``intercept_shift_``); ``coef_``, the support and
         the importances are those of ``"zero"``.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying ``sample_weight`` in the loss, the criterion's
+        means and the standardisation. A binary target's class weights are exactly the
+        matching ``sample_weight``. One-vs-rest follows LIBLINEAR: in the problem of class
+        k, its rows get its weight and the other rows keep theirs. ``"balanced"``:
+        :math:`n / (K n_c)` from the (weighted) class counts. With
+        ``balanced_criterion=True`` the criterion then balances the ±1 classes of each
+        problem on these weights, so the class weights act on the loss only.
+    n_jobs : int or None, default=None
+        Folds solved in parallel (lower-level solves and adjoint solves, through joblib
+        threads, so a ``joblib.parallel_config(backend="dask")`` block runs them on a
+        cluster). The result is identical for every value.
     blas_threads : "auto", int or None, default="auto"
         BLAS threads during the fit (:func:`~bisvm.selection.threads.gram_threads`):
         ``"auto"`` is one thread when the Gram product :math:`n\,d\min(n, d)` is at
@@ -235,6 +262,16 @@ class BilevelSVC(SmoothedSVMBase):
         :math:`\hat w = 0.02`, outranks petal length, :math:`\hat w = 0.85`). On
         standardised features the coefficient share is the usual linear-model importance;
         both are reported.
+    probability_slope_ : float or ndarray of shape (n_classes,)
+        Slope :math:`a` of :meth:`predict_proba`'s :math:`\sigma(a f)` per binary problem,
+        fitted on the out-of-fold outputs (Platt 1999; one parameter, so that the
+        arg-max of the probabilities is the decision for every ``threshold``).
+    selection_frequency_ : ndarray of shape (n_features,)
+        Share of the fold models at the learned β (the folds of every row, repeats
+        included) that select each feature: a measure of how stable the selection is.
+        One-vs-rest: the share of folds in which some class's model selects it.
+    selection_frequency_per_class_ : ndarray of shape (n_classes, n_features)
+        The same per binary problem (one row for a binary target).
     support_ : ndarray of bool, shape (n_features,)
         Selected features (:math:`|\hat w_j| > \varepsilon` at the learned β, by group
         for the group model); with ``refit="support"`` exactly the features with a
@@ -268,105 +305,24 @@ class BilevelSVC(SmoothedSVMBase):
 
     Notes
     -----
-    The defaults were chosen on the held-out panel of ``benchmarks/bench_panel.py`` (12
-    real tables, 3 synthetic problems, 5 split seeds; test rows never used in tuning;
-    ``benchmarks/results/bench_panel.md``): "gap" is the test accuracy minus the best of
-    CV-tuned L2 and L1 ``LinearSVC`` and SVM-RFE on each table, in points (mean, worst).
-    The bullets before ``refit`` were measured with the thesis's refit on every feature
-    (``refit=True``, the default of their time).
+    The defaults were chosen on the held-out panel of ``benchmarks/bench_panel.py`` (real
+    tables and synthetic problems with a known support; test rows never used in tuning);
+    ``docs/bilevel_defaults.md`` gives the measurements behind each of them.
 
-    * ``criterion="scaled_margin"``: the thesis's J penalises confidently *correct*
-      outputs and over-selects sparsity; with ``"margin"`` a misclassified row still
-      costs :math:`(1+|v^\top w|)^2/2`, so shrunken outputs look better, and the L1
-      weights shrink outputs only by dropping features: scalar model −1.86 / −11.5
-      (Mroz, majority-rate predictions). The scale-free criterion judges the direction
-      of :math:`\hat w`, not its length: −0.04 / −1.0.
-    * The staged fit (scan, scalar stage on all rows, ``refinement_rule="1se"``):
-      vector model −0.04 / −1.0 (bfi), 13.3 features kept on average (L1-CV 11.8);
-      with ``"min"``: −0.08 / −1.5, every informative feature kept on 8 of 15
-      synthetic seeds instead of 10. On bench_wide's 200 × 2,000 problem (3 seeds) the
-      scan took the test accuracy from 85.5 % to 86.5 % (L1 logistic CV: 86.7 %).
-    * ``scalar_rule="auto"`` (``"1se"`` only when the features outnumber the rows of
-      a training fold): everywhere, ``"1se"`` keeps 8.0 features (scalar model) but
-      loses −1.57 / −8.6 (Mroz, 7 features, all needed); ``"1se_error"`` 6.2 features,
-      −0.86 / −2.3 (Mroz). With more features than rows, the criterion's minimum lets
-      noise features in and the 1se model does not: on the 200 × 2,000 problem (20
-      informative) the scalar model at the minimum kept 42 features and missed one
-      informative feature on 3 of 5 seeds (its coefficient, 0.0096, under the support
-      threshold 0.01 while noise coefficients reached 0.008), the 1se model kept exactly
-      the 20 on 5 of 5; on the 200 × 400 problem 8.0 features instead of 20.2.
-    * ``model="auto"`` (the scalar model when the features outnumber the rows of a
-      training fold): the vector refinement is judged on a held-out 1/k of the rows, 40
-      rows on the 200 × 2,000 problem, too few to tell a real gain of 2,001 free weights
-      from noise; the accepted refinements kept 4, 3 and 10 of the 20 informative
-      features on 3 of 5 seeds (−0.9 points), the scalar model all 20 (−0.2).
-    * ``null_test=True``: the criterion has a minimum even on a target the features do
-      not predict (pure noise: the learned model keeps features; the test returns the
-      intercept-only model, ``tests/estimators/test_bilevel_defaults.py``). Its
-      statistic is the held-out log-loss of the calibrated outputs, not the
-      misclassification rate: the misclassification test (the panel's ``[accnull]``
-      rows) emptied the model on Affairs (5 of 5 seeds), email (5 of 5) and NHEFS (4 of
-      5), where the learned model flips almost no majority prediction but ranks the
-      test rows with AUC 0.68, 0.84 and 0.56 (``benchmarks/bench_panel_auc.py``;
-      LinearSVC L2-CV: 0.68, 0.85, 0.58). The log-loss test keeps those models:
-      accuracy unchanged (mean gap −0.06, worst −1.1), features 10.1 -> 11.6 (L1-CV
-      11.8), balanced accuracy on the unbalanced tables −1.1 -> −0.7 points under the
-      best baseline's (worst Affairs −4.5 -> bfi −2.4).
-    * ``threshold="calibrated"``: Platt's threshold on the out-of-fold outputs lifts
-      the vector model's balanced accuracy on the unbalanced tables from 1.1 to 0.7
-      points under the best baseline's (bfi −3.2 -> −2.4, creditcard −0.9 -> +0.6,
-      email −0.6 -> 0.0) at about the same accuracy (−0.06 / −1.1 against −0.04 /
-      −1.0). A threshold nearer the class prior buys balanced accuracy with accuracy:
-      on bfi, none of Platt's thresholds between P > 1/2 and P > prior has both the
-      accuracy within 1.5 points and the balanced accuracy of the best baseline. The
-      one-standard-error thresholds (``bisvm-auto`` rows of the panel, 5 seeds)
-      confirm it: ``"1se_balanced"`` −0.34 / −2.7 (bfi: 68.5 % accuracy, 63.5 %
-      balanced; best baselines 71.1, L1-CV, and 61.0, L2-CV), balanced on
-      the unbalanced tables +0.3 (worst −4.5); with ``null_test=False`` −0.52 / −2.7,
-      +2.0 (worst −0.7), 11.6 features; ``"1se_gated"`` −0.17 / −2.3, −0.1; with
-      ``null_test=False`` −0.20 / −2.3, +0.5 (worst −0.9), 11.6 features;
-      ``null_test="balanced"`` with ``"1se_gated"`` the same as ``null_test=False``,
-      with ``"calibrated"`` −0.08 / −1.1, −0.8 (worst −3.0). Each holds the balanced
-      target only by losing more than 1.5 points of accuracy on bfi, so
-      ``"calibrated"`` stays the default.
-    * ``refit="support"``: the thesis's refit keeps every coefficient nonzero (the
-      smoothed L1), so its model predicts from features that ``support_`` calls
-      unselected; with the restricted refit it predicts from ``support_`` alone
-      (:mod:`bisvm.selection.support`). The sub-ε coefficients had carried weight: on
-      the 200 × 2,000 problem they spread the test outputs by a standard deviation of
-      0.17-0.19 beside 0.51-0.66 from the 20 selected features, and without them the
-      test accuracy rises from 86.0 % to 88.1 % (200 × 400: 96.6 % to 97.5 %; bench_wide's
-      leukemia shape, 3 seeds: 89.8 % to 92.5 %); on biopsy two seeds' models used all
-      nine features through coefficients of 0.002 while ``support_`` was empty. Every
-      choice between candidates reads the fold models restricted the same way.
-    * ``refinement_rule="1se"`` with ``refit="support"``: when no refinement iterate
-      beats the scalar model on the held-out rows by more than one standard error, the
-      sparsest one not worse by more than one standard error is kept (glmnet's
-      ``lambda.1se`` in the number of features): 12.2 -> 11.4 features, mean gap
-      +0.10 -> +0.07, worst −0.9 -> −1.3 (bfi).
-    * Together (the defaults): +0.07 / −1.3 (bfi), 11.4 features (L1-CV 11.8), every
-      informative feature kept on 13 of 15 synthetic seeds (5/5 on the 200 × 2,000 and
-      200 × 400 problems, 3/5 on the 600 × 40 one, whose seeds 3 and 4 have informative
-      features with no linear signal: population logistic coefficients −0.01, −0.03
-      and −0.16 against 0.5-1.6 for the others; L1-CV keeps them on 3 of 5 too).
-      Balanced accuracy averaged over the 7 unbalanced tables: 65.4 %, against 65.3
-      (L2-CV), 65.2 (L1-CV) and 65.0 (RFECV); per table 0.3 points under the best
-      baseline's on average (worst bfi −2.2: at L2-CV's operating point these outputs
-      give 70.1 % accuracy and 61.2 % balanced against its 70.3 and 61.0, but Platt's
-      threshold, fitted on the out-of-fold outputs, gives 84.9 % of the test rows to the
-      majority class, 69.9 % and 59.1 %; ``benchmarks/bench_panel_auc.py``). The
-      thesis's refit on every feature (``refit=True``, the panel's ``[refitall]``
-      rows): −0.06 / −1.1, 11.6 features counted by ε (its model read them all),
-      balanced 64.9 % on average. The previous defaults (``model="vector"``,
-      ``scalar_rule="min"``, ``null_test=False``, ``threshold="zero"``; the panel's
-      ``[prev]`` rows): −0.04 / −1.0, 13.3 features, 10 of 15 seeds, balanced −1.1
-      (worst −3.2).
-    * ``balanced_criterion=False``: ``"auto"`` lifts the vector model's balanced
-      accuracy on the unbalanced tables from 1.1 points below the best baseline's to
-      1.3 above, but costs accuracy: −1.57 / −10.2 (Affairs).
-    * ``cv_repeats=1``: 3 repeats cut the vector model's features to 11.8 (L1-CV
-      11.8) at −0.11 / −1.2 (Affairs), but kept every informative feature on 8 of 15
-      synthetic seeds, for about twice the time.
+    With ``standardize=True`` the penalty reads coefficients of standardised features
+    (weighted by ``sample_weight`` and ``class_weight``; inside each fold, by that fold's
+    training rows), as glmnet does (Friedman, Hastie & Tibshirani 2010): the selection does
+    not depend on the units of the columns, ``support_threshold``, ``l2_penalty="auto"``
+    and ``feature_importances_`` are in standardised units, and ``coef_``/``intercept_``
+    are in the original units, so ``decision_function`` takes raw X. A constant column is
+    never selected.
+
+    ``SelectFromModel(BilevelSVC())`` with its default threshold keeps ``support_``: the
+    class declares an L1 penalty, so the threshold is 1e-5 on ``|coef_|`` in original
+    units, and with ``refit="support"`` ``coef_`` is exactly zero off ``support_``. A
+    selected feature whose original-unit coefficient is at most 1e-5 (a column whose
+    standard deviation exceeds the coefficient over 1e-5) would be dropped; the exact
+    form for any data is ``SelectFromModel(BilevelSVC(), importance_getter="support_")``.
     """
 
     # the public path stays where it has always been (pickles and saved models name it,
@@ -395,20 +351,23 @@ class BilevelSVC(SmoothedSVMBase):
         "balanced_criterion": AUTO_OR_BOOL,
         "null_test": ["boolean", StrOptions({"balanced"})],
         "threshold": [StrOptions(set(THRESHOLDS))],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "n_jobs": [Integral, None],
         "blas_threads": BLAS_THREADS,
         "random_state": ["random_state"],
     }
 
-    def __init__(self, model="auto", groups=None, l2_penalty="auto", hinge_smoothing=0.25,
-                 l1_smoothing=0.01, criterion="scaled_margin", validation_fraction=0.2, cv=5,
-                 init_penalty="auto", warm_init=True, penalize_intercept=True,
-                 solver="auto", max_iter=100, tol=1e-4, support_threshold=0.01,
-                 learn_l2_penalty=False, refit="support", early_stopping="auto",
-                 scalar_rule="auto", refinement_rule="1se", balanced_criterion=False,
-                 blas_threads="auto", cv_repeats=1, null_test=True, threshold="calibrated",
-                 verbose=0, random_state=None):
+    def __init__(self, model="auto", feature_groups=None, l2_penalty="auto",
+                 hinge_smoothing=0.25, l1_smoothing=0.01, criterion="scaled_margin",
+                 validation_fraction=0.2, cv=5, init_penalty="auto", warm_init=True,
+                 penalize_intercept="auto", solver="auto", max_iter=100, tol=1e-4,
+                 support_threshold=0.01, learn_l2_penalty=False, refit="support",
+                 early_stopping="auto", scalar_rule="auto", refinement_rule="1se",
+                 balanced_criterion=False, blas_threads="auto", cv_repeats=1, null_test=True,
+                 threshold="calibrated", verbose=0, random_state=None, standardize=True,
+                 class_weight=None, n_jobs=None, groups=None):
         self.model = model
-        self.groups = groups
+        self.feature_groups = feature_groups
         self.l2_penalty = l2_penalty
         self.hinge_smoothing = hinge_smoothing
         self.l1_smoothing = l1_smoothing
@@ -434,51 +393,81 @@ class BilevelSVC(SmoothedSVMBase):
         self.threshold = threshold
         self.verbose = verbose
         self.random_state = random_state
+        self.standardize = standardize
+        self.class_weight = class_weight
+        self.n_jobs = n_jobs
+        self.groups = groups
 
-    def _splits(self, X, y, split):
-        return validation_splits(y, split, validation_fraction=self.validation_fraction,
-                                 cv=self.cv, random_state=self.random_state)
+    def _l2(self, lower, X, w):
+        """``l2_penalty="auto"`` resolved on the rows being fitted (module docstring)."""
+        if self.l2_penalty != "auto" or self.standardize:
+            return lower
+        return replace(lower, l2_penalty=0.01 * mean_second_moment(X, w))
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, groups=None):
         """Learn the L1 weights and the SVM; returns self.
 
-        ``sample_weight`` (non-negative, one per row) weighs each row's term in the
-        lower-level loss of every fold and of the refit (normalised as in
-        :class:`ElasticNetSVC`) and in the validation criterion's mean (weighted class
-        totals in the balanced one). The folds are drawn from the rows as they are: a
-        weight k is k times the say in every loss, not k copies that a split could send
-        to different folds. Zero-weight rows matter only by their place in the splits."""
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights: each row's term in the lower-level loss of every
+            fold and of the refit (normalised as in :class:`ElasticNetSVC`), in the
+            validation criterion's mean and in the standardisation. The folds are drawn
+            from the rows as they are: a weight k is k times the say in every loss, not k
+            copies that a split could send to different folds.
+        groups : array-like of shape (n_samples,), optional
+            Sample groups, passed to a group splitter ``cv`` (``GroupKFold``, ...), as
+            scikit-learn's ``RFECV`` does; every split of the fit keeps a group on one
+            side.
+        """
         t0 = time.perf_counter()
         self._validate_params()
-        lower = self._lower_level()
         X, y = self._validate_xy(X, y)
-        self.blas_threads_ = gram_threads(*X.shape, threads=self.blas_threads)
+        lower = self._lower_level()
+        n, d = X.shape
         sw = checked_sample_weight(sample_weight, y, self.classes_)
-        if self.l2_penalty == "auto":
-            lower = replace(lower, l2_penalty=0.01 * mean_second_moment(X, sw))
-        d = X.shape[1]
-        names_in = getattr(self, "feature_names_in_", None)
-        feature_names = None if names_in is None else [str(c) for c in names_in]
+        if groups is not None:
+            groups = np.asarray(groups)
+            if groups.shape != (n,):
+                raise ValueError(f"groups must have shape ({n},), got {groups.shape}")
         split, loss = CRITERIA[self.criterion].split, CRITERIA[self.criterion].loss
-        self.model_ = self._resolve_model(X.shape[0], d, split)
-        hyper = make_hyper_model(self.model_, d, groups=feature_groups(self.groups),
-                                 penalize_intercept=self.penalize_intercept,
-                                 feature_names=feature_names,
+        # an iterable of splits is read once, here; an int is checked where it is used
+        cv = check_cv_param(self.cv, n, repeats=self.cv_repeats) \
+            if split == "kfold" or not isinstance(self.cv, Integral) else self.cv
+        self.blas_threads_ = gram_threads(n, d, threads=self.blas_threads)
+        names_in = getattr(self, "feature_names_in_", None)
+        fgroups = feature_groups(self._feature_groups())
+        self.model_ = self._resolve_model(y, d, split, fgroups, groups, cv)
+        hyper = make_hyper_model(self.model_, d, groups=fgroups,
+                                 penalize_intercept=lower.penalize_intercept,
+                                 feature_names=None if names_in is None else
+                                 [str(c) for c in names_in],
                                  learn_l2=bool(self.learn_l2_penalty))
-        Xa = add_bias_column(X)
-        self.solver_ = "exact_l1" if lower.exact else resolve_solver(self.solver, Xa)
-        lower = replace(lower, solver=lower.solver if lower.exact else self.solver_)
-        settings = self._staged_settings(split, loss)
+        settings = self._staged_settings(split, loss, cv)
         # progress on stderr when verbose: a bar (J, nonzero count) on a terminal, one
         # line per outer iteration otherwise
         progress = (lambda stage: OuterIterations(f"BiSVM {stage}", mode="auto")) \
             if self.verbose else None
+        per_class, scalers, l2s = [], [], []
         with limit_blas(self.blas_threads_):
-            per_class = [fit_binary(Xa, yb, lower, hyper, settings, sw, progress=progress)
-                         for yb, _ in self._binary_targets(y)]
-        self._store([f.coef for f in per_class])
+            for yb, k in self._binary_targets(y):
+                w = self._row_weights(y, sw, k)
+                Xa, cs = self._design(X, w)
+                if not per_class:
+                    self.solver_ = "exact_l1" if lower.exact else \
+                        resolve_solver(self.solver, Xa)
+                    lower = replace(lower, solver=lower.solver if lower.exact
+                                    else self.solver_)
+                low = self._l2(lower, X, w)
+                per_class.append(fit_binary(Xa, yb, low, hyper, settings, w,
+                                            progress=progress, split_labels=y, groups=groups))
+                scalers.append(cs)
+                l2s.append(low.l2_penalty)
+        self._store([f.coef for f in per_class], scalers)
         self._warn_null(per_class)
-        s = stack_binary_fits(per_class, hyper, lower.l2_penalty)
+        s = stack_binary_fits(per_class, hyper, l2s[0] if len(l2s) == 1 else np.array(l2s))
         self.penalty_weights_ = s.penalty_weights
         self.penalty_weight_names_ = hyper.names[: hyper.n_hyper - int(hyper.learn_l2)]
         self.l2_penalty_ = s.l2_penalty
@@ -491,6 +480,9 @@ class BilevelSVC(SmoothedSVMBase):
         self.history_ = s.history
         self.feature_importances_ = s.feature_importances
         self.support_ = s.feature_importances > 0
+        self.selection_frequency_ = s.selection_frequency
+        self.selection_frequency_per_class_ = s.selection_frequency_per_class
+        self.probability_slope_ = float(s.slopes[0]) if len(per_class) == 1 else s.slopes
         self.lower_level_solves_ = s.lower_level_solves
         self.lower_level_iterations_ = s.lower_level_iterations
         self.null_model_ = per_class[0].null is not None if len(per_class) == 1 else \
@@ -501,40 +493,43 @@ class BilevelSVC(SmoothedSVMBase):
         return self
 
     def _warn_null(self, per_class):
-        """No silent empty model: say which problems the null-model test emptied."""
+        """No silent empty model: say which problems the null-model test emptied, and
+        what may have caused it."""
         for f, (_, k) in zip(per_class, self._binary_targets(self.classes_)):
             if f.null is None:
                 continue
             what = "" if len(per_class) == 1 else f" (class {self.classes_[k]!r} vs rest)"
+            cause = (
+                "No feature carries signal this test can find: check the target, or pass "
+                "null_test=False to keep the learned model." if self.standardize else
+                "The features are penalised in their own units (standardize=False): "
+                "columns on very different scales make the penalty empty the model; "
+                "standardize=True (the default) puts them on one scale. Else no feature "
+                "carries signal this test can find (null_test=False keeps the learned "
+                "model).")
             warnings.warn(
                 f"BilevelSVC{what}: the learned model does not beat the intercept-only "
                 f"model (the majority class) on the held-out folds ({f.null[0]} "
-                f"{f.null[1]:.3f} against "
-                f"{f.null[2]:.3f}, within one standard error); the intercept-only model "
-                f"is returned (null_test={self.null_test!r}). The features carry no "
-                "signal this test can find: check the target, or pass null_test=False to "
-                "keep the learned model.", UserWarning, stacklevel=3)
+                f"{f.null[1]:.3f} against {f.null[2]:.3f}, within one standard error); "
+                f"the intercept-only model is returned (null_test={self.null_test!r}). "
+                + cause, UserWarning, stacklevel=3)
 
-    def _resolve_model(self, n, d, split):
-        """``model="auto"``: the group model when groups are given, else the vector
-        model when the features are at most the training rows of a fold, else the
-        scalar model (see the Notes)."""
+    def _resolve_model(self, y, d, split, fgroups, groups, cv):
+        """``model="auto"``: the group model when feature groups are given, else the
+        vector model when the features are at most the training rows of the smallest
+        training fold, else the scalar model (see the Notes)."""
         if self.model != "auto":
             return self.model
-        if self.groups is not None:
+        if fgroups is not None:
             return "group"
-        if split == "kfold":
-            cv = self.cv if isinstance(self.cv, Integral) and self.cv >= 2 else 5
-            n_train = n - -(-n // cv)
-        else:
-            f = self.validation_fraction
-            n_train = n - int(np.ceil(f * n)) if isinstance(f, Real) and 0 < f < 1 else n
+        n_train = training_size(y, split, validation_fraction=self.validation_fraction,
+                                cv=cv, groups=groups)
         return "vector" if d <= n_train else "scalar"
 
-    def _staged_settings(self, split, loss):
+    def _staged_settings(self, split, loss, cv):
         early = True if self.early_stopping == "auto" else bool(self.early_stopping)
         return StagedSettings(
-            model=self.model_, split=split, loss=loss, cv=self.cv,
+            model=self.model_, split=split, loss=loss, cv=cv,
             validation_fraction=self.validation_fraction, random_state=self.random_state,
             init_penalty=self.init_penalty, warm_init=bool(self.warm_init),
             max_iter=int(self.max_iter), tol=float(self.tol),
@@ -543,7 +538,8 @@ class BilevelSVC(SmoothedSVMBase):
             balanced=self.balanced_criterion,
             refit="support" if self.refit == "support" else bool(self.refit),
             cv_repeats=self.cv_repeats, null_test=self.null_test,
-            threshold=self.threshold)
+            threshold=self.threshold, standardize=bool(self.standardize),
+            n_jobs=self.n_jobs)
 
     def scalar_grid(self, X, y, grid=THESIS_GRID, progress=None, sample_weight=None):
         """The thesis's baseline: grid search over a scalar β on the *same* validation
@@ -564,18 +560,15 @@ class BilevelSVC(SmoothedSVMBase):
                              accept_sparse=("csr", "csc"))
         if self.classes_.size != 2:
             raise ValueError("scalar_grid needs a binary target")
-        sw = checked_sample_weight(sample_weight, y, self.classes_)
-        if self.l2_penalty == "auto":
-            lower = replace(lower, l2_penalty=0.01 * mean_second_moment(X, sw))
+        sw = self._row_weights(y, checked_sample_weight(sample_weight, y, self.classes_), 1)
+        lower = self._l2(lower, X, sw)
         yb = np.where(y == self.classes_[-1], 1.0, -1.0)
         split, loss = CRITERIA[self.criterion].split, CRITERIA[self.criterion].loss
-        Xa = add_bias_column(X)
-        folds = weighted_folds(Xa, yb, sw, self._splits(Xa, yb, split))
-        scal = make_hyper_model("scalar", X.shape[1], penalize_intercept=self.penalize_intercept)
+        Xa, _ = self._design(X, sw)
+        splits = validation_splits(y, split, validation_fraction=self.validation_fraction,
+                                   cv=self.cv, random_state=self.random_state)
+        folds = weighted_folds(Xa, yb, sw, splits, bool(self.standardize))
+        scal = make_hyper_model("scalar", X.shape[1],
+                                penalize_intercept=lower.penalize_intercept)
         return grid_search(BilevelObjective(folds, lower, scal, loss=loss), grid,
                            progress=progress)
-
-    def get_support(self, indices=False):
-        """Mask (or indices) of the selected features, as scikit-learn's selectors."""
-        check_is_fitted(self, "support_")
-        return np.flatnonzero(self.support_) if indices else self.support_.copy()

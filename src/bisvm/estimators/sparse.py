@@ -11,10 +11,9 @@ Both minimise, for labels :math:`y_i \in \{-1, +1\}` and :math:`w = (w_{1..d}, b
     E(w) = \frac1n\sum_i \mu\log\big(1 + e^{(1 - y_i(x_i^\top w_{1..d} + b))/\mu}\big)
          + \frac{\alpha}{2}\|w\|^2 + \sum_k \beta_k\big(\sqrt{\gamma^2 + \|w_k\|^2}-\gamma\big)
 
-(the bias is penalised like the thesis unless ``penalize_intercept=False``). Multiclass
-targets are handled one-vs-rest (beyond the thesis). Features should be on one scale
-(standardise them first, e.g. in a :class:`~sklearn.pipeline.Pipeline`): the penalty and
-the importance scores compare coefficients across features.
+on standardised features with the bias unpenalised (``standardize=True``, as glmnet;
+``standardize=False`` penalises the columns as they are and, like the thesis, the bias).
+Multiclass targets are handled one-vs-rest (beyond the thesis).
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from sklearn.utils._param_validation import Interval
 
 from ..selection.bilevel import make_hyper_model, resolve_solver
 from ..selection.bilevel_fit import feature_groups
-from ..selection.lower_level import add_bias_column
+from ..selection.importance import support_mask
 from ._constraints import positive
 from ._sample_weight import checked_sample_weight
 from ._verbose import print_solve
@@ -44,10 +43,20 @@ class ElasticNetSVC(SmoothedSVMBase):
     ----------
     penalty_weight : float or array-like
         The thesis's β: a scalar for every coefficient, one weight per coefficient
-        (``groups=None``; length ``n_features`` + 1 with the intercept last when it is
-        penalised) or one per group (``groups`` given; plus one for the intercept).
-    groups : dict of str -> list of int, or list of lists, optional
-        Feature groups of the group penalty :math:`\sum_k\beta_k\bar H_\gamma(w_k)`.
+        (``feature_groups=None``; length ``n_features``, plus one for the intercept, last,
+        when it is penalised) or one per group (plus one for a penalised intercept). With
+        ``standardize=True`` (the default) β weighs the coefficients of standardised
+        features, so the same β means a different model than on raw columns; pass
+        ``standardize=False`` for the meaning on the columns as given.
+    feature_groups : dict of str -> list, or list of lists, optional
+        Feature groups of the group penalty :math:`\sum_k\beta_k\bar H_\gamma(w_k)`:
+        column indices, or column names when X is a DataFrame.
+    groups : deprecated
+        The former name of ``feature_groups`` (one release, with a ``FutureWarning``).
+    standardize : bool, default=True
+        Penalise the coefficients of standardised features (weighted by
+        ``sample_weight``), with the intercept unpenalised, and report ``coef_`` and
+        ``intercept_`` in the original units (Friedman, Hastie & Tibshirani 2010).
     l2_penalty : float, default=0.01
         The thesis's α.
     hinge_smoothing : float, default=0.25
@@ -58,7 +67,11 @@ class ElasticNetSVC(SmoothedSVMBase):
         thesis), solved by a working-set proximal Newton method with exact zeros
         (:func:`~bisvm.solvers.primal.exact_l1.solve_exact_l1`; ``solver_`` is then
         ``"exact_l1"`` and ``tol`` bounds the KKT violation).
-    penalize_intercept : bool, default=True
+    penalize_intercept : bool or "auto", default="auto"
+        ``"auto"``: only when ``standardize=False`` (True needs ``standardize=False``).
+    support_threshold : float, default=0.01
+        The thesis's ε: ``support_`` holds the features with :math:`|w_j| > \varepsilon`
+        (standardised units with ``standardize=True``; any nonzero in the exact L1 mode).
     solver : {"auto", "newton", "woodbury", "cg", "lbfgs"}, default="auto"
         Lower-level solver: Newton on the dense d × d Hessian (``"newton"``), Newton
         with the step solved in the n × n sample space (``"woodbury"``, d > n),
@@ -83,6 +96,10 @@ class ElasticNetSVC(SmoothedSVMBase):
         problem.
     solver_ : str
         The lower-level solver used (``solver``, or what ``"auto"`` chose).
+    support_ : ndarray of bool, shape (n_features,)
+        Selected features (in any class); ``transform`` keeps them. The smoothed penalty
+        leaves the others small but nonzero, so ``SelectFromModel`` needs
+        ``importance_getter="support_"`` to keep exactly these.
 
     X may be dense or scipy.sparse (CSR/CSC); sparse input is never densified.
     """
@@ -92,15 +109,20 @@ class ElasticNetSVC(SmoothedSVMBase):
         # a scalar or one weight per penalty group: checked against the data in fit
         "penalty_weight": "no_validation",
         "l2_penalty": [positive()],
+        "support_threshold": [positive()],
         # the lower-level solver's own check: a finite number > 0, True counted as 1
         "tol": [Interval(Real, 0, None, closed="neither")],
     }
 
-    def __init__(self, penalty_weight=0.1, *, groups=None, l2_penalty=0.01,
-                 hinge_smoothing=0.25, l1_smoothing=0.01, penalize_intercept=True,
-                 solver="auto", tol=1e-8, max_iter=500, verbose=0):
+    def __init__(self, penalty_weight=0.1, *, feature_groups=None, l2_penalty=0.01,
+                 hinge_smoothing=0.25, l1_smoothing=0.01, penalize_intercept="auto",
+                 solver="auto", tol=1e-8, max_iter=500, verbose=0, standardize=True,
+                 support_threshold=0.01, groups=None):
         self.penalty_weight = penalty_weight
+        self.feature_groups = feature_groups
         self.groups = groups
+        self.standardize = standardize
+        self.support_threshold = support_threshold
         self.l2_penalty = l2_penalty
         self.hinge_smoothing = hinge_smoothing
         self.l1_smoothing = l1_smoothing
@@ -114,16 +136,17 @@ class ElasticNetSVC(SmoothedSVMBase):
         r"""Fit the model; returns self.
 
         ``sample_weight`` (non-negative, one per row) weighs the loss terms,
-        :math:`\frac{1}{\sum_i s_i}\sum_i s_i\ell_i`: an integer weight k fits the same
-        model as k copies of the row, and a zero weight the model without it."""
+        :math:`\frac{1}{\sum_i s_i}\sum_i s_i\ell_i` and the standardisation: an
+        integer weight k fits the same model as k copies of the row, and a zero weight the
+        model without it."""
         self._validate_params()
-        lower = replace(self._lower_level(), max_iter=int(self.max_iter))
         X, y = self._validate_xy(X, y)
+        lower = replace(self._lower_level(), max_iter=int(self.max_iter))
         sw = checked_sample_weight(sample_weight, y, self.classes_)
         d = X.shape[1]
-        groups = feature_groups(self.groups)
+        groups = feature_groups(self._feature_groups())
         hyper = make_hyper_model("group" if groups is not None else "vector", d,
-                                 groups=groups, penalize_intercept=self.penalize_intercept)
+                                 groups=groups, penalize_intercept=lower.penalize_intercept)
         beta = np.asarray(self.penalty_weight, dtype=float)
         if beta.ndim == 0:
             beta = np.full(hyper.n_hyper, float(beta))
@@ -134,7 +157,7 @@ class ElasticNetSVC(SmoothedSVMBase):
             )
         if not np.all(np.isfinite(beta)) or np.any(beta < 0):
             raise ValueError("penalty_weight must be finite and non-negative")
-        Xa = add_bias_column(X)
+        Xa, cs = self._design(X, sw)
         self.solver_ = "exact_l1" if lower.exact else resolve_solver(self.solver, Xa)
         lower = replace(lower, solver=lower.solver if lower.exact else self.solver_)
         coefs, iters, records = [], [], []
@@ -148,7 +171,10 @@ class ElasticNetSVC(SmoothedSVMBase):
             coefs.append(r.coef)
             iters.append(r.n_iter)
             records.append(r.record)
-        self._store(coefs)
+        thr = 0.0 if lower.exact else float(self.support_threshold)
+        self.support_ = np.any([support_mask(c, hyper, thr)[:-1] for c in coefs], axis=0) \
+            if thr > 0 else np.any(np.array(coefs)[:, :-1] != 0, axis=0)
+        self._store(coefs, [cs] * len(coefs))
         self.n_iter_ = np.array(iters)
         self.convergence_ = records
         return self

@@ -271,6 +271,10 @@ class Decoder:
         if unknown:
             raise ModelFileError(f"{where}: {class_path(cls)} has no parameter {unknown[0][:60]!r}")
         params = {k: self.value(x, f"{where}.{k}") for k, x in node["params"].items()}
+        # a parameter added after the file was written: the value that reproduces the
+        # behaviour the file's model was fitted with, when it differs from the default
+        for k, v in getattr(cls, "_legacy_params", {}).items():
+            params.setdefault(k, v)
         try:
             est = cls(**params)
         except (TypeError, ValueError) as exc:

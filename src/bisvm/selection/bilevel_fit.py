@@ -48,6 +48,10 @@ class BinaryFit:
         model.
     shift : float
         The calibrated intercept shift (0 with ``threshold="zero"``).
+    slope : float
+        Slope of the probability :math:`\\sigma(a f)` of the decision value.
+    fold_support : ndarray of bool, shape (k, d)
+        The features each fold model at the learned β selects.
     """
 
     coef: np.ndarray
@@ -63,15 +67,18 @@ class BinaryFit:
     iterations: int
     null: object = None
     shift: float = 0.0
+    slope: float = 1.0
+    fold_support: object = None
 
 
-def fit_binary(Xa, yb, lower, hyper, settings, sample_weight=None, *, progress=None):
+def fit_binary(Xa, yb, lower, hyper, settings, sample_weight=None, *, progress=None,
+               split_labels=None, groups=None):
     """Fit one binary problem (labels ±1, ``Xa`` with the bias column) by the staged
     BiSVM and score its features.
 
     Parameters
     ----------
-    Xa, yb, lower, hyper, settings, sample_weight, progress
+    Xa, yb, lower, hyper, settings, sample_weight, progress, split_labels, groups
         As in :func:`~bisvm.selection.staged.fit_staged`; ``settings.support_threshold``
         is the thesis's ε of the importance scores.
 
@@ -79,7 +86,8 @@ def fit_binary(Xa, yb, lower, hyper, settings, sample_weight=None, *, progress=N
     -------
     BinaryFit
     """
-    fit = fit_staged(Xa, yb, lower, hyper, settings, sample_weight, progress=progress)
+    fit = fit_staged(Xa, yb, lower, hyper, settings, sample_weight, progress=progress,
+                     split_labels=split_labels, groups=groups)
     # the restricted refit is zero exactly off its support: every nonzero is selected
     coef, eps = fit.coef, 0.0 if fit.restricted else settings.support_threshold
     return BinaryFit(
@@ -88,7 +96,7 @@ def fit_binary(Xa, yb, lower, hyper, settings, sample_weight=None, *, progress=N
         feature_importance=coefficient_shares(coef, hyper, threshold=eps),
         n_iter=fit.n_iter, history=fit.history, balanced=fit.balanced,
         refined=fit.refined, solves=fit.lower_solves, iterations=fit.lower_iterations,
-        null=fit.null, shift=fit.shift)
+        null=fit.null, shift=fit.shift, slope=fit.slope, fold_support=fit.fold_support)
 
 
 @dataclass(frozen=True)
@@ -96,7 +104,9 @@ class StackedFit:
     """The per-class :class:`BinaryFit` stacked as the estimator reports them: the value
     itself for a binary target, an array (``refined``, ``history``: a list) over the
     one-vs-rest problems otherwise. ``feature_importances`` is the mean over classes,
-    the two counts are totals."""
+    the two counts are totals. ``selection_frequency`` is, per feature, the share of the
+    folds in which some class's fold model selects it (the problems share their folds);
+    ``selection_frequency_per_class`` the share per class."""
 
     penalty_weights: np.ndarray
     l2_penalty: object
@@ -109,6 +119,9 @@ class StackedFit:
     feature_importances: np.ndarray
     lower_level_solves: int
     lower_level_iterations: int
+    selection_frequency: np.ndarray
+    selection_frequency_per_class: np.ndarray
+    slopes: np.ndarray
 
 
 def stack_binary_fits(fits, hyper, l2_penalty):
@@ -133,7 +146,10 @@ def stack_binary_fits(fits, hyper, l2_penalty):
         importance=pick("importance"), n_iter=pick("n_iter"), history=listed("history"),
         feature_importances=np.array([f.feature_importance for f in fits]).mean(axis=0),
         lower_level_solves=int(sum(f.solves for f in fits)),
-        lower_level_iterations=int(sum(f.iterations for f in fits)))
+        lower_level_iterations=int(sum(f.iterations for f in fits)),
+        selection_frequency=np.any([f.fold_support for f in fits], axis=0).mean(axis=0),
+        selection_frequency_per_class=np.array([f.fold_support.mean(axis=0) for f in fits]),
+        slopes=np.array([f.slope for f in fits]))
 
 
 def feature_groups(groups):

@@ -46,7 +46,7 @@ import numpy as np
 from .one_se import weighted_mean_se
 
 __all__ = ["out_of_fold", "beats_null", "beats_null_balanced", "platt_shift",
-           "one_se_balanced_shift", "balanced_weights_of"]
+           "one_se_balanced_shift", "balanced_weights_of", "platt_slope", "MIN_SLOPE"]
 
 
 def out_of_fold(objective, coefs):
@@ -151,6 +151,67 @@ def _platt(f, y, w, max_iter=50, tol=1e-10):
     if not (np.isfinite(a) and np.isfinite(c)) or a <= 0:
         return None
     return a, c
+
+
+#: Smallest probability slope :func:`platt_slope` returns: outputs that do not rank the
+#: classes still give probabilities whose arg-max is the sign of the output.
+MIN_SLOPE = 1e-6
+
+
+def platt_slope(g, y, w=None, *, max_iter=100, tol=1e-12):
+    r"""The slope :math:`a` of the one-parameter Platt calibration
+    :math:`P(y = 1\mid g) = \sigma(a g)` of decision values ``g`` that already include
+    the decision threshold, fitted by safeguarded Newton on the weighted logistic
+    likelihood with Platt's targets (Platt 1999, *Probabilistic outputs for support
+    vector machines*).
+
+    Calibrating the shifted outputs without an offset keeps :math:`P > 1/2` exactly where
+    :math:`g > 0`, so the arg-max of the probabilities is the prediction for every
+    threshold rule; when the shift is Platt's own :math:`c/a`
+    (:func:`platt_shift`), :math:`\sigma(a g) = \sigma(af + c)` is Platt's two-parameter
+    fit itself (the same stationarity conditions). Outputs that do not rank the classes
+    get :data:`MIN_SLOPE`.
+
+    Parameters
+    ----------
+    g, y : ndarray
+        Shifted decision values and labels (±1).
+    w : ndarray, optional
+        Row weights (default equal).
+
+    Returns
+    -------
+    float
+    """
+    g = np.asarray(g, dtype=float)
+    y = np.asarray(y, dtype=float)
+    w = np.full(g.size, 1.0 / g.size) if w is None else np.asarray(w, float) / np.sum(w)
+    n_pos, n_neg = int(np.sum(y > 0)), int(np.sum(y <= 0))
+    t = np.where(y > 0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+
+    def loss(a):
+        z = a * g
+        # -[t log sigma(z) + (1 - t) log(1 - sigma(z))], written stably
+        return float(w @ (np.logaddexp(0.0, z) - t * z))
+
+    a, f0 = 0.0, loss(0.0)
+    for _ in range(max_iter):
+        p = 1.0 / (1.0 + np.exp(-a * g))
+        d1 = float(w @ ((p - t) * g))
+        d2 = float(w @ (p * (1.0 - p) * g * g))
+        if not d2 > 0:
+            break
+        step = d1 / d2
+        # halve until the likelihood does not get worse (Newton can overshoot a flat tail)
+        for _ in range(60):
+            f1 = loss(a - step)
+            if f1 <= f0:
+                break
+            step *= 0.5
+        a, f0 = a - step, f1
+        if abs(step) <= tol * max(1.0, abs(a)):
+            break
+    return float(a) if np.isfinite(a) and a > MIN_SLOPE else MIN_SLOPE
 
 
 def balanced_weights_of(y, w):

@@ -1,5 +1,4 @@
-r"""The one-standard-error rule along the scalar path of BiSVM (issue #12), and the
-validation splits of ``BilevelSVC``'s criterion (:func:`validation_splits`).
+r"""The one-standard-error rule along the scalar path of BiSVM.
 
 After the scalar model's BiSVM run has found :math:`\beta^\star` (the minimum of the k-fold
 criterion :math:`J`), :func:`one_se_scalar` walks up the path
@@ -27,22 +26,16 @@ whole path is evaluated (it may fall again after a rise).
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.model_selection import (
-    RepeatedStratifiedKFold,
-    StratifiedKFold,
-    StratifiedShuffleSplit,
-)
 
 from .importance import zero_unselected
 from .lower_level import beta_upper_bound
 
 __all__ = ["weighted_mean_se", "pooled_terms", "pooled_error", "one_se_scalar",
            "one_se_error_scalar",
-           "ErrorPath", "validation_splits", "SCALAR_RULES"]
+           "ErrorPath", "SCALAR_RULES"]
 
 #: The rules of ``BilevelSVC(scalar_rule=...)``.
 SCALAR_RULES = ("min", "1se", "1se_error", "auto")
@@ -223,44 +216,3 @@ def one_se_scalar(objective, beta, *, warm=None, factor=1.25, max_steps=40, inne
             break
         best, best_coefs = b, coefs
     return best, best_coefs, steps
-
-
-def validation_splits(y, split, *, validation_fraction, cv, random_state, repeats=1):
-    """Training/validation index pairs of BilevelSVC's criterion: one stratified split of
-    ``validation_fraction`` of the rows (``split="holdout"``) or ``cv`` stratified
-    shuffled folds (``"kfold"``); the parameters are validated here."""
-    X = np.zeros((len(y), 1))
-    classes, counts = np.unique(y, return_counts=True)
-    if split == "holdout":
-        f = validation_fraction
-        if isinstance(f, bool) or not isinstance(f, numbers.Real) or not 0 < f < 1:
-            raise ValueError(f"validation_fraction must be in (0, 1), got {f!r}")
-        if counts.min() < 2:
-            raise ValueError(
-                f"a class has {counts.min()} sample; the stratified validation split "
-                "needs at least 2 samples per class"
-            )
-        n_val = int(np.ceil(f * len(y)))
-        if n_val < 2 or len(y) - n_val < 2:
-            raise ValueError(
-                f"n_samples={len(y)} is too few for validation_fraction={f}"
-            )
-        sss = StratifiedShuffleSplit(1, test_size=f, random_state=random_state)
-        return list(sss.split(X, y))
-    k = cv
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
-        raise ValueError(f"cv must be an integer >= 2, got {k!r}")
-    if len(y) < k:
-        raise ValueError(f"n_samples={len(y)} is fewer than cv={k} folds")
-    # a class rarer than k leaves some validation folds without it; scikit-learn's
-    # StratifiedKFold warns about that, and every training fold still sees both classes
-    # as long as the class has 2 members
-    if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
-        raise ValueError(f"cv_repeats must be a positive integer, got {repeats!r}")
-    if repeats > 1:
-        # the criterion averaged over `repeats` independent k-fold partitions
-        rskf = RepeatedStratifiedKFold(n_splits=k, n_repeats=int(repeats),
-                                       random_state=random_state)
-        return list(rskf.split(X, y))
-    skf = StratifiedKFold(k, shuffle=True, random_state=random_state)
-    return list(skf.split(X, y))

@@ -143,11 +143,14 @@ def scan_betas(folds, n_points=SCAN_POINTS, decades=SCAN_DECADES):
     return top * np.logspace(-float(decades), 0.0, int(n_points))
 
 
-def last_argmin(values):
+def last_argmin(values, *, rtol=1e-9, atol=1e-12):
     """Index of the last minimum of ``values`` (along an increasing β path: on a tie,
-    the sparser model)."""
-    values = np.asarray(values)
-    return int(values.size - 1 - np.argmin(values[::-1]))
+    the sparser model). Values within ``atol + rtol|min|`` of the minimum tie: a
+    criterion that vanishes on separable folds is zero to rounding at many β, and which
+    of them is smallest in the last bits must not decide."""
+    values = np.asarray(values, dtype=float)
+    m = float(np.min(values))
+    return int(np.flatnonzero(values <= m + atol + rtol * abs(m))[-1])
 
 
 def scalar_scan(objective, betas=None, *, inner_tol=1e-9, warm=None):

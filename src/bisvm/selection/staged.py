@@ -1,4 +1,4 @@
-r"""The stages of one binary ``BilevelSVC`` fit (beyond seed-000, issues #11 and #12).
+r"""The stages of one binary ``BilevelSVC`` fit.
 
 1. **Scalar stage**, on the k folds of *all* training rows: the criterion on a short
    log-spaced path of the scalar β (:func:`~bisvm.selection.search.scalar_scan`), then
@@ -25,11 +25,13 @@ rows it never saw.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, replace
 
 import numpy as np
-from sklearn.model_selection import StratifiedShuffleSplit
+import scipy.sparse as sp
 
+from ..data.standardize import ColumnStandardizer
 from ..names import CRITERIA as _NAMES
 from .bilevel import BilevelObjective, Fold, bisvm_lbfgs, make_hyper_model
 from .decision import (
@@ -38,10 +40,12 @@ from .decision import (
     one_se_balanced_shift,
     out_of_fold,
     platt_shift,
+    platt_slope,
 )
 from .lower_level import beta_upper_bound, zero_model_penalty
-from .one_se import one_se_error_scalar, one_se_scalar, validation_splits
+from .one_se import one_se_error_scalar, one_se_scalar
 from .search import last_argmin, scalar_scan
+from .splits import holdout_splits, validation_splits
 from .support import (
     expand,
     restrict_folds,
@@ -64,18 +68,49 @@ CRITERIA = {name: (c.split, c.loss) for name, c in _NAMES.items()}
 UNBALANCED_SHARE = 0.35
 
 
-def weighted_folds(X, y, sw, splits):
+def weighted_folds(X, y, sw, splits, standardize=False):
     """The :class:`~bisvm.selection.bilevel.Fold` of each (training rows, validation
     rows) pair, with the rows' weights; a side whose weights are all zero is refused (it
-    has no loss or no criterion)."""
-    if sw is None:
-        return tuple(Fold(X[tr], y[tr], X[va], y[va]) for tr, va in splits)
-    for tr, va in splits:
-        if not (sw[tr].sum() > 0 and sw[va].sum() > 0):
-            raise ValueError("sample_weight is zero on every training or every validation "
-                             "row of a fold: give some weight to more rows, or use fewer "
-                             "folds (cv) or a larger validation_fraction")
-    return tuple(Fold(X[tr], y[tr], X[va], y[va], sw[tr], sw[va]) for tr, va in splits)
+    has no loss or no criterion).
+
+    With ``standardize``, each fold's features (``X`` with the bias column last) are
+    standardised by the weighted statistics of that fold's training rows
+    (:class:`~bisvm.data.standardize.ColumnStandardizer`), so that no validation row
+    takes part in the scaling its fold is judged by."""
+    if sw is not None:
+        for tr, va in splits:
+            if not (sw[tr].sum() > 0 and sw[va].sum() > 0):
+                raise ValueError("sample_weight is zero on every training or every "
+                                 "validation row of a fold: give some weight to more rows, "
+                                 "or use fewer folds (cv) or a larger validation_fraction")
+    return tuple(make_fold(X[tr], y[tr], X[va], y[va],
+                           None if sw is None else sw[tr], None if sw is None else sw[va],
+                           standardize=standardize)
+                 for tr, va in splits)
+
+
+def make_fold(X_train, y_train, X_val, y_val, w_train=None, w_val=None, *,
+              standardize=False):
+    """One :class:`~bisvm.selection.bilevel.Fold` (features with the bias column last),
+    standardised on its training rows when asked (see :func:`weighted_folds`)."""
+    if standardize:
+        d = X_train.shape[1] - 1
+        cs = ColumnStandardizer.fit(X_train[:, :d], w_train)
+        X_train, X_val = (_standardize_features(A, cs) for A in (X_train, X_val))
+    return Fold(X_train, y_train, X_val, y_val, w_train, w_val)
+
+
+def _standardize_features(Xa, cs):
+    """``Xa`` (bias column last) with its features standardised by ``cs``."""
+    if sp.issparse(Xa):
+        scale = np.r_[cs.inverse_scale, 1.0]
+        out = sp.csr_matrix(sp.csr_matrix(Xa) @ sp.diags(scale))
+        out.eliminate_zeros()
+        return out
+    out = np.array(Xa, dtype=float)
+    out[:, :-1] -= cs.center
+    out[:, :-1] *= cs.inverse_scale
+    return out
 
 
 @dataclass(frozen=True)
@@ -102,6 +137,8 @@ class StagedSettings:
     cv_repeats: int = 1
     null_test: object = False  # False, True or "balanced"
     threshold: str = "zero"
+    standardize: bool = False
+    n_jobs: object = None
 
     @property
     def judge(self):
@@ -112,7 +149,7 @@ class StagedSettings:
 
 @dataclass(frozen=True)
 class StagedFit:
-    """Outcome of :func:`fit_staged` for one binary problem.
+    r"""Outcome of :func:`fit_staged` for one binary problem.
 
     Attributes
     ----------
@@ -139,6 +176,15 @@ class StagedFit:
         else None.
     shift : float
         The intercept shift of the threshold (0 for ``threshold="zero"``).
+    restricted : bool
+        Whether ``coef`` is the refit restricted to its support.
+    slope : float
+        Slope :math:`a` of the probability :math:`\sigma(a f)` of the final decision
+        value :math:`f` (shift included), fitted on the out-of-fold outputs
+        (:func:`~bisvm.selection.decision.platt_slope`).
+    fold_support : ndarray of bool, shape (k, d)
+        The features each of the k fold models at the chosen β selects (before any
+        restriction): what the selection frequencies count.
     """
 
     coef: np.ndarray
@@ -154,6 +200,14 @@ class StagedFit:
     null: object = None
     shift: float = 0.0
     restricted: bool = False
+    slope: float = 1.0
+    fold_support: object = None
+
+
+def _objective(folds, lower, hyper, s, bal):
+    """The :class:`BilevelObjective` of the stages, running its folds on ``s.n_jobs``."""
+    extra = {} if s.n_jobs in (None, 1) else {"n_jobs": s.n_jobs}
+    return BilevelObjective(folds, lower, hyper, loss=s.loss, balanced=bal, **extra)
 
 
 class _Cost:
@@ -176,7 +230,8 @@ def _close(report):
         report.close()
 
 
-def fit_staged(Xa, yb, lower, hyper, settings, sample_weight=None, progress=None):
+def fit_staged(Xa, yb, lower, hyper, settings, sample_weight=None, progress=None, *,
+               split_labels=None, groups=None):
     """Learn β for one binary problem by the stages of the module docstring.
 
     Parameters
@@ -193,18 +248,25 @@ def fit_staged(Xa, yb, lower, hyper, settings, sample_weight=None, progress=None
         Validated row weights.
     progress : callable, optional
         ``progress(stage_name)`` returns a per-iteration callback with ``close()``.
+    split_labels : ndarray, optional
+        Labels the splits stratify on (default ``yb``; the original classes of a
+        multiclass target, so that its one-vs-rest problems share their folds).
+    groups : ndarray, optional
+        Sample groups for a group splitter ``settings.cv``.
 
     Returns
     -------
     StagedFit
     """
     s, sw = settings, sample_weight
-    splits = validation_splits(yb, s.split, validation_fraction=s.validation_fraction,
-                               cv=s.cv, random_state=s.random_state, repeats=s.cv_repeats)
+    ys = yb if split_labels is None else split_labels
+    splits = validation_splits(ys, s.split, validation_fraction=s.validation_fraction,
+                               cv=s.cv, random_state=s.random_state, repeats=s.cv_repeats,
+                               groups=groups)
     counts = np.unique(yb, return_counts=True)[1]
     bal = bool(counts.min() / counts.sum() < UNBALANCED_SHARE) if s.balanced == "auto" \
         else bool(s.balanced)
-    folds = weighted_folds(Xa, yb, sw, splits)
+    folds = weighted_folds(Xa, yb, sw, splits, s.standardize)
     cost = _Cost()
     scalar = hyper.kind == "scalar"
     res, scan = None, None
@@ -217,8 +279,8 @@ def fit_staged(Xa, yb, lower, hyper, settings, sample_weight=None, progress=None
                                             else "scalar (warm start)"))
     refined = None
     if not scalar:
-        res, refined = _refine(Xa, yb, sw, folds, counts, lower, hyper, s, bal, res, cost,
-                               progress)
+        res, refined = _refine(Xa, yb, sw, folds, lower, hyper, s, bal, res, cost,
+                               progress, ys, groups)
     if s.refit:
         P = lower.problem(Xa, yb, hyper.penalty_groups, hyper.weights(res.beta),
                           hyper.l2(res.beta), sample_weight=sw)
@@ -228,27 +290,25 @@ def fit_staged(Xa, yb, lower, hyper, settings, sample_weight=None, progress=None
         cost.iters += r.n_iter
     else:
         coef = res.coefs[0]
-    decide = bool(s.null_test) or s.threshold != "zero"
     restricted = s.judge is not None
-    null, shift = None, 0.0
-    if decide or restricted:
-        obj, coefs = _fold_models(folds, lower, hyper, s, bal, res, refined, cost)
-        if restricted:
-            coef, obj, coefs = _restrict(Xa, yb, sw, coef, obj, coefs, lower, hyper, s,
-                                         bal, res.beta, cost)
-        if decide:
-            coef, null, shift = _decision(obj, coefs, yb, sw, s, coef)
+    obj, coefs = _fold_models(folds, lower, hyper, s, bal, res, refined, cost)
+    fold_support = np.array([support_mask(c, hyper, s.support_threshold)[:-1]
+                             for c in coefs])
+    if restricted:
+        coef, obj, coefs = _restrict(Xa, yb, sw, coef, obj, coefs, lower, hyper, s,
+                                     bal, res.beta, cost)
+    coef, null, shift, slope = _decision(obj, coefs, yb, sw, s, coef)
     return StagedFit(coef=coef, beta=res.beta, value=float(res.value),
                      n_iter=max(1, cost.outer), history=res.history, balanced=bal,
                      refined=refined, scan=scan, lower_solves=cost.solves,
                      lower_iterations=cost.iters, null=null, shift=shift,
-                     restricted=restricted)
+                     restricted=restricted, slope=slope, fold_support=fold_support)
 
 
 def _fold_models(folds, lower, hyper, s, bal, res, refined, cost):
     """The objective of the k folds of all rows and its fold solutions at the chosen β
     (re-solved when the refinement's solutions are of other folds)."""
-    obj = BilevelObjective(folds, lower, hyper, loss=s.loss, balanced=bal)
+    obj = _objective(folds, lower, hyper, s, bal)
     if refined or len(res.coefs) != len(folds):
         mean = np.mean(res.coefs, axis=0)
         coefs, it = obj.solve(res.beta, tuple(mean for _ in folds), 1e-9)
@@ -269,8 +329,7 @@ def _restrict(Xa, yb, sw, coef, obj, coefs, lower, hyper, s, bal, beta, cost):
     P = lower.problem(Xa[:, keep], yb, hk.penalty_groups, hk.weights(beta), hk.l2(beta),
                       sample_weight=sw)
     r = lower.solve(P, w0=np.asarray(coef)[keep])
-    objk = BilevelObjective(restrict_folds(obj.folds, keep), lower, hk, loss=s.loss,
-                            balanced=bal)
+    objk = _objective(restrict_folds(obj.folds, keep), lower, hk, s, bal)
     coefsk, it = objk.solve(beta, tuple(np.asarray(c)[keep] for c in coefs), 1e-9)
     cost.solves += 1 + len(coefs)
     cost.iters += r.n_iter + it
@@ -278,9 +337,9 @@ def _restrict(Xa, yb, sw, coef, obj, coefs, lower, hyper, s, bal, beta, cost):
 
 
 def _decision(obj, coefs, yb, sw, s, coef):
-    """The null-model test and the calibrated intercept on the out-of-fold outputs of
-    the fold solutions ``coefs`` of ``obj`` (:mod:`~bisvm.selection.decision`); returns
-    (coef, null, shift)."""
+    """The null-model test, the calibrated intercept and the probability slope on the
+    out-of-fold outputs of the fold solutions ``coefs`` of ``obj``
+    (:mod:`~bisvm.selection.decision`); returns (coef, null, shift, slope)."""
     f, y, w, majority = out_of_fold(obj, coefs)
     coef = np.array(coef, dtype=float)
     shift = _THRESHOLD_SHIFTS[s.threshold](f, y, w)
@@ -299,9 +358,10 @@ def _decision(obj, coefs, yb, sw, s, coef):
             sw1 = np.ones(yb.shape[0]) if sw is None else sw
             null = np.zeros_like(coef)
             null[-1] = 1.0 if float(sw1 @ (yb > 0)) >= float(sw1 @ (yb < 0)) else -1.0
-            return null, (what, err, err0), 0.0
+            # the constant output's slope gives every row the class prior
+            return null, (what, err, err0), 0.0, platt_slope(np.full(y.size, null[-1]), y, w)
     coef[-1] += shift
-    return coef, None, shift
+    return coef, None, shift, platt_slope(f + shift, y, w)
 
 
 #: ``threshold`` -> the intercept shift from the out-of-fold outputs, labels and weights.
@@ -323,16 +383,15 @@ def _l1_start(Xa, yb, lower, s, sw):
 def _scalar_stage(folds, lower, scal, s, bal, cost, report):
     """Scan (with ``init_penalty="auto"``), BiSVM L-BFGS from its best point, then the
     scalar rule; returns (BilevelResult, ScanResult or None)."""
-    obj = BilevelObjective(folds, lower, scal, loss=s.loss, balanced=bal)
+    obj = _objective(folds, lower, scal, s, bal)
     learn_l2 = scal.learn_l2
     l2_0 = lower.l2_penalty
     scan, warm = None, None
     judge = s.judge
     if s.init_penalty == "auto":
         # the scan is over the L1 weight at the fixed α (the same lower-level problems)
-        l1_obj = obj if not learn_l2 else BilevelObjective(
-            folds, lower, replace(scal, names=scal.names[:1], learn_l2=False),
-            loss=s.loss, balanced=bal)
+        l1_obj = obj if not learn_l2 else _objective(
+            folds, lower, replace(scal, names=scal.names[:1], learn_l2=False), s, bal)
         # solved as accurately as BiSVM's first iterate (its HOAG schedule starts at
         # 1e-5): the scan only chooses a start, and tighter solves of a nearly
         # non-smooth lower level (tiny smoothing, L-BFGS) can stall at their cap
@@ -385,29 +444,51 @@ def _thresholded_best(scan, obj, threshold):
     return last_argmin([thresholded_value(obj, c, threshold) for c in scan.coefs])
 
 
-def _refine(Xa, yb, sw, folds, counts, lower, hyper, s, bal, sres, cost, progress):
+def _early_stopping_rows(yb, sw, s, split_labels, groups):
+    """The held-out rows of the refinement and the folds of the others, derived from
+    ``s.cv`` (:func:`~bisvm.selection.splits.holdout_splits`), or None when early
+    stopping does not apply: it needs a k-fold criterion, k >= 3 (an integer ``cv``:
+    every class with at least 2k rows), both classes among the held-out rows and on the
+    training side of at least two remaining folds."""
+    if not (s.early_stopping and s.split == "kfold"):
+        return None
+    if isinstance(s.cv, numbers.Integral):
+        counts = np.unique(yb, return_counts=True)[1]
+        if s.cv < 3 or counts.min() < 2 * s.cv:
+            return None
+    rest, held, folds = holdout_splits(split_labels, s.cv, random_state=s.random_state,
+                                       groups=groups)
+    yr = yb[rest]
+
+    def both(rows, y, w):
+        return all(np.any((y[rows] == c) & (True if w is None else w[rows] > 0))
+                   for c in (-1.0, 1.0))
+
+    swr = None if sw is None else sw[rest]
+    folds = [(tr, va) for tr, va in folds if both(tr, yr, swr)
+             and (swr is None or swr[va].sum() > 0)]
+    if len(folds) < 2 or not both(held, yb, sw):
+        return None
+    return rest, held, folds
+
+
+def _refine(Xa, yb, sw, folds, lower, hyper, s, bal, sres, cost, progress, split_labels,
+            groups):
     """The vector or group refinement; returns (BilevelResult, refined)."""
     learn_l2 = hyper.learn_l2
     n_l1 = hyper.n_hyper - int(learn_l2)
-    early = s.early_stopping
-    # the held-out rows need both classes and the rest still needs its k folds
-    early = (bool(early) and s.split == "kfold" and s.cv >= 3 and counts.min() >= 2 * s.cv)
+    early = _early_stopping_rows(yb, sw, s, split_labels, groups)
     vfolds, monitor = folds, None
-    if early:
-        # rows the refinement never sees, not even as training rows of a fold: one
-        # fold's share, stratified
-        rest, held = next(StratifiedShuffleSplit(
-            1, test_size=1.0 / s.cv, random_state=s.random_state).split(Xa, yb))
-        rest = np.sort(rest)
+    if early is not None:
+        # rows the refinement never sees, not even as training rows of a fold
+        rest, held, rest_folds = early
         Xr, yr = Xa[rest], yb[rest]
         swr = None if sw is None else sw[rest]
-        vfolds = weighted_folds(Xr, yr, swr, validation_splits(
-            yr, s.split, validation_fraction=s.validation_fraction, cv=s.cv,
-            random_state=s.random_state))
-        monitor = BilevelObjective(
-            (Fold(Xr, yr, Xa[held], yb[held], swr, None if sw is None else sw[held]),),
-            lower, hyper, loss=s.loss, balanced=bal)
-    obj = BilevelObjective(vfolds, lower, hyper, loss=s.loss, balanced=bal)
+        vfolds = weighted_folds(Xr, yr, swr, rest_folds, s.standardize)
+        monitor = _objective(
+            (make_fold(Xr, yr, Xa[held], yb[held], swr, None if sw is None else sw[held],
+                       standardize=s.standardize),), lower, hyper, s, bal)
+    obj = _objective(vfolds, lower, hyper, s, bal)
     if sres is None:
         l1_0, l2_0, warm0, mwarm0 = _l1_start(Xa, yb, lower, s, sw), lower.l2_penalty, \
             None, None
