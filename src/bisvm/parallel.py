@@ -33,6 +33,7 @@ __all__ = [
     "Backend",
     "compute_backend",
     "map_tasks",
+    "map_ordered",
     "search",
     "cross_val_scores",
     "loo_predictions",
@@ -212,6 +213,46 @@ def map_tasks(func, tasks, *, n_jobs=None, progress=None, weights=None):
         if progress is not None:
             progress(1 if weights is None else weights[k])
     return out
+
+
+def map_ordered(func, tasks, n_jobs=None):
+    """``[func(*t) for t in tasks]`` in task order, on ``n_jobs`` threads of this process
+    unless a surrounding :func:`joblib.parallel_config` (or :func:`compute_backend`)
+    names a backend other than threads, such as Dask, which then runs the tasks.
+
+    For short tasks that release the GIL (BLAS, LAPACK, ``nogil`` numba kernels) called
+    many times in a row, such as the folds of one upper-level evaluation. Threads run
+    on a :class:`concurrent.futures.ThreadPoolExecutor` whose results are collected as
+    they complete: :class:`joblib.Parallel` collects ordered results by polling every
+    10 ms, a delay of the order of a whole task here.
+
+    Parameters
+    ----------
+    func : callable
+    tasks : iterable of tuple
+        Positional arguments of each call.
+    n_jobs : int, optional
+        ``None`` or ``1``: one after the other, here. Otherwise joblib's convention
+        (``-1``: all cores; ``-2``: all but one).
+
+    Returns
+    -------
+    list
+    """
+    tasks = list(tasks)
+    if n_jobs in (None, 1) or len(tasks) < 2:
+        return [func(*t) for t in tasks]
+    import joblib
+    from joblib.parallel import ThreadingBackend, get_active_backend
+
+    if not isinstance(get_active_backend(prefer="threads")[0], ThreadingBackend):
+        return joblib.Parallel(n_jobs=n_jobs, prefer="threads")(
+            joblib.delayed(func)(*t) for t in tasks)
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = n_jobs if n_jobs > 0 else max(1, joblib.cpu_count() + 1 + n_jobs)
+    with ThreadPoolExecutor(min(n, len(tasks))) as pool:
+        return list(pool.map(lambda t: func(*t), tasks))
 
 
 def log_grid(low, high, num):

@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_classification
 from sklearn.model_selection import StratifiedKFold
 
+from bisvm.parallel import map_ordered
 from bisvm.selection.bilevel import (
     BilevelObjective,
     Fold,
@@ -155,6 +156,29 @@ def test_backend_chosen_around_the_call(backend):
         with joblib.parallel_config(backend="loky", n_jobs=2):
             ev = par.evaluate(beta)
     _assert_same_evaluation(serial.evaluate(beta), ev)
+
+
+@pytest.mark.parametrize("n_jobs", [None, 1, 2, 3, -1, -2])
+def test_map_ordered_keeps_task_order_and_raises(n_jobs):
+    rng = np.random.default_rng(0)
+    tasks = [(k, float(rng.uniform(0, 2e-3))) for k in range(9)]
+
+    def slow_square(k, pause):
+        import time
+
+        time.sleep(pause)  # finish out of order
+        return k * k
+
+    assert map_ordered(slow_square, tasks, n_jobs) == [k * k for k in range(9)]
+    assert map_ordered(slow_square, [], n_jobs) == []
+
+    def fail(k):
+        if k == 5:
+            raise ArithmeticError(f"task {k}")
+        return k
+
+    with pytest.raises(ArithmeticError, match="task 5"):
+        map_ordered(fail, [(k,) for k in range(8)], n_jobs)
 
 
 @pytest.mark.parametrize("bad", [0, 1.5, True, "2"])

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.special import expit, logit
 
+from ..parallel import map_ordered
 from ..penalties import L2, SumPenalty
 from ..solvers._linalg import DenseFactor
 from ..solvers.primal.lbfgs import minimize_lbfgs
@@ -238,7 +239,7 @@ class BilevelObjective:
     hypergradients and solutions are bit-identical for every ``n_jobs`` (at the fixed
     BLAS thread count of a fit). Threads are the default because the per-fold work runs
     outside the GIL (BLAS/LAPACK Gram products and Cholesky solves, loss kernels
-    compiled ``nogil``) and share the fold data instead of copying it to processes at
+    compiled ``nogil``) and shares the fold data instead of copying it to processes at
     every trial point; the caller keeps one BLAS thread per worker so that fold threads
     do not oversubscribe the cores (:mod:`~bisvm.selection.threads`).
     """
@@ -303,14 +304,9 @@ class BilevelObjective:
         return replace(P, penalty=SumPenalty((ridge, hub.with_weights(wts))))
 
     def map_folds(self, func, tasks):
-        """``[func(*t) for t in tasks]`` in task (fold) order: serially for ``n_jobs``
-        None or 1, else through :class:`joblib.Parallel` (threads by default)."""
-        tasks = list(tasks)
-        if self.n_jobs in (None, 1) or len(tasks) < 2:
-            return [func(*t) for t in tasks]
-        from joblib import Parallel, delayed
-
-        return Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(func)(*t) for t in tasks)
+        """``[func(*t) for t in tasks]`` in fold order, on ``n_jobs`` workers
+        (:func:`~bisvm.parallel.map_ordered`)."""
+        return map_ordered(func, tasks, self.n_jobs)
 
     def solve(self, beta, warm=None, tol=1e-9):
         """Lower-level solutions on every fold; returns (coefs, iterations)."""
