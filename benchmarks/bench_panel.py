@@ -28,6 +28,12 @@ Methods (classification):
 Regression: ``selective-alo``, ``selective-alo-1se``, ``selective-kfold``
 (``SelectiveRegressionCV``) and scikit-learn's ``LassoCV(cv=5)``.
 
+``--raw``: the tables as they come, unscaled. The bisvm methods get the raw columns
+(``BilevelSVC`` standardises inside, with statistics of its training rows); every other
+method becomes ``make_pipeline(StandardScaler(), method)``, so its scaler, too, is fitted
+on the training rows of the split and never sees a test row. Results then go to
+``results/bench_panel_raw.json`` and ``.md``.
+
 Every fit runs in this process with one BLAS/OpenMP thread; times are CPU seconds of the
 fit (``time.process_time``). Results go to ``results/bench_panel.json`` (one record per
 fit, appended as they come, so a stopped run keeps what it did) and the report to
@@ -39,6 +45,7 @@ Usage::
     python benchmarks/bench_panel.py --seeds 1 --problems wine,pima --methods bisvm-vector
     python benchmarks/bench_panel.py --variant 'es={"early_stopping": true}'  # a remedy
     python benchmarks/bench_panel.py --report-only
+    python benchmarks/bench_panel.py --raw --seeds 5 --methods bisvm-auto,l2cv,l1cv,rfecv
 """
 
 from __future__ import annotations
@@ -81,8 +88,19 @@ def _bisvm(model, seed, groups, extra):
     return BilevelSVC(**kw)
 
 
-def make_method(method, seed, table, extra):
-    """The estimator of ``method`` (None when it does not apply to ``table``)."""
+def make_method(method, seed, table, extra, raw=False):
+    """The estimator of ``method`` (None when it does not apply to ``table``); with
+    ``raw``, every method but bisvm's behind a StandardScaler in a Pipeline."""
+    est = _make_method(method, seed, table, extra)
+    if not raw or est is None or method.startswith("bisvm-"):
+        return est
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline(StandardScaler(), est)
+
+
+def _make_method(method, seed, table, extra):
     from sklearn.feature_selection import RFECV
     from sklearn.linear_model import LassoCV
     from sklearn.model_selection import GridSearchCV
@@ -127,6 +145,9 @@ def make_method(method, seed, table, extra):
 
 def kept_mask(est, d):
     """Boolean mask of the features a fitted estimator uses."""
+    if hasattr(est, "steps"):
+        # a Pipeline (scaler, model): the scaler keeps every column in place
+        est = est[-1]
     if hasattr(est, "best_estimator_"):
         est = est.best_estimator_
     if hasattr(est, "support_") and np.asarray(est.support_).shape == (d,):
@@ -154,18 +175,18 @@ def score(table, est, Xte, yte, kept, fit_cpu, fit_wall):
     return rec
 
 
-def run_one(name, seed, methods, extra, variant):
-    table, Xtr, Xte, ytr, yte = data.load(name, seed)
+def run_one(name, seed, methods, extra, variant, raw=False):
+    table, Xtr, Xte, ytr, yte = data.load(name, seed, raw=raw)
     allowed = REGRESSORS if table.task == "regression" else CLASSIFIERS
     out = []
     for m in methods:
         if m not in allowed:
             continue
-        est = make_method(m, seed, table, extra)
+        est = make_method(m, seed, table, extra, raw)
         if est is None:
             continue
         rec = {"problem": name, "seed": seed, "method": m, "variant": variant,
-               "task": table.task}
+               "task": table.task, "raw": raw}
         try:
             c0, w0 = time.process_time(), time.perf_counter()
             with warnings.catch_warnings(record=True) as caught:
@@ -193,11 +214,17 @@ def main(argv=None):
     ap.add_argument("--variant", default="default",
                     help="NAME or NAME=JSON: BilevelSVC keyword arguments of the bisvm "
                          "methods, recorded under NAME")
-    ap.add_argument("--out", default=str(HERE / "results" / "bench_panel.json"))
+    ap.add_argument("--raw", action="store_true",
+                    help="unscaled tables: bisvm raw, the other methods behind a "
+                         "StandardScaler in a Pipeline (results/bench_panel_raw.*)")
+    ap.add_argument("--out", default=None,
+                    help="results file (default results/bench_panel.json, "
+                         "results/bench_panel_raw.json with --raw)")
     ap.add_argument("--fresh", action="store_true", help="start a new results file")
     ap.add_argument("--report-only", action="store_true")
     args = ap.parse_args(argv)
-    out = Path(args.out)
+    out = Path(args.out) if args.out else \
+        HERE / "results" / ("bench_panel_raw.json" if args.raw else "bench_panel.json")
     if not args.report_only:
         names = list(data.problems()) if args.problems == "all" else args.problems.split(",")
         methods = (sorted(set(CLASSIFIERS) | set(REGRESSORS), key=lambda m: (
@@ -210,11 +237,11 @@ def main(argv=None):
         t0 = time.perf_counter()
         for name in names:
             for seed in range(args.first_seed, args.first_seed + args.seeds):
-                for rec in run_one(name, seed, methods, extra, variant):
+                for rec in run_one(name, seed, methods, extra, variant, args.raw):
                     with out.open("a") as fh:
                         fh.write(json.dumps(rec) + "\n")
         print(f"panel done in {time.perf_counter() - t0:.0f} s", flush=True)
-    write_report(out, out.with_suffix(".md"), " ".join(sys.argv[1:]))
+    write_report(out, out.with_suffix(".md"), " ".join(sys.argv[1:]), raw=args.raw)
 
 
 if __name__ == "__main__":

@@ -248,9 +248,10 @@ def problems():
     return out
 
 
-def load(name, seed):
+def load(name, seed, raw=False):
     """(Table, X_train, X_test, y_train, y_test) for split seed ``seed``; the scaler is
-    fitted on the training rows only."""
+    fitted on the training rows only. ``raw=True``: the columns as the table gives them
+    (no scaler; for estimators that standardise inside, and baselines in a Pipeline)."""
     from sklearn.model_selection import train_test_split
     from sklearn.preprocessing import StandardScaler
 
@@ -262,6 +263,8 @@ def load(name, seed):
         strat = t.y if t.task == "classification" else None
         Xtr, Xte, ytr, yte = train_test_split(t.X, t.y, test_size=TEST_FRACTION,
                                               stratify=strat, random_state=seed)
+    if raw:
+        return t, Xtr, Xte, ytr, yte
     sc = StandardScaler().fit(Xtr)
     Xtr, Xte = sc.transform(Xtr), sc.transform(Xte)
     # constant columns of a training split (rare one-hot levels) stay zero, not NaN

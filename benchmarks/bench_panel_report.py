@@ -92,6 +92,15 @@ aiming at accuracy keeps every informative feature on at most 3 of 5 seeds (L1-C
 of 5)."""
 
 
+RAW_NOTE = """Every table is fed as it comes, unscaled (`python benchmarks/bench_panel.py
+--raw`). The `bisvm-*` rows fit BilevelSVC on the raw columns: it standardises inside,
+with the means and variances of the rows it fits (of each fold's training rows inside
+the fit), and reports its coefficients in the original units. Every baseline is
+`make_pipeline(StandardScaler(), baseline)`: its scaler is fitted on the training rows of
+the split, so no scaler and no tuning ever sees a test row. Such a pipeline computes what
+the standardised panel (`bench_panel.md`) computes for the same baseline."""
+
+
 def _label(r):
     v = r.get("variant", "default")
     return r["method"] if v == "default" or not r["method"].startswith("bisvm") else \
@@ -235,7 +244,30 @@ def summary(by, bisvm_labels, shapes_minority):
     return L
 
 
-def write_report(json_path, md_path, command):
+def gap_table(by, labels):
+    """Per table: each bisvm label's mean test accuracy and balanced accuracy minus the
+    best baseline's (points), with the best baseline named."""
+    problems = [p for p in _problem_rows(by) if any(
+        "accuracy" in r for r in by.get((p, "l2cv"), {}).values())]
+    L = ["| table | best baseline: accuracy % (method) | " + " | ".join(
+        f"{lab}: accuracy %, gap (balanced gap)" for lab in labels) + " |",
+        "|---|---|" + "---|" * len(labels)]
+    for p in problems:
+        accs = {b: _mean(by, p, b, "accuracy") for b in BASELINES}
+        best = max(accs, key=lambda b: accs[b])
+        bb = max(_mean(by, p, b, "balanced_accuracy") for b in BASELINES)
+        cells = []
+        for lab in labels:
+            a = _mean(by, p, lab, "accuracy")
+            ba = _mean(by, p, lab, "balanced_accuracy")
+            cells.append("—" if np.isnan(a) else
+                         f"{100 * a:.1f}, {100 * (a - accs[best]):+.1f} "
+                         f"({100 * (ba - bb):+.1f})")
+        L.append(f"| {p} | {100 * accs[best]:.1f} ({best}) | " + " | ".join(cells) + " |")
+    return L
+
+
+def write_report(json_path, md_path, command, raw=False):
     by = load(json_path)
     shapes = _shapes()
     minority = {}
@@ -261,7 +293,9 @@ def write_report(json_path, md_path, command):
 
     import bisvm
 
-    L = ["# Held-out evaluation panel (issue #12)", "", VARIANTS_NOTE, "",
+    title = ("# Held-out evaluation panel on raw (unscaled) tables" if raw else
+             "# Held-out evaluation panel (issue #12)")
+    L = [title, "", RAW_NOTE if raw else VARIANTS_NOTE, "",
          f"Last command: `python benchmarks/bench_panel.py {command}` — "
          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, bisvm commit {_commit()}.",
          f"Machine: {platform.machine()}, 2 cores shared with other jobs; every fit single-"
@@ -269,7 +303,9 @@ def write_report(json_path, md_path, command):
          f"scikit-learn {sklearn.__version__}, bisvm {getattr(bisvm, '__version__', '?')}.",
          f"Split seeds: {', '.join(map(str, seeds))}. Real tables: 70/30 stratified split "
          "per seed; synthetic problems: a new draw per seed with 2,000 test rows. Test rows "
-         "are never used for tuning; the scaler is fitted on training rows. Accuracy and "
+         "are never used for tuning; "
+         + ("every scaler is fitted on training rows only" if raw
+            else "the scaler is fitted on training rows") + ". Accuracy and "
          "balanced accuracy are mean ± sd over seeds, in %.", "",
          "## Problems", "",
          "| problem | source | training rows × features | test rows | minority share | "
@@ -281,7 +317,11 @@ def write_report(json_path, md_path, command):
           "on that table (positive: BilevelSVC better). Unbalanced: minority share < "
           f"{UNBALANCED}.", ""]
     L += summary(by, bis, minority)
-    L += ["", LIMITS_NOTE]
+    if raw:
+        L += ["", "## Per table: gap to the best baseline (points)", ""]
+        L += gap_table(by, bis)
+    else:
+        L += ["", LIMITS_NOTE]
     for p in _problem_rows(by):
         task = next(iter(by[(p, next(lab for q, lab in by if q == p))].values()))["task"]
         L += ["", f"## {p}", ""]
