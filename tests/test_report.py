@@ -118,8 +118,11 @@ def test_bilevel_and_model_reports(tmp_path):
                          y_test=y[:10], grid=grid, summary={"rows": 80})
     text = rep.to_html()
     _self_contained(text)
-    # validation curve, path, importance, convergence, decision boundary
-    assert rep.n_figures == 5 and len(_images(text)) == 5
+    # validation curve, path, importance, fold selection frequency, convergence, decision
+    # boundary
+    assert rep.n_figures == 6 and len(_images(text)) == 6
+    assert "fold models that select each feature" in text
+    assert "thesis score" not in text  # a scalar model: one β, the same score for all
     assert "Confusion matrix" in text
 
     en = ElasticNetSVC(penalty_weight=0.01).fit(X, y)
@@ -205,3 +208,111 @@ def test_plots_stay_bounded_on_many_features():
     ax = plots.plot_importance(names[:5], scores[:5], scores[:5])
     assert len(ax.get_yticklabels()) == 5 and ax.get_title() == "Feature importance"
     plt.close(ax.figure)
+
+
+def test_selection_frequency_plot_orders_bounds_and_draws_the_threshold():
+    names = [f"f{j}" for j in range(6)]
+    freq = np.array([0.2, 1.0, 0.0, 0.7, 0.55, 0.7])
+    ax = plots.plot_selection_frequency(names, freq, threshold=0.6)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    # most frequent first (ties in their order), never-selected features left out
+    assert labels == ["f1", "f3", "f5", "f4", "f0"]
+    widths = [p.get_width() for p in ax.patches]
+    np.testing.assert_allclose(widths, [1.0, 0.7, 0.7, 0.55, 0.2])
+    # the stable bars (>= threshold) are coloured apart from the others
+    colours = [tuple(p.get_facecolor()) for p in ax.patches]
+    assert len(set(colours[:3])) == 1 and len(set(colours[3:])) == 1
+    assert colours[0] != colours[3]
+    assert [ln.get_xdata()[0] for ln in ax.get_lines()] == [0.6]
+    assert "5 of 6 features ever selected" in ax.get_title()
+    plt.close(ax.figure)
+    many = np.linspace(0.01, 1, 500)
+    ax = plots.plot_selection_frequency([f"x{j}" for j in range(500)], many, max_bars=40)
+    assert len(ax.patches) == 40 and "40 of 500 features, the most frequent" in ax.get_title()
+    assert ax.get_yticklabels()[0].get_text() == "x499" and not ax.get_lines()
+    plt.close(ax.figure)
+    for bad, match in (([0.1, 0.2], "one value per name"), ([0.1] * 5 + [1.5], r"\[0, 1\]")):
+        with pytest.raises(ValueError, match=match):
+            plots.plot_selection_frequency(names, bad)
+    with pytest.raises(ValueError, match="threshold"):
+        plots.plot_selection_frequency(names, freq, threshold=2)
+
+
+def _iris_binary():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    return X[y < 2], y[y < 2]
+
+
+@pytest.fixture(scope="module")
+def rejected_fit():
+    """A vector model whose refinement the held-out rows reject (iris, setosa against
+    versicolor: the scalar model already separates them)."""
+    X, y = _iris_binary()
+    est = BilevelSVC(model="vector", random_state=0).fit(X, y)
+    assert est.refined_ is False or est.refined_ == False  # noqa: E712
+    return est, X, y
+
+
+def test_report_of_a_rejected_refinement_shows_the_scalar_weight_it_kept(rejected_fit):
+    from bisvm.report import kept_model, refinement_messages, thesis_scores_informative
+
+    est, X, y = rejected_fit
+    pw = np.ravel(est.penalty_weights_)
+    assert np.all(pw == pw[0])  # what was kept is one β, repeated
+    assert kept_model(est) == "scalar" and not thesis_scores_informative(est)
+    (msg,) = refinement_messages(est)
+    assert "vector refinement rejected on the held-out rows" in msg
+    assert f"β = {pw[0]:.4g}" in msg
+    names = ["sl", "sw", "pl", "pw"]
+    text = bilevel_report(est, feature_names=names, X_train=X, y_train=y,
+                          coef_units="original units").to_html()
+    assert "refinement rejected on the held-out rows" in text
+    assert "L1 weight kept (scalar model)" in text and "Learned L1 weights" not in text
+    assert "thesis score" not in text and "coefficient (original units)" in text
+    # one row for the kept β, none per feature
+    table = text[text.index("L1 weight kept"):]
+    table = table[:table.index("</table>")]
+    assert table.count("<tr>") == 2 and "sl" not in table
+
+
+def test_report_of_a_refined_model_lists_the_learned_weights_and_thesis_scores():
+    from sklearn.datasets import load_breast_cancer
+
+    from bisvm.report import kept_model, refinement_messages, thesis_scores_informative
+
+    X, y = load_breast_cancer(return_X_y=True)
+    # a sample and seed on which the held-out rows keep the refinement
+    est = BilevelSVC(model="vector", random_state=1).fit(X[:400], y[:400])
+    assert est.refined_
+    assert kept_model(est) == "vector" and thesis_scores_informative(est)
+    assert refinement_messages(est) == []
+    names = [f"c{j}" for j in range(X.shape[1])]
+    text = bilevel_report(est, feature_names=names, X_train=X[:400], y_train=y[:400]
+                          ).to_html()
+    assert "Learned L1 weights" in text and "thesis score" in text
+    assert "L1 weight kept" not in text
+
+
+def test_report_draws_the_stability_frequencies_with_their_threshold(rejected_fit):
+    est, X, y = rejected_fit
+    names = ["sl", "sw", "pl", "pw"]
+    base = bilevel_report(est, feature_names=names, X_train=X, y_train=y)
+    record = {"n_pairs": 5, "threshold": 0.7, "stable_features": ["pl", "pw"],
+              "selection_frequency": {"pl": 1.0, "pw": 0.9, "sw": 0.3},
+              "false_selection_bound": 0.5}
+    rep = bilevel_report(est, feature_names=names, X_train=X, y_train=y, stability=record)
+    text = rep.to_html()
+    assert rep.n_figures == base.n_figures + 1
+    assert "Stability selection: share of the 10 half-sample fits" in text
+    assert "τ = 0.70" in text and "at most 0.5" in text
+
+
+def test_model_report_of_a_saved_rejected_model_says_so(tmp_path, rejected_fit):
+    est, X, y = rejected_fit
+    path = tmp_path / "m.bisvm"
+    save_model(est, path, feature_names=["sl", "sw", "pl", "pw"])
+    text = model_report(load_model(path), X, y).to_html()
+    assert "refinement rejected on the held-out rows" in text
+    assert "standardised inside the estimator" in text

@@ -12,6 +12,7 @@ __all__ = [
     "plot_validation_curve",
     "plot_regularization_path",
     "plot_importance",
+    "plot_selection_frequency",
     "plot_sparsity_heatmap",
     "save",
 ]
@@ -144,6 +145,60 @@ def plot_importance(names, scores, reference=None, *, reference_label="tree-base
     ax.set_xlabel("importance (sums to 1)")
     ax.set_title(title)
     ax.legend(fontsize=8)
+    return ax
+
+
+def plot_selection_frequency(names, frequency, *, threshold=None, max_bars=40,
+                             title=None, xlabel="selection frequency", ax=None):
+    r"""Horizontal bars of how often each feature was selected, most frequent first.
+
+    A selection frequency is the share of the fits that select a feature: the fold
+    models of one fit, or the :math:`2B` half-sample fits of stability selection, where
+    the features of frequency at least :math:`\tau` form the stable set (Meinshausen &
+    Bühlmann 2010, "Stability selection"; Shah & Samworth 2013). A frequency near 1 or 0
+    is a choice the sample does not move; one near 1/2 is a coin toss.
+
+    Parameters
+    ----------
+    names : sequence of str
+    frequency : ndarray of shape (len(names),)
+        Shares in [0, 1].
+    threshold : float, optional
+        :math:`\tau`, drawn as a vertical line; the bars at or above it are dark.
+    max_bars : int
+        Draw at most this many features, the most frequent (ties in their order); the
+        title says how many of how many. Never-selected features are left out.
+    title, xlabel : str, optional
+    """
+    names = [str(n) for n in names]
+    freq = np.asarray(frequency, dtype=float)
+    if freq.ndim != 1 or freq.shape[0] != len(names):
+        raise ValueError(f"frequency must have one value per name ({len(names)}), got shape "
+                         f"{freq.shape}")
+    if not np.all(np.isfinite(freq) & (freq >= 0) & (freq <= 1)):
+        raise ValueError("frequency must hold shares in [0, 1]")
+    if threshold is not None and not 0 <= float(threshold) <= 1:
+        raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
+    picked = [j for j in np.argsort(-freq, kind="stable") if freq[j] > 0]
+    shown = picked[:max_bars]
+    title = title or "Selection frequency"
+    if len(shown) < len(names):
+        title += f" ({len(shown)} of {len(names):,} features"
+        title += ", the most frequent)" if len(picked) > len(shown) else " ever selected)"
+    ax = _axes(ax, figsize=(6.4, max(2.5, 0.22 * len(shown) + 1.2)))
+    y = np.arange(len(shown))
+    vals = freq[shown]
+    stable = vals >= threshold if threshold is not None else np.ones(len(shown), bool)
+    ax.barh(y, vals, height=0.7, color=np.where(stable, "tab:blue", "0.7"))
+    if threshold is not None:
+        ax.axvline(float(threshold), color="tab:red", ls="--", lw=1.2,
+                   label=f"threshold τ = {float(threshold):.2f}")
+        ax.legend(fontsize=8, loc="lower right")
+    ax.set_yticks(y, [names[j] for j in shown], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1.02)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=10)
     return ax
 
 

@@ -22,7 +22,9 @@ import re
 
 import numpy as np
 
-__all__ = ["Report", "bilevel_report", "model_report", "tuning_report", "figure_png"]
+__all__ = ["Report", "bilevel_report", "model_report", "tuning_report", "figure_png",
+           "kept_model", "refinement_messages", "thesis_scores_informative",
+           "penalty_problems"]
 
 _CSS = """
 body{font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;margin:0;
@@ -193,23 +195,86 @@ def _resolved_model(est):
     return getattr(est, "model_", getattr(est, "model", ""))
 
 
+# --------------------------------------------------------------------------------------
+# What a BilevelSVC kept: its refinement is judged on held-out rows and may be rejected,
+# and then the model is the scalar one whatever ``model_`` says.
+
+
+def _flag(v):
+    return None if v is None else bool(v)
+
+
+def penalty_problems(est):
+    """``[(class label or None, refined, β row)]`` of a fitted BilevelSVC: one entry per
+    binary problem (one, or one per class for one-vs-rest); ``refined`` is True, False
+    (the refinement was rejected: the row is one β repeated) or None (scalar model)."""
+    pw = np.asarray(est.penalty_weights_, dtype=float)
+    refined = getattr(est, "refined_", None)
+    if pw.ndim == 1:
+        return [(None, _flag(np.ravel(refined)[0]) if np.ndim(refined) else _flag(refined),
+                 pw)]
+    if refined is None or np.ndim(refined) == 0:
+        refined = [refined] * pw.shape[0]
+    return [(c, _flag(r), row) for c, r, row in zip(est.classes_, refined, pw)]
+
+
+def kept_model(est):
+    """The model the fit kept: ``"scalar"`` when every problem's vector or group
+    refinement was rejected (or the scalar model was asked for), else ``model_``."""
+    model = _resolved_model(est)
+    if model in ("vector", "group") and all(r is False for _, r, _ in penalty_problems(est)):
+        return "scalar"
+    return model
+
+
+def refinement_messages(est):
+    """One line per binary problem whose vector or group refinement was rejected,
+    naming the scalar β that was kept."""
+    model = _resolved_model(est)
+    if model not in ("vector", "group"):
+        return []
+    out = []
+    for c, refined, row in penalty_problems(est):
+        if refined is False:
+            label = c.item() if isinstance(c, np.generic) else c
+            what = "" if c is None else f" (class {label!r} against the rest)"
+            out.append(f"{model} refinement rejected on the held-out rows{what}: the scalar "
+                       f"model is kept, β = {float(row[0]):.4g}")
+    return out
+
+
+def thesis_scores_informative(est):
+    """Whether the thesis's importance scores (β masked by the support, normalised;
+    seed-000 §2.9) tell the features apart: only when per-feature or per-group weights
+    were learned and kept. With one shared β every selected feature gets the same score."""
+    return _resolved_model(est) in ("vector", "group") and any(
+        r is True for _, r, _ in penalty_problems(est))
+
+
 def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=None,
                    grid=None, summary=None, tree_importance=None, notes=(), title=None,
-                   class_names=None):
+                   class_names=None, coef_units=None, stability=None):
     """Report of a :class:`~bisvm.estimators.sparse.BilevelSVC` fit (``bisvm report``).
 
-    Sections: summary table, selected features with both importance scores, the learned
-    penalty weights, the validation curve with the BiSVM iterates and the regularisation
-    path (when the scalar grid ``grid`` is given), importance bars beside a tree-based
-    importance, convergence of the outer BiSVM iterations, the test confusion matrix and,
-    for two features, the decision boundary.
+    Sections: summary table, selected features with their importance (and the thesis's
+    score and the fold models' selection frequency where they say something), the L1
+    weights the fit kept, the validation curve with the BiSVM iterates and the
+    regularisation path (when the scalar grid ``grid`` is given), importance bars beside
+    a tree-based importance, selection frequencies (of the fold models, and of stability
+    selection with its threshold), convergence of the outer BiSVM iterations, the test
+    confusion matrix and, for two features, the decision boundary.
+
+    A vector or group refinement rejected on the held-out rows (``refined_`` False)
+    leaves the scalar model: the report says so and shows its one β, not per-feature
+    weights that were never learned apart, and leaves out the thesis's score (the same
+    for every selected feature under one β).
 
     Parameters
     ----------
     est : fitted BilevelSVC (binary)
     feature_names : sequence of str
-    X_train, y_train : scaled training rows the model was fitted on
-    X_test, y_test : scaled held-out rows, optional
+    X_train, y_train : the training rows the model was fitted on
+    X_test, y_test : held-out rows, optional
     grid : GridResult, optional
     summary : dict, optional
         Rows of the summary table (e.g. the CLI's result record).
@@ -218,6 +283,12 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
     class_names : dict, optional
         The model's class label -> the user's (e.g. ``{-1.0: 0, 1.0: 1}`` when the CLI
         fitted ±1 codes of the classes 0/1): names the confusion matrix and the legend.
+    coef_units : str, optional
+        The units of ``coef_`` (e.g. ``"original units"``), shown in the table header.
+    stability : dict, optional
+        A stability-selection record: ``selection_frequency`` (feature name -> share),
+        ``threshold``, ``stable_features``, ``n_pairs`` and optionally
+        ``false_selection_bound`` (as ``bisvm select --stability --json`` writes it).
     """
     from . import plots
 
@@ -232,33 +303,32 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
     imp = np.asarray(est.feature_importances_)
     order = [j for j in np.argsort(-imp) if imp[j] > 0]
     rep.section("Selected features")
-    coef = np.asarray(est.coef_)[0]
-    thesis = np.ravel(est.importance_)
-    # the thesis's score is per penalty group; per feature only for the scalar and vector
-    # models, whose groups are the coefficients in order (intercept last)
-    per_feature = _resolved_model(est) != "group" and thesis.size >= len(names)
-    header = ["feature", "importance (|w| share)"] + (["thesis score"] if per_feature
-                                                      else []) + ["coefficient"]
-    rep.table([[names[j], float(imp[j])] + ([float(thesis[j])] if per_feature else [])
-               + [float(coef[j])] for j in order], header,
-              caption=f"{len(order)} of {len(names)} features selected")
+    _selected_table(rep, est, names, order, coef_units)
+    kept = kept_model(est)
     pw = np.ravel(est.penalty_weights_)
-    # fitted on arrays, the weights are named x0, x1, ...: show the feature names
-    pw_names = [names[int(n[1:])] if re.fullmatch(r"x\d+", str(n)) and int(n[1:]) < len(names)
-                else str(n) for n in est.penalty_weight_names_]
-    rep.table([[n, float(v)] for n, v in zip(pw_names, pw)],
-              ["penalty weight", "learned β"], caption="Learned L1 weights")
+    if kept == "scalar":
+        for msg in refinement_messages(est):
+            rep.paragraph(msg, note=True)
+        rep.table([["β (every coefficient)", float(pw[0])]], ["penalty weight", "value"],
+                  caption="L1 weight kept (scalar model)")
+    else:
+        # fitted on arrays, the weights are named x0, x1, ...: show the feature names
+        pw_names = [names[int(n[1:])] if re.fullmatch(r"x\d+", str(n))
+                    and int(n[1:]) < len(names) else str(n) for n in est.penalty_weight_names_]
+        rep.table([[n, float(v)] for n, v in zip(pw_names, pw)],
+                  ["penalty weight", "learned β"], caption="Learned L1 weights")
     rep.section("Figures")
     if grid is not None:
         traj = est.history_ if _resolved_model(est) == "scalar" else None
         final = None if traj is not None else float(np.ravel(est.validation_score_)[0])
         rep.figure(plots.plot_validation_curve(grid, traj, final=final),
                    "Validation criterion over a scalar β (grid) with the BiSVM iterates.")
-        beta = float(pw[0]) if traj is not None else None
+        beta = float(pw[0]) if kept == "scalar" else None
         rep.figure(plots.plot_regularization_path(grid, names, beta=beta),
                    "Coefficients along the β grid (first fold).")
     rep.figure(plots.plot_importance(names, imp, tree_importance),
                "Importance of each feature (share of |w|) beside a tree ensemble's.")
+    _frequency_figures(rep, est, names, stability)
     hist = est.history_
     if isinstance(hist, (tuple, list)) and hist and hasattr(hist[0], "value"):
         rep.figure(plots.plot_convergence(hist, title="BiSVM outer iterations"),
@@ -271,8 +341,55 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
     if X_train.shape[1] == 2:
         rep.figure(plots.plot_decision_boundary(est, X_train, y_train, feature_names=names,
                                                 class_names=class_names),
-                   "Decision boundary on the (scaled) training rows.")
+                   "Decision boundary on the training rows.")
     return rep
+
+
+def _selected_table(rep, est, names, order, coef_units):
+    """The selected features: importance, the thesis's score where it tells features
+    apart (per feature: the vector model), the fold models' selection frequency where
+    the estimator has it, and the coefficient."""
+    imp = np.asarray(est.feature_importances_)
+    coef = np.asarray(est.coef_)[0]
+    thesis = np.ravel(est.importance_)
+    # the thesis's score is per penalty group; per feature only for the vector model,
+    # whose groups are the coefficients in order (intercept last)
+    with_thesis = (thesis_scores_informative(est) and _resolved_model(est) == "vector"
+                   and thesis.size >= len(names))
+    freq = getattr(est, "selection_frequency_", None)
+    freq = None if freq is None else np.ravel(freq)
+    header = (["feature", "importance (|w| share, standardised)"]
+              + (["thesis score"] if with_thesis else [])
+              + (["selection frequency (folds)"] if freq is not None else [])
+              + [f"coefficient ({coef_units})" if coef_units else "coefficient"])
+    rep.table([[names[j], float(imp[j])] + ([float(thesis[j])] if with_thesis else [])
+               + ([float(freq[j])] if freq is not None else []) + [float(coef[j])]
+               for j in order], header,
+              caption=f"{len(order)} of {len(names)} features selected")
+
+
+def _frequency_figures(rep, est, names, stability):
+    """Selection-frequency bars: the fold models' and stability selection's."""
+    from . import plots
+
+    freq = getattr(est, "selection_frequency_", None)
+    if freq is not None and np.ndim(freq) == 1 and len(freq) == len(names):
+        rep.figure(plots.plot_selection_frequency(
+            names, freq, title="Selection frequency over the fold models"),
+            "Share of the fit's cross-validation fold models that select each feature.")
+    if stability:
+        sf = stability.get("selection_frequency", {})
+        values = np.array([float(sf.get(n, 0.0)) for n in names])
+        tau = stability.get("threshold")
+        bound = stability.get("false_selection_bound")
+        cap = (f"Stability selection: share of the {2 * int(stability.get('n_pairs', 0))} "
+               f"half-sample fits that select each feature; the "
+               f"{len(stability.get('stable_features', []))} at or above the threshold "
+               f"τ = {float(tau):.2f} are stable")
+        cap += (f" (expected falsely selected features at most {float(bound):.3g}, "
+                "Shah & Samworth's bound)." if bound is not None else ".")
+        rep.figure(plots.plot_selection_frequency(
+            names, values, threshold=tau, title="Stability selection"), cap)
 
 
 def _params_rows(est):
@@ -316,13 +433,20 @@ def model_report(loaded, X=None, y=None, *, source=None, title=None):
         "features": len(names),
         "classes": ", ".join(map(str, getattr(est, "classes_", []))) or "(regression)",
         "scaling": loaded.scaler.method if loaded.scaler is not None else "none",
+        "standardised inside the estimator": bool(
+            est.get_params(deep=False).get("standardize", False)),
         "bisvm version (file)": meta.get("bisvm_version", "?"),
         "format version": meta.get("format_version", "?"),
     }
     for k in ("command", "model", "trained_on", "n_train", "train_score", "test_score"):
         if k in extra:
             info[k.replace("_", " ")] = extra[k]
+    if hasattr(est, "penalty_weights_"):
+        info["model kept"] = kept_model(est)
     rep.table(info)
+    if hasattr(est, "penalty_weights_"):
+        for msg in refinement_messages(est):
+            rep.paragraph(msg, note=True)
     rep.table(_params_rows(est), ["parameter", "value"], caption="Parameters")
     rep.section("Figures")
     imp = getattr(est, "feature_importances_", None)
@@ -333,11 +457,20 @@ def model_report(loaded, X=None, y=None, *, source=None, title=None):
             np.shape(np.atleast_2d(coef))[1] == len(names):
         c = np.atleast_2d(np.asarray(coef, dtype=float))
         a = np.abs(c).mean(axis=0)
+        units = "scaled features" if loaded.scaler is not None and \
+            loaded.scaler.effective_method_ != "none" else "original units"
         rep.figure(plots.plot_importance(names, a / a.sum() if a.sum() else a),
-                   "Share of |coefficient| per feature (on the scaled features).")
+                   f"Share of |coefficient| per feature ({units}).")
         rep.table([[names[j], *map(float, c[:, j])] for j in np.argsort(-a)],
                   ["feature"] + [f"coef[{k}]" for k in range(c.shape[0])],
-                  caption="Coefficients (scaled features)")
+                  caption=f"Coefficients ({units})")
+    freq = getattr(est, "selection_frequency_", None)
+    if freq is not None and np.ndim(freq) == 1 and len(freq) == len(names):
+        rep.figure(plots.plot_selection_frequency(names, freq),
+                   "Share of the fit's fold models that select each feature"
+                   + (" (for one-vs-rest: of the folds in which any class's model selects "
+                      "it)." if np.ndim(getattr(est, "coef_", [[0]])) == 2
+                      and np.shape(est.coef_)[0] > 1 else "."))
     hist = getattr(est, "history_", None)
     if isinstance(hist, (tuple, list)) and hist and hasattr(hist[0], "value"):
         rep.figure(plots.plot_convergence(hist, title="BiSVM outer iterations"),

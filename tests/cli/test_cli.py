@@ -166,8 +166,9 @@ def test_report_of_selection_and_of_saved_model(tables, tmp_path, capsys):
                        "--bilevel-model", "scalar", "--criterion", "holdout", "--no-grid",
                        "--out", str(tmp_path / "r.html"), "--json"))
     text = (tmp_path / "r.html").read_text()
-    # importance, convergence, decision boundary (two features)
-    assert out["figures"] == 3 and text.count("data:image/png;base64") == 3
+    # importance, fold selection frequency, convergence, decision boundary (two features)
+    assert out["figures"] == 4 and text.count("data:image/png;base64") == 4
+    assert "fold models that select each feature" in text
     assert "<script" not in text and "Decision boundary" in text
 
     # bundled data (the thesis's Iris task: the first two classes), with the (mu, gamma)

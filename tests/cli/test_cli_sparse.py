@@ -312,8 +312,9 @@ def svm_file(tmp_path_factory):
 
 
 def test_select_on_svmlight_keeps_x_sparse_end_to_end(svm_file):
-    """As a user runs it (a subprocess, --json): the estimator receives the CSR matrix,
-    the scaling is standard without centering, the informative columns are selected."""
+    """As a user runs it (a subprocess, --json): the estimator receives the CSR matrix
+    unscaled and standardises it itself (columns divided only, never densified), the
+    informative columns are selected."""
     import subprocess
     import sys
 
@@ -326,8 +327,8 @@ def test_select_on_svmlight_keeps_x_sparse_end_to_end(svm_file):
     out = json.loads(lines[0])
     assert out["input"]["sparse"] and out["input"]["estimator_input"] == "csr_matrix"
     assert out["input"]["stored_values"] > 0 and out["input"]["density"] < 0.05
-    assert out["scaling"] == "standard-uncentered"
-    assert any("without centering" in n for n in out["notes"])
+    assert out["scaling"] == "none" and out["standardized_inside"]
+    assert any("standardises each column inside the fit" in n for n in out["notes"])
     assert out["lower_level_solver"] in ("newton", "woodbury", "cg")
     assert out["n_features"] == 300 and out["features_listed"] == "all"
     assert len(out["coefficients"]) == 300 and out["coefficients"]["x299"] is not None
@@ -372,11 +373,14 @@ def test_select_sparse_and_dense_agree_and_beat_the_grid(svm_file, tmp_path, cap
 
 
 def test_select_sparse_text_report(svm_file, capsys):
+    # --scaling standard asks the CLI to scale: on sparse X without centering, and the
+    # estimator does not standardise again
     code, out, err = run_cli(capsys, "select", "--data", svm_file, "--sparse", "always",
-                             "--model", "scalar", "--no-grid")
+                             "--model", "scalar", "--no-grid", "--scaling", "standard")
     assert code == 0, err
     assert "150 training rows, 50 test rows" in out
     assert "sparse X:" in out and "note: scaling: standard without centering" in out
+    assert "(standardize=False)" in out and "coef (per training standard deviation)" in out
     assert "test accuracy" in out and "selected" in out
     assert any(s in out for s in ("Woodbury", "Newton-CG", "dense Newton"))
 
@@ -401,7 +405,7 @@ def test_fit_and_predict_with_sparse_svmlight(svm_file, tmp_path, capsys):
     assert code == 0, err
     fit = json.loads(out)
     assert fit["test_score"] >= 0.8
-    assert any("without centering" in n for n in fit["notes"])
+    assert fit["scaling"] == "none" and fit["params"]["standardize"] is True
     # rows to predict: a file with placeholder labels that never reaches the last index
     new = tmp_path / "new.svm"
     new.write_bytes(b"0 0:1.5 3:2\n0 1:-1.5\n0 2:0.5 10:1\n")

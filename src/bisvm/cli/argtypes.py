@@ -65,6 +65,21 @@ def fraction(name):
     return parse
 
 
+def share(name, above=0.0):
+    """argparse type: a number in (above, 1]."""
+
+    def parse(text):
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number, got {text!r}") from None
+        if not above < v <= 1:
+            raise argparse.ArgumentTypeError(f"{name} must be in ({above:g}, 1], got {text!r}")
+        return v
+
+    return parse
+
+
 def gamma_value(text):
     """Kernel width: ``scale``, ``auto`` or a positive number."""
     if text in ("scale", "auto"):

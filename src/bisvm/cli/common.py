@@ -18,6 +18,7 @@ from .argtypes import (  # noqa: F401  (the subcommands' argument types, re-expo
     nonneg_float,
     positive_float,
     positive_int,
+    share,
 )
 from .output import (  # noqa: F401  (re-exported for the subcommands)
     add_output_args,
@@ -42,6 +43,7 @@ def add_data_args(p, *, target_help="target column (default: the last column)",
                    help="drop rows with missing or infinite values instead of failing")
     g.add_argument("--encoding", metavar="NAME",
                    help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
+    add_column_options(g)
     if not p.prog.endswith(DENSE_ONLY_COMMANDS):
         add_sparse_option(g, "when the file is large and sparse and the model takes sparse "
                           "input")
@@ -49,13 +51,59 @@ def add_data_args(p, *, target_help="target column (default: the last column)",
                    help="share of rows held out (stratified, seeded) and scored after "
                    "fitting; 0 trains on every row (default %(default)s)")
     if scaling:
-        g.add_argument("--scaling", choices=["standard", "minmax", "none"],
-                       default="standard",
-                       help="feature scaling fitted on the training rows and stored with the "
-                       "model (default %(default)s)")
+        add_scaling_option(g)
     g.add_argument("--seed", type=int, default=0,
                    help="seed of the split, folds and random search (default %(default)s)")
     return g
+
+
+def add_column_options(g):
+    """``--categorical``, ``--drop-column`` and ``--max-categories``: how a table's columns
+    become features (:func:`bisvm.data.read_table`'s ``categorical``, ``drop_columns``
+    and ``max_categories``)."""
+    g.add_argument("--categorical", metavar="COLUMN", action="append", default=None,
+                   help="one-hot encode this column even if it holds numbers (repeatable; "
+                   "text columns with few values are encoded anyway)")
+    g.add_argument("--drop-column", metavar="COLUMN", action="append", default=None,
+                   help="ignore this column, e.g. an identifier (repeatable)")
+    g.add_argument("--max-categories", type=positive_int("--max-categories"), default=20,
+                   help="most distinct values of a text column that is one-hot encoded; "
+                   "a text column with more is an error (default %(default)s)")
+
+
+def table_options(args):
+    """``read_table`` keyword arguments of :func:`add_column_options`."""
+    return {"categorical": list(getattr(args, "categorical", None) or ()) or "auto",
+            "drop_columns": tuple(getattr(args, "drop_column", None) or ()),
+            "max_categories": getattr(args, "max_categories", 20)}
+
+
+def add_scaling_option(g):
+    """``--scaling auto|standard|minmax|none`` (:func:`bisvm.cli.learned.scaling_plan`)."""
+    g.add_argument("--scaling", choices=["auto", "standard", "minmax", "none"],
+                   default="auto",
+                   help="feature scaling fitted on the training rows and stored with the "
+                   "model; auto: none for the models that standardise inside their fit "
+                   "(bilevel, elastic-net: per fold, sample-weighted; coefficients in the "
+                   "original units), standard for the others; standard or minmax on those "
+                   "models turns their own standardisation off (default %(default)s)")
+
+
+def scaling_for(args, spec):
+    """The :class:`~bisvm.cli.learned.ScalingPlan` of ``--scaling`` for ``--model``
+    ``spec``; an estimator that must not standardise again gets ``standardize=False``
+    through ``args.param`` (as ``--param standardize=false`` would)."""
+    from .learned import scaling_plan
+
+    cls = spec.load()
+    params = cls().get_params(deep=False)
+    for name, v in getattr(args, "param", None) or ():
+        if name in params:
+            params[name] = v
+    plan = scaling_plan(args.scaling, params, cls.__name__)
+    if plan.params:
+        args.param = [*(getattr(args, "param", None) or ()), *plan.params.items()]
+    return plan
 
 
 def add_sparse_option(g, auto_help):
@@ -164,7 +212,7 @@ def load_data(args, *, task):
         if args.dataset:
             raise ValueError("give either --data or --dataset, not both")
         ds = data.read_table(args.data, target=args.target, drop_missing=args.drop_missing,
-                             encoding=args.encoding,
+                             encoding=args.encoding, **table_options(args),
                              sparse=False if getattr(args, "command", None)
                              in DENSE_ONLY_COMMANDS else
                              sparse_for_model(args, getattr(args, "model", None)))
@@ -283,10 +331,10 @@ def add_selection_data_options(g, dataset_default, dataset_help):
                    help="drop rows with missing or infinite values instead of failing")
     g.add_argument("--encoding", metavar="NAME",
                    help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
+    add_column_options(g)
     g.add_argument("--test-size", type=float, default=0.25,
                    help="share of rows held out for the test accuracy (default %(default)s)")
-    g.add_argument("--scaling", choices=["standard", "minmax", "none"], default="standard",
-                   help="feature scaling fitted on training rows (default %(default)s)")
+    add_scaling_option(g)
     g.add_argument("--seed", type=int, default=0, help="split seed (default %(default)s)")
 
 
@@ -306,7 +354,8 @@ def add_bilevel_options(g):
     g.add_argument("--l1-smoothing", type=positive_float("--l1-smoothing"),
                    default=0.01, help="the thesis's gamma (default %(default)s)")
     g.add_argument("--free-intercept", action="store_true",
-                   help="do not penalise the intercept (the thesis and the default do)")
+                   help="do not penalise the intercept (by default it is penalised, as in "
+                   "the thesis, only when the columns are not standardised inside the fit)")
     g.add_argument("--max-iter", type=positive_int("--max-iter"), default=100,
                    help="outer iterations cap (default %(default)s)")
 
@@ -380,15 +429,13 @@ def feature_key(key, names, group_names=()):
 
 
 def named_weights(est, feature_names):
-    """A BilevelSVC's learned L1 weights by the user's names: ``{name: β}``, or for a
-    one-vs-rest model ``{"name[class]": β}``."""
-    import numpy as np
+    """A BilevelSVC's L1 weights by the user's names, as the fit kept them
+    (:func:`bisvm.cli.learned.kept_weights`): ``{name: β}`` (``{"name[class]": β}`` for
+    one-vs-rest), or ``{"beta": β}`` for a scalar model, asked for or kept after a
+    rejected refinement."""
+    from .learned import kept_weights
 
     grouped = getattr(est, "model_", getattr(est, "model", None)) == "group"
-    groups = set(getattr(est, "groups", None) or ()) if grouped else set()
-    keys = [feature_key(k, feature_names, groups) for k in est.penalty_weight_names_]
-    pw = np.asarray(est.penalty_weights_)
-    if pw.ndim == 1:
-        return {k: float(v) for k, v in zip(keys, pw)}
-    return {f"{k}[{to_py(c)}]": float(v) for c, row in zip(est.classes_, pw)
-            for k, v in zip(keys, row)}
+    spec = getattr(est, "feature_groups", None) or getattr(est, "groups", None)
+    groups = set(spec or ()) if grouped and isinstance(spec, dict) else set()
+    return kept_weights(est, feature_names, groups)

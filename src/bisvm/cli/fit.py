@@ -69,9 +69,13 @@ def run(args):
     ds, X, y = common.load_data(args, task=spec.task)
     clf = spec.task == "classification"
     Xtr, Xte, ytr, yte = common.split(args, X, y, classification=clf)
+    plan = common.scaling_for(args, spec)
     est = build_estimator(args, spec, ds.feature_names, groups=ds.groups)
-    scaler = data.Scaler(args.scaling).fit(Xtr)
+    scaler = data.Scaler(plan.method).fit(Xtr)
     Xtr_s = scaler.transform(Xtr)
+    notes = list(ds.notes) + [n for n in (plan.note,) if n]
+    if scaler.effective_method_ != plan.method:
+        notes.append(f"scaling: {scaler.describe()}")
     warns = []
     with common.collect_warnings(warns):
         # stdout is for the results: a verbose estimator's report (LIBSVM's lines) goes to
@@ -95,22 +99,31 @@ def run(args):
         "n_train": int(len(ytr)),
         "n_test": int(len(yte)),
         "n_features": int(X.shape[1]),
-        "scaling": args.scaling,
+        "scaling": scaler.effective_method_,
+        "standardized_inside": plan.inside,
+        "coef_units": plan.coef_units,
         "score_name": "accuracy" if clf else "R2",
         "train_score": train_score,
         "test_score": test_score,
         "seconds": seconds,
-        "notes": list(ds.notes),
+        "notes": notes,
         "warnings": warns,
     }
     if clf:
         result["classes"] = [common.to_py(c) for c in est.classes_]
     if hasattr(est, "penalty_weights_") and hasattr(est, "penalty_weight_names_"):
         result["penalty_weights"] = common.named_weights(est, ds.feature_names)
+        if hasattr(est, "refined_"):
+            from .learned import refinement_messages
+
+            notes.extend(refinement_messages(est))
     for attr, key in (("n_iter_", "iterations"), ("validation_score_", "validation_score"),
                       ("n_support_", "n_support")):
         if hasattr(est, attr):
             result[key] = common.to_py(np.asarray(getattr(est, attr)))
+    freq = getattr(est, "selection_frequency_", None)
+    if freq is not None and np.ndim(freq) == 1 and len(freq) == len(ds.feature_names):
+        result["selection_frequency"] = dict(zip(ds.feature_names, map(float, freq)))
     if hasattr(est, "feature_importances_"):
         imp = np.asarray(est.feature_importances_)
         result["selected_features"] = [ds.feature_names[j] for j in np.argsort(-imp)
@@ -132,7 +145,8 @@ def run(args):
 def _print(r):
     p = print
     p(f"bisvm fit: {r['estimator']} ({r['model']}) on {r['source']}, {r['n_train']} training "
-      f"rows, {r['n_features']} features, {r['scaling']} scaling")
+      f"rows, {r['n_features']} features, {r['scaling']} scaling"
+      + (" (the model standardises inside)" if r["standardized_inside"] else ""))
     common.print_notes(r["notes"], r["warnings"])
     # verbose is how the run shows progress, not a parameter of the model
     shown = {k: v for k, v in r["params"].items() if v is not None and k != "verbose"}

@@ -168,14 +168,17 @@ def build_estimator(args, spec, feature_names, *, groups=None, skip=()):
             raise ValueError(f"{opt} does not apply to --model {spec.name}"
                              + (f" (it applies to {', '.join(users)})" if users else ""))
         params[pname] = v
+    # the estimators' parameter is feature_groups (groups, its former name, is read where
+    # an estimator has not been renamed); the CLI's option keeps its name
+    gname = group_parameter(valid)
     if getattr(args, "groups", None):
-        if "groups" not in valid:
+        if gname is None:
             raise ValueError(f"--groups does not apply to --model {spec.name}")
         from ..data import parse_groups
 
-        params["groups"] = parse_groups(args.groups, feature_names)
-    elif groups is not None and "groups" in valid and params.get("model") == "group":
-        params["groups"] = groups
+        params[gname] = parse_groups(args.groups, feature_names)
+    elif groups is not None and gname is not None and params.get("model") == "group":
+        params[gname] = groups
     if spec.progress and "verbose" in valid and "verbose" not in skip:
         from .output import progress_mode
 
@@ -191,6 +194,15 @@ def build_estimator(args, spec, feature_names, *, groups=None, skip=()):
         return cls(**params)
     except TypeError as exc:
         raise ValueError(f"--model {spec.name}: {exc}") from None
+
+
+def group_parameter(params):
+    """The name of an estimator's feature-groups parameter among ``params``
+    (``feature_groups``, or ``groups`` where it has not been renamed), or None."""
+    for name in ("feature_groups", "groups"):
+        if name in params:
+            return name
+    return None
 
 
 def _has_param(spec, pname):

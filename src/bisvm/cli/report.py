@@ -15,15 +15,18 @@ offline) of either
 
 * a bilevel feature-selection run (what `bisvm select` does) on --data/--dataset: the
   summary, the selected features with their importance, the validation curve with the
-  BiSVM iterates, the regularisation path, importance beside a tree ensemble's, the
-  convergence of the outer iterations, the test confusion matrix, and with --sweep N the
-  (mu, gamma) sparsity heatmap (N x N lower-level solves, run through joblib/Dask);
+  BiSVM iterates, the regularisation path, importance beside a tree ensemble's, how
+  often the fold models select each feature, the convergence of the outer iterations,
+  the test confusion matrix, with --stability PAIRS the stability-selection frequencies
+  and threshold, and with --sweep N the (mu, gamma) sparsity heatmap (N x N lower-level
+  solves, run through joblib/Dask);
 * a saved model (--model FILE, with --data to score it on a table): its parameters,
   coefficients or importance, and convergence plots where the file has them.
 
 examples:
   bisvm report --data cancer.csv --target target --out report.html
   bisvm report --dataset iris --bilevel-model scalar --out iris.html
+  bisvm report --data cancer.csv --target target --stability 50 --n-jobs 2
   bisvm report --model cancer.bisvm --data cancer.csv --out model.html
 """
 
@@ -47,6 +50,7 @@ def add_parser(sub):
                    help="skip the 149-point grid (no validation curve / path figures)")
     m.add_argument("--sweep", type=common.positive_int("--sweep", 0), default=0,
                    metavar="N", help="add the (mu, gamma) sparsity heatmap of N x N solves")
+    select.add_stability_options(p)
     common.add_parallel_args(p)
     o = common.add_output_args(p)
     o.add_argument("--out", metavar="FILE", default="report.html",
@@ -106,12 +110,16 @@ def _selection(args):
     opts = select.SelectOptions(
         data=args.data, target=args.target, dataset=args.dataset or "breast-cancer",
         positive=args.positive, drop_missing=args.drop_missing, encoding=args.encoding,
+        categorical=None if args.categorical is None else tuple(args.categorical),
+        drop_column=None if args.drop_column is None else tuple(args.drop_column),
+        max_categories=args.max_categories,
         test_size=args.test_size, scaling=args.scaling, seed=args.seed,
         model=args.bilevel_model, groups=args.groups, criterion=args.criterion, cv=args.cv,
         l2_penalty=args.l2_penalty, hinge_smoothing=args.hinge_smoothing,
         l1_smoothing=args.l1_smoothing, free_intercept=args.free_intercept,
-        max_iter=args.max_iter, no_grid=args.no_grid, json=args.json, quiet=args.quiet,
-        verbose=args.verbose)
+        max_iter=args.max_iter, stability=args.stability,
+        stability_threshold=args.stability_threshold, n_jobs=args.n_jobs,
+        no_grid=args.no_grid, json=args.json, quiet=args.quiet, verbose=args.verbose)
     stages = 2 + (1 if args.sweep else 0)
     with common.progress(args, "report", stages, unit="stage") as bar:
         run = select.run_select(opts)
@@ -124,11 +132,17 @@ def _selection(args):
         summary = {
             "data": res["source"], "training rows": res["n_train"],
             "test rows": res["n_test"], "model": f"{res['model']} (BiSVM L-BFGS)",
+            "scaling": ("standardised inside the fit (per fold, sample-weighted)"
+                        if res["standardized_inside"] else res["scaling"]),
+            "coefficients": res["coef_units"],
             "positive class": res["positive_class"],
             "criterion": CRITERIA[args.criterion].description,
             "validation objective": res["validation_objective"],
             "test accuracy": res["test_accuracy"],
             "selected features": f"{res['n_selected']} of {res['n_features']}",
+            **({"stable features (stability selection)":
+                f"{res['stability']['n_stable']} at τ = {res['stability']['threshold']:.2f}"
+                f" ({res['stability']['n_pairs']} pairs)"} if "stability" in res else {}),
             "outer iterations": res["iterations"],
             "lower-level solves": res["lower_level_solves"],
             "seconds (fit)": res["seconds"],
@@ -141,7 +155,8 @@ def _selection(args):
                              y_train=run.y_train, X_test=run.X_test, y_test=run.y_test,
                              grid=run.grid, summary=summary,
                              tree_importance=trees.feature_importances_,
-                             notes=res["notes"], class_names=class_names)
+                             notes=res["notes"], class_names=class_names,
+                             coef_units=res["coef_units"], stability=res.get("stability"))
         bar(1)
         if args.sweep:
             from ..parallel import sparsity_sweep
@@ -150,8 +165,15 @@ def _selection(args):
             mus = np.geomspace(0.01, 1.0, n) if n > 1 else np.array([0.25])
             gammas = np.geomspace(1e-3, 1.0, n) if n > 1 else np.array([0.01])
             beta = float(np.median(np.ravel(est.penalty_weights_)))
+            X_sweep = run.X_train
+            if res["scaling"] == "none":
+                # the sweep solves the thesis's problem, on standardised columns (where
+                # its β and α are read)
+                from ..data import Scaler
+
+                X_sweep = Scaler("standard").fit_transform(X_sweep)
             with common.backend(args) as be:
-                sw = sparsity_sweep(run.X_train, run.y_train, mus, gammas,
+                sw = sparsity_sweep(X_sweep, run.y_train, mus, gammas,
                                     penalty_weight=beta, l2_penalty=args.l2_penalty,
                                     n_jobs=be.n_jobs)
             rep.section("Sparsity over (μ, γ)")
@@ -160,9 +182,13 @@ def _selection(args):
                        f"the smoothing parameters ({n * n} solves on {be.description}).")
             res["sweep_counts"] = sw.counts.tolist()
             bar(1)
-    keys = ("source", "n_train", "n_test", "validation_objective", "test_accuracy",
-            "selected_features", "penalty_weights", "iterations")
+    keys = ("source", "n_train", "n_test", "model", "model_fitted", "refined", "scaling",
+            "coef_units", "validation_objective", "test_accuracy", "selected_features",
+            "penalty_weights", "iterations")
     out = {"kind": "selection", **{k: res[k] for k in keys}}
+    for k in ("selection_frequency", "stability"):
+        if k in res:
+            out[k] = res[k]
     if "sweep_counts" in res:
         out["sweep_counts"] = res["sweep_counts"]
     return out, rep

@@ -17,7 +17,8 @@ import warnings
 from pathlib import Path
 
 from ..names import CRITERIA
-from . import common
+from . import common, learned
+from .learned import print_select
 
 # JSON records list a value per feature (coefficients, penalty weights, scores) for every
 # feature up to this many features, for the selected ones beyond (an svmlight file can
@@ -26,18 +27,9 @@ LIST_ALL_FEATURES_MAX = 1000
 # Plots draw at most this many features (importance bars, regularisation paths): a
 # figure of thousands of bars or lines shows nothing.
 PLOT_FEATURES_MAX = 40
-# The text report lists at most this many selected features (--json lists them all).
-PRINT_FEATURES_MAX = 40
 
 #: criterion name -> one-line description (the public list :data:`bisvm.names.CRITERIA`)
 CRITERION_NAMES = {name: c.description for name, c in CRITERIA.items()}
-
-_SOLVER_NAMES = {
-    "newton": "dense Newton",
-    "woodbury": "sample-space Woodbury Newton",
-    "cg": "truncated Newton-CG",
-    "lbfgs": "L-BFGS",
-}
 
 DESCRIPTION = """\
 Sparse SVM feature selection by bilevel optimisation (BiSVM L-BFGS): the L1 weights of a
@@ -52,6 +44,7 @@ examples:
   bisvm select --data cancer.csv --target target --json
   bisvm select --model scalar --criterion holdout
   bisvm select --model group --groups mean=0-9,se=10-19,worst=20-29 --out plots/
+  bisvm select --stability 50 --n-jobs 2
 """
 
 
@@ -77,11 +70,33 @@ def add_parser(sub):
                    "(default %(default)s, the thesis's)")
     m.add_argument("--learn-l2", action="store_true",
                    help="learn the ridge weight alpha too (the thesis fixes it)")
+    add_stability_options(s)
     o = common.add_output_args(s)
     o.add_argument("--no-grid", action="store_true", help="skip the grid-search baseline")
     o.add_argument("--out", metavar="DIR", help="write PNG plots to DIR")
     s.set_defaults(func=run)
     return s
+
+
+def add_stability_options(p):
+    """``--stability PAIRS``, ``--stability-threshold TAU`` and ``--n-jobs`` (shared by
+    ``bisvm select`` and ``bisvm report``; report has its own ``--n-jobs``)."""
+    g = p.add_argument_group("stability selection")
+    g.add_argument("--stability", type=common.positive_int("--stability", 0), default=0,
+                   metavar="PAIRS",
+                   help="also run complementary-pairs stability selection of the same "
+                   "model with this many pairs of half-samples (50 is the usual; 0: off, "
+                   "the default) and report the stable set, the frequencies and the bound "
+                   "on falsely selected features")
+    g.add_argument("--stability-threshold", type=common.share("--stability-threshold", 0.5),
+                   default=None, metavar="TAU",
+                   help="selection frequency, in (0.5, 1], that a feature needs to be "
+                   "stable (default: StabilitySelection's, 0.6)")
+    if not p.prog.endswith(" report"):
+        g.add_argument("--n-jobs", type=int, default=None,
+                       help="cores for the stability fits and the folds (-1: all; the "
+                       "results do not depend on it)")
+    return g
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,9 +114,12 @@ class SelectOptions:
     positive: str | None = None
     drop_missing: bool = False
     encoding: str | None = None
+    categorical: tuple | None = None
+    drop_column: tuple | None = None
+    max_categories: int = 20
     sparse: str = "auto"
     test_size: float = 0.25
-    scaling: str = "standard"
+    scaling: str = "auto"
     seed: int = 0
     model: str = "auto"
     groups: str | None = None
@@ -114,6 +132,9 @@ class SelectOptions:
     free_intercept: bool = False
     learn_l2: bool = False
     max_iter: int = 100
+    stability: int = 0
+    stability_threshold: float | None = None
+    n_jobs: int | None = None
     no_grid: bool = False
     out: str | None = None
     json: bool = False
@@ -123,14 +144,19 @@ class SelectOptions:
     @classmethod
     def from_args(cls, args):
         """The options of a parsed ``bisvm select`` command line."""
-        return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})
+        values = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls)}
+        for name in ("categorical", "drop_column"):  # argparse appends to lists
+            if values[name] is not None:
+                values[name] = tuple(values[name])
+        return cls(**values)
 
 
 @dataclasses.dataclass(frozen=True)
 class SelectRun:
     """What :func:`run_select` returns: the JSON-able ``result`` record and, for
     ``bisvm report``, the fitted estimator, the grid (None under ``no_grid``), the
-    feature names, the scaled splits and the ±1 target's labels."""
+    feature names, the scaled splits, the ±1 target's labels and the fitted
+    StabilitySelection (None without ``stability``)."""
 
     result: dict
     estimator: object
@@ -141,6 +167,7 @@ class SelectRun:
     y_train: object
     y_test: object
     binary_target: object
+    stability: object = None
 
 
 def run(args):
@@ -163,7 +190,7 @@ def load_binary(opts):
     notes = []
     if opts.data:
         ds = data.read_table(opts.data, target=opts.target, drop_missing=opts.drop_missing,
-                             encoding=opts.encoding,
+                             encoding=opts.encoding, **common.table_options(opts),
                              sparse=common.sparse_for_model(opts, "bilevel"))
     else:
         ds = data.load_dataset(opts.dataset)
@@ -173,17 +200,18 @@ def load_binary(opts):
     if opts.positive is not None:
         pos = _match_label(opts.positive, labels)
         bt = data.binary_target(y, positive=pos, one_vs_rest=True)
-        notes.append(f"target: {pos!r} against the rest")
+        notes.append(f"target: {common.to_py(pos)!r} against the rest")
     elif labels.size > 2 and not opts.data:
         # the documents' binary tasks on the bundled multiclass sets
         if ds.source.endswith("iris") or opts.dataset == "iris":
             keep = np.isin(y, labels[:2])
             X, y = X[keep], y[keep]
-            notes.append(f"target: {labels[0]!r} vs {labels[1]!r} (the thesis's Iris task)")
+            notes.append(f"target: {common.to_py(labels[0])!r} vs {common.to_py(labels[1])!r} "
+                         "(the thesis's Iris task)")
             bt = data.binary_target(y)
         else:
             bt = data.binary_target(y, positive=labels[0], one_vs_rest=True)
-            notes.append(f"target: {labels[0]!r} against the rest")
+            notes.append(f"target: {common.to_py(labels[0])!r} against the rest")
     elif labels.size > 2:
         raise ValueError(
             f"the target has {labels.size} classes; bisvm select needs two: pass "
@@ -245,39 +273,45 @@ def run_select(opts):
     outputs come from the estimator's ``decision_function``.
     """
     t_start = time.perf_counter()
+    import numpy as np
+
     from .. import data
     from ..estimators.sparse import BilevelSVC
 
     import_seconds = time.perf_counter() - t_start
+    if opts.n_jobs is not None and (opts.n_jobs == 0 or opts.n_jobs < -1):
+        raise ValueError(f"--n-jobs must be a positive integer or -1, got {opts.n_jobs}")
     X, bt, names, groups, notes, ds = load_binary(opts)
     if opts.model == "group" and not groups:
         raise ValueError("--model group needs --groups (e.g. mean=0-9,se=10-19,worst=20-29)")
     Xtr, Xte, ytr, yte = data.train_test_split_seeded(
         X, bt.y, test_size=opts.test_size, random_state=opts.seed
     )
-    scaler = data.Scaler(opts.scaling).fit(Xtr)
+    est = _estimator(opts, BilevelSVC, groups)
+    plan = learned.scaling_plan(opts.scaling, est.get_params(deep=False), "BilevelSVC")
+    est.set_params(**plan.params)
+    scaler = data.Scaler(plan.method).fit(Xtr)
     Xtr_s, Xte_s = scaler.transform(Xtr), scaler.transform(Xte)
-    if scaler.effective_method_ != opts.scaling:
+    if plan.note:
+        notes.append(plan.note)
+    if scaler.effective_method_ != plan.method:
         notes.append(f"scaling: {scaler.describe()}")
-    est = BilevelSVC(
-        # a bundled set's own groups are used by --model group only; auto takes --groups
-        model=opts.model, groups=groups if opts.model == "group" or (
-            opts.model == "auto" and opts.groups) else None,
-        l2_penalty=opts.l2_penalty, hinge_smoothing=opts.hinge_smoothing,
-        l1_smoothing=opts.l1_smoothing, criterion=opts.criterion, cv=opts.cv,
-        validation_fraction=opts.validation_fraction,
-        penalize_intercept=not opts.free_intercept, random_state=opts.seed,
-        max_iter=opts.max_iter, learn_l2_penalty=opts.learn_l2,
-        verbose=int(common.progress_mode(opts) is not None),
-    )
     warm_seconds, fit_seconds, grid = _fit(opts, est, Xtr_s, ytr)
+    notes.extend(learned.refinement_messages(est))
+    if np.any(getattr(est, "null_model_", False)):
+        notes.append("the learned model does not beat the intercept-only model on the "
+                     "held-out folds: no feature is kept (the majority class is predicted)")
     result = {
         "source": ds.source,
         "input": _input_record(X, Xtr_s),
         "scaling": scaler.effective_method_,
+        "standardized_inside": plan.inside,
+        "coef_units": plan.coef_units,
         "n_train": int(len(ytr)),
         "n_test": int(len(yte)),
-        "model": est.model_,
+        "model": learned.kept_model(est),
+        "model_fitted": est.model_,
+        "refined": common.to_py(getattr(est, "refined_", None)),
         "criterion": opts.criterion,
         "positive_class": common.to_py(bt.positive),
         "negative_class": common.to_py(bt.negative),
@@ -288,13 +322,49 @@ def run_select(opts):
     }
     if grid is not None:
         result.update(_grid_record(est, grid, fit_seconds))
+    stab = None
+    if opts.stability:
+        with common.progress(opts, f"stability selection ({opts.stability} pairs)", 1,
+                             unit="run") as bar, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result["stability"], stab = learned.run_stability(
+                est, Xtr_s, ytr, n_pairs=opts.stability, threshold=opts.stability_threshold,
+                n_jobs=opts.n_jobs, random_state=opts.seed, names=names, X_test=Xte_s,
+                y_test=yte)
+            bar(1)
     if opts.out:
-        with common.progress(opts, "plots", 1 if grid is None else 3, unit="figure") as bar:
+        n_fig = (1 if grid is None else 3) + (
+            getattr(est, "selection_frequency_", None) is not None) + bool(opts.stability)
+        with common.progress(opts, "plots", n_fig, unit="figure") as bar:
             result["plots"] = _select_plots(opts, est, grid, names, Xtr_s, ytr,
-                                            result["notes"], bar)
+                                            result["notes"], bar, stab)
     result["total_seconds"] = time.perf_counter() - t_start
     return SelectRun(result=result, estimator=est, grid=grid, names=names, X_train=Xtr_s,
-                     X_test=Xte_s, y_train=ytr, y_test=yte, binary_target=bt)
+                     X_test=Xte_s, y_train=ytr, y_test=yte, binary_target=bt,
+                     stability=stab)
+
+
+def _estimator(opts, cls, groups):
+    """The BilevelSVC of ``opts``; ``--groups`` goes to its feature-groups parameter and
+    ``--n-jobs`` to its folds where it has them."""
+    from .models import group_parameter
+
+    valid = cls().get_params(deep=False)
+    params = dict(
+        model=opts.model, l2_penalty=opts.l2_penalty, hinge_smoothing=opts.hinge_smoothing,
+        l1_smoothing=opts.l1_smoothing, criterion=opts.criterion, cv=opts.cv,
+        validation_fraction=opts.validation_fraction,
+        penalize_intercept=False if opts.free_intercept else
+        "auto" if valid.get("penalize_intercept") == "auto" else True,
+        random_state=opts.seed,
+        max_iter=opts.max_iter, learn_l2_penalty=opts.learn_l2,
+        verbose=int(common.progress_mode(opts) is not None))
+    # a bundled set's own groups are used by --model group only; auto takes --groups
+    if opts.model == "group" or (opts.model == "auto" and opts.groups):
+        params[group_parameter(valid)] = groups
+    if opts.n_jobs is not None and "n_jobs" in valid:
+        params["n_jobs"] = opts.n_jobs
+    return cls(**params)
 
 
 def _fit(opts, est, X, y):
@@ -334,20 +404,22 @@ def _fit_record(opts, est, X_test, y_test, names, groups):
     d = len(names)
     listed = range(d) if d <= LIST_ALL_FEATURES_MAX else order
     group_names = set(groups or ()) if est.model_ == "group" else set()
-    return {
+    rec = {
         "validation_objective": float(est.validation_score_),
         "validation_objective_name": CRITERION_NAMES[opts.criterion],
         "test_accuracy": float(est.score(X_test, y_test)),
         "test_halved_mse": float(np.mean((out_te - y_test) ** 2) / 2.0),
+        # one β for a scalar model, kept or asked for (learned.kept_weights)
         "penalty_weights": _listed_by_name(est.penalty_weight_names_, est.penalty_weights_,
-                                           d, order, names, group_names),
+                                           d, order, names, group_names)
+        if learned.kept_model(est) != "scalar" else learned.kept_weights(est, names),
         "selected_features": selected,
         "n_selected": len(selected),
         "n_features": d,
         "importance": {names[j]: float(imp[j]) for j in order},
-        "thesis_scores": _listed_by_name(est.importance_names_, est.importance_, d, order,
-                                         names, group_names),
         "features_listed": "all" if d <= LIST_ALL_FEATURES_MAX else "selected",
+        "selection_frequency": learned.frequency_by_name(
+            getattr(est, "selection_frequency_", None), names, listed),
         "coefficients": {names[j]: float(est.coef_[0][j]) for j in listed},
         "intercept": float(est.intercept_[0]),
         "l2_penalty": float(est.l2_penalty_),
@@ -356,6 +428,13 @@ def _fit_record(opts, est, X_test, y_test, names, groups):
         "lower_level_iterations": int(est.lower_level_iterations_),
         "lower_level_solver": str(est.solver_),
     }
+    if learned.thesis_scores_informative(est):
+        # with one shared β every selected feature has the same thesis score: left out
+        rec["thesis_scores"] = _listed_by_name(est.importance_names_, est.importance_, d,
+                                               order, names, group_names)
+    if rec["selection_frequency"] is None:
+        del rec["selection_frequency"]
+    return rec
 
 
 def _grid_record(est, grid, fit_seconds):
@@ -402,7 +481,7 @@ def _listed_by_name(keys, values, d, order, names, group_names):
     return {common.feature_key(k, names, group_names): float(v) for k, v in pairs}
 
 
-def _select_plots(opts, est, grid, names, X, y, notes, bar):
+def _select_plots(opts, est, grid, names, X, y, notes, bar, stability=None):
     """The PNG figures of a select run. None needs X dense: the curves come from the grid
     and the tree reference (ExtraTrees) takes CSR rows; with many features the figures
     keep the :data:`PLOT_FEATURES_MAX` largest (said in ``notes``)."""
@@ -449,43 +528,17 @@ def _select_plots(opts, est, grid, names, X, y, notes, bar):
                                trees.feature_importances_[cols])
     written.append(str(plots.save(ax, out / "importance.png")))
     bar(1)
+    freq = getattr(est, "selection_frequency_", None)
+    if freq is not None:
+        ax = plots.plot_selection_frequency(names, freq, max_bars=PLOT_FEATURES_MAX,
+                                            title="Selection frequency over the fold models")
+        written.append(str(plots.save(ax, out / "selection_frequency.png")))
+        bar(1)
+    if stability is not None:
+        ax = plots.plot_selection_frequency(names, stability.selection_frequency_,
+                                            threshold=stability.threshold,
+                                            max_bars=PLOT_FEATURES_MAX,
+                                            title="Stability selection")
+        written.append(str(plots.save(ax, out / "stability.png")))
+        bar(1)
     return written
-
-
-def print_select(r):
-    """The text report of a select run (stdout)."""
-    p = print
-    sparse = r["input"]["sparse"]
-    p(f"bisvm select: {r['model']} model on {r['source']} "
-      f"({r['n_train']} training rows, {r['n_test']} test rows"
-      + (f", sparse X: {r['input']['stored_values']} stored values, "
-         f"{r['input']['density']:.2%} dense)" if sparse else ")"))
-    common.print_notes(r["notes"])
-    p(f"selected {r['n_selected']} of {r['n_features']} features (coef > 0 favours class "
-      f"{r['positive_class']!r}, < 0 class {r['negative_class']!r}):")
-    shown = r["selected_features"][:PRINT_FEATURES_MAX]
-    width = max([len(n) for n in shown] + [8])
-    for name in shown:
-        p(f"  {name:<{width}s}  importance {r['importance'][name]:.4f}  "
-          f"coef {r['coefficients'][name]:+.4f}")
-    if r["n_selected"] > len(shown):
-        p(f"  ... and {r['n_selected'] - len(shown)} more (--json lists them all)")
-    p(f"validation objective  {r['validation_objective']:.4f}  "
-      f"({r['validation_objective_name']})")
-    p(f"test accuracy         {r['test_accuracy']:.4f}  "
-      f"(test halved MSE of raw outputs {r['test_halved_mse']:.4f})")
-    p(f"BiSVM L-BFGS          {r['iterations']} iterations, {r['lower_level_solves']} "
-      f"lower-level solves ({r['lower_level_iterations']} Newton steps, "
-      f"{_SOLVER_NAMES.get(r['lower_level_solver'], r['lower_level_solver'])}), "
-      f"{r['seconds']:.2f} s")
-    if "grid_seconds" in r:
-        p(f"grid search ({r['grid_size']} β)   best {r['grid_validation_objective']:.4f} at "
-          f"β={r['grid_beta']:.2f}, {r['grid_lower_level_solves']} lower-level solves "
-          f"({r['grid_lower_level_iterations']} Newton steps), {r['grid_seconds']:.2f} s")
-        time_ratio = "" if r["time_ratio"] is None else f", {r['time_ratio']:.1f}x less time"
-        p(f"BiSVM against grid    {r['solves_ratio']:.1f}x fewer lower-level solves"
-          f"{time_ratio}")
-    p(f"start-up              {r['startup_seconds']:.2f} s (imports, first calls; "
-      "before either was timed)")
-    for path in r.get("plots", []):
-        p(f"wrote {path}")

@@ -6,6 +6,7 @@ import argparse
 import time
 
 from . import common
+from .learned import refinement_messages
 from .models import MODELS, add_model_args, build_estimator, parse_range, search_space
 
 METHODS = ("bilevel", "grid", "random", "diffloo", "alo", "loo", "kfold")
@@ -94,7 +95,8 @@ def run(args):
     ds, X, y = common.load_data(args, task=spec.task)
     clf = spec.task == "classification"
     Xtr, Xte, ytr, yte = common.split(args, X, y, classification=clf)
-    scaler = data.Scaler(args.scaling).fit(Xtr)
+    plan = common.scaling_for(args, spec)
+    scaler = data.Scaler(plan.method).fit(Xtr)
     # --test-size 0: no test rows (Scaler.transform refuses an empty matrix)
     Xtr_s, Xte_s = scaler.transform(Xtr), (scaler.transform(Xte) if Xte.shape[0] else Xte)
     warns = []
@@ -117,7 +119,9 @@ def run(args):
         "score_name": "accuracy" if clf else "R2",
         "test_score": test_score,
         "seconds": time.perf_counter() - t0,
-        "notes": list(ds.notes), "warnings": warns,
+        "scaling": scaler.effective_method_, "standardized_inside": plan.inside,
+        "notes": list(ds.notes) + [n for n in (plan.note,) if n]
+        + res.pop("fit_notes", []), "warnings": warns,
     }
     if args.save:
         extra = {"command": "tune", "model": model, "method": args.method,
@@ -146,6 +150,7 @@ def _bilevel(args, spec, ds, X, y, bits):
     bits["names"] = list(names)
     return est, {
         "chosen": common.named_weights(est, names),
+        "fit_notes": refinement_messages(est),
         "criterion": f"BiSVM upper level ({est.criterion})",
         "criterion_value": common.to_py(np.asarray(est.validation_score_)),
         "iterations": common.to_py(np.asarray(est.n_iter_)),
