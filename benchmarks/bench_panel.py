@@ -166,6 +166,15 @@ def score(table, est, Xte, yte, kept, fit_cpu, fit_wall):
         rec["balanced_accuracy"] = float(balanced_accuracy_score(yte, pred))
     else:
         rec["r2"] = float(r2_score(yte, pred))
+    slopes = getattr(est, "probability_slope_", None)
+    if slopes is not None and np.ndim(est.coef_) == 2 and est.coef_.shape[0] > 2:
+        # one-vs-rest: predict is the arg-max of the calibrated probabilities; how many
+        # test rows the arg-max of the uncalibrated decision values would classify
+        # otherwise
+        raw = est.classes_[np.argmax(Xte @ est.coef_.T + est.intercept_, axis=1)]
+        rec["ovr_changed"] = int(np.sum(raw != pred))
+        rec["ovr_raw_accuracy"] = float(np.mean(raw == yte))
+        rec["n_test"] = int(len(yte))
     if table.informative is not None:
         inf = np.zeros(kept.size, bool)
         inf[table.informative] = True
