@@ -222,3 +222,88 @@ def test_bad_input_raises_clear_errors():
         row_splits(y, StagedSettings(cv=object()))
     with pytest.raises(ValueError, match="n_intercepts"):
         stacked_lower_level(LowerLevel(), 3, X).__class__(n_intercepts=0)
+
+
+def _iris():
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    X = (X - X.mean(0)) / X.std(0)
+    return X[::2], y[::2]
+
+
+def _settings(**kw):
+    base = dict(model="vector", cv=3, random_state=0, max_iter=15)
+    base.update(kw)
+    return StagedSettings(**base)
+
+
+def test_fit_shared_end_to_end_reports_one_support():
+    from bisvm.selection.lower_level import add_bias_column
+    from bisvm.selection.multiclass import fit_shared
+    X, y = _iris()
+    lower = LowerLevel(l2_penalty=0.01, penalize_intercept=False)
+    f = fit_shared(add_bias_column(X), y, 3, lower, _settings())
+    d = X.shape[1]
+    assert f.coef.shape == (3, d) and f.intercept.shape == (3,)
+    assert f.beta.shape == (d,) and np.all(f.beta > 0)
+    # the restricted refit is zero exactly on every class off the shared support
+    np.testing.assert_array_equal(f.support, np.linalg.norm(f.coef, axis=0) > 0)
+    assert f.support.any()
+    assert f.fold_supports.shape == (3, d)
+    # every row validated once, by a model that did not train on it
+    np.testing.assert_array_equal(np.sort(f.oof_rows), np.arange(len(y)))
+    np.testing.assert_array_equal(f.oof_labels, y[f.oof_rows])
+    assert np.mean(np.argmax(f.oof_decision, 1) == f.oof_labels) > 0.8
+    assert np.mean(np.argmax(X @ f.coef.T + f.intercept, 1) == y) > 0.85
+    assert f.feature_importance.sum() == pytest.approx(1.0)
+
+
+def test_fit_shared_sparse_equals_dense_and_standardize_reports_original_units():
+    from bisvm.selection.lower_level import add_bias_column
+    from bisvm.selection.multiclass import fit_shared
+    X, y = _iris()
+    X = X - X.min(0)  # non-negative, so that scaling alone (sparse) is the reference
+    lower = LowerLevel(l2_penalty=0.01, penalize_intercept=False)
+    s = _settings(model="scalar", cv=3)
+    fd = fit_shared(add_bias_column(X), y, 3, lower, s, layout="dense")
+    fs = fit_shared(add_bias_column(sp.csr_matrix(X)), y, 3, lower, s)
+    assert fs.layout == "sparse" and fd.layout == "dense"
+    np.testing.assert_allclose(fs.coef, fd.coef, atol=1e-6)
+    np.testing.assert_allclose(fs.intercept, fd.intercept, atol=1e-6)
+    # standardised inside: the same problem as on X scaled by its column deviations,
+    # reported in X's units
+    if "standardize" not in {f.name for f in StagedSettings.__dataclass_fields__.values()}:
+        pytest.skip("StagedSettings has no standardize")
+    scale = X.std(0)
+    fz = fit_shared(add_bias_column(sp.csr_matrix(X)), y, 3, lower,
+                    _settings(model="scalar", standardize=True))
+    fr = fit_shared(add_bias_column(sp.csr_matrix(X / scale)), y, 3, lower, s)
+    np.testing.assert_allclose(fz.coef, fr.coef / scale, atol=1e-6)
+    np.testing.assert_allclose(fz.intercept, fr.intercept, atol=1e-6)
+
+
+def test_fit_shared_two_classes_mirror_and_class_block_weights():
+    from bisvm.selection.lower_level import add_bias_column
+    from bisvm.selection.multiclass import fit_shared
+    X, y = _iris()
+    keep = y > 0
+    X2, y2 = X[keep], y[keep] - 1
+    lower = LowerLevel(l2_penalty=0.01, penalize_intercept=False)
+    f = fit_shared(add_bias_column(X2), y2, 2, lower, _settings())
+    # the two one-vs-rest problems are mirror images: one support, opposite models
+    np.testing.assert_allclose(f.coef[1], -f.coef[0], atol=1e-6)
+    assert f.intercept[1] == pytest.approx(-f.intercept[0], abs=1e-6)
+    np.testing.assert_array_equal(f.support, f.coef[0] != 0)
+    assert np.all(f.slopes > 0)
+    # a (K, n) weight array with equal rows is the (n,) weights
+    w = np.random.default_rng(0).uniform(0.5, 2.0, y2.size)
+    s = _settings(model="scalar")
+    a = fit_shared(add_bias_column(X2), y2, 2, lower, s, w)
+    b = fit_shared(add_bias_column(X2), y2, 2, lower, s, np.vstack([w, w]))
+    np.testing.assert_allclose(a.coef, b.coef, atol=1e-8)
+    with pytest.raises(ValueError, match="sample_weight"):
+        fit_shared(add_bias_column(X2), y2, 2, lower, s, np.ones((3, y2.size)))
+    with pytest.raises(TypeError, match="lower"):
+        fit_shared(add_bias_column(X2), y2, 2, "lower", s)
+    with pytest.raises(ValueError, match="Xa"):
+        fit_shared(add_bias_column(X2)[:5], y2, 2, lower, s)

@@ -57,6 +57,7 @@ from ..data.standardize import ColumnStandardizer
 from ..penalties import L2, SumPenalty
 from ..solvers.primal.exact_l1 import WeightedL1SVMProblem
 from .bilevel import BilevelObjective, HyperModel, make_hyper_model
+from .decision import platt_slope
 from .importance import importance_scores, support_mask
 from .lower_level import LowerLevel, resolve_solver
 from .splits import validation_splits
@@ -70,20 +71,26 @@ __all__ = ["stacked_design", "stacked_labels", "stack_splits", "row_splits",
 #: Storage of the stacked design for a dense X.
 LAYOUTS = ("auto", "dense", "sparse")
 
-# a dense stacked design above this many bytes is stored sparse whatever the speed
-_DENSE_MAX_BYTES = 256 * 2**20
+# a dense stacked design above this many bytes is stored sparse whatever the solver
+_DENSE_MAX_BYTES = 64 * 2**20
+# above this many flops per dense Hessian product the CSR product's K-fold saving wins
+_DENSE_HESSIAN_FLOPS = 1e8
 
 
-def choose_layout(X, n_classes, layout="auto"):
+def choose_layout(X, n_classes, layout="auto", solver="auto"):
     r"""``"dense"`` or ``"sparse"``: how the stacked design of ``X`` is stored.
 
     A sparse X always gives a sparse design (never densified). For a dense X the
     stacked design has :math:`nK(dK + K)` entries of which a fraction :math:`1/K` is
     nonzero: stored dense it costs :math:`K^2` times X, as CSR about :math:`1.5K`
-    times. ``"auto"`` keeps it dense for two classes (the products are BLAS-3 and
-    half the entries are nonzero anyway) and stores it sparse from three classes on or
-    above 256 MiB (the dense products then spend most of their time on zeros; see
-    ``benchmarks/bench_multiclass.py``)."""
+    times. ``"auto"`` keeps it dense only for small problems solved by Newton-Cholesky
+    (``solver`` resolved on the stacked shape by
+    :func:`~bisvm.selection.lower_level.resolve_solver`) whose dense Hessian product
+    costs at most :math:`nK(dK + K)^2 \le 10^8` flops: there the BLAS-3 product beats
+    the sparse one's overhead. Beyond it the dense product does K times the flops of the
+    CSR one (which skips the :math:`(K-1)/K` zeros), and the Hessian-free and
+    sample-space solvers multiply by the design at every step
+    (``benchmarks/bench_multiclass.py`` times both)."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
     if sp.issparse(X):
@@ -91,8 +98,14 @@ def choose_layout(X, n_classes, layout="auto"):
     if layout != "auto":
         return layout
     n, d = X.shape
-    dense_bytes = 8.0 * n * n_classes * (d + 1) * n_classes
-    return "dense" if n_classes <= 2 and dense_bytes <= _DENSE_MAX_BYTES else "sparse"
+    K = _check_classes(n_classes)
+    shape = (n * K, (d + 1) * K)
+    if 8.0 * shape[0] * shape[1] > _DENSE_MAX_BYTES or \
+            shape[0] * shape[1] ** 2 > _DENSE_HESSIAN_FLOPS:
+        return "sparse"
+    # a read-only view of the right shape: the solver choice reads the shape alone
+    return "dense" if resolve_solver(solver, np.broadcast_to(0.0, shape)) == "newton" \
+        else "sparse"
 
 
 def stacked_design(X, n_classes, layout="auto"):
@@ -269,6 +282,10 @@ class SharedFit:
         returned model is (for Platt's calibration of each class).
     oof_labels : ndarray of int, shape (m,)
         Class index of each out-of-fold row.
+    slopes : ndarray, shape (K,)
+        Slope :math:`a_k` of the one-parameter Platt calibration
+        :math:`\\sigma(a_k f_k)` of each class's out-of-fold outputs against its
+        one-vs-rest labels (:func:`~bisvm.selection.decision.platt_slope`).
     layout : str
         How the stacked design was stored.
     solver : str
@@ -293,6 +310,7 @@ class SharedFit:
     oof_rows: np.ndarray
     oof_decision: np.ndarray
     oof_labels: np.ndarray
+    slopes: np.ndarray
     layout: str
     solver: str
 
@@ -332,8 +350,10 @@ def fit_shared(Xa, y_index, n_classes, lower, settings, sample_weight=None, *,
         ``balanced="auto"`` balances when any class's share is below
         ``UNBALANCED_SHARE`` or above its complement (a one-vs-rest problem would be
         balanced).
-    sample_weight : ndarray, shape (n,), optional
-        Validated row weights (each row's K copies carry it).
+    sample_weight : ndarray, shape (n,) or (K, n), optional
+        Validated row weights: each row's K copies carry it, or row k of a (K, n) array
+        weighs the rows in the class-k-vs-rest problem (LIBLINEAR's one-vs-rest class
+        weights). The standardisation uses their mean over the classes.
     feature_names : sequence of str, optional
     feature_groups : dict or list of lists, optional
         Feature groups for ``settings.model="group"``.
@@ -358,7 +378,7 @@ def fit_shared(Xa, y_index, n_classes, lower, settings, sample_weight=None, *,
     if not isinstance(lower, LowerLevel):
         raise TypeError(f"lower must be a LowerLevel, got {type(lower).__name__}")
     n, d = Xa.shape[0], Xa.shape[1] - 1
-    sw = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    sw, sws = _check_weights(sample_weight, n, K)
     X = Xa.tocsr()[:, :d] if sp.issparse(Xa) else np.asarray(Xa)[:, :d]
     # the folds' own standardisation would scale the stacked columns, whose statistics
     # mix the zeros of the other classes' rows, and centring would fill those zeros:
@@ -367,9 +387,8 @@ def fit_shared(Xa, y_index, n_classes, lower, settings, sample_weight=None, *,
         else None
     if cs is not None:
         X = cs.transform(X)
-    lay = choose_layout(X, K, layout)
+    lay = choose_layout(X, K, layout, "auto" if lower.exact else lower.solver)
     Xs, yb = stacked_design(X, K, lay), stacked_labels(y, K)
-    sws = None if sw is None else np.tile(sw, K)
     splits = stack_splits(row_splits(y, settings, groups), n, K)
     hyper = shared_hyper_model(d, K, settings.model, feature_groups=feature_groups,
                                penalize_intercept=lower.penalize_intercept,
@@ -390,6 +409,9 @@ def fit_shared(Xa, y_index, n_classes, lower, settings, sample_weight=None, *,
     support = support_mask(coef, final_hyper, eps)[:d]
     norms = np.linalg.norm(coef[:d * K].reshape(K, d), axis=0) * support
     W, b = coef[:d * K].reshape(K, d).copy(), coef[d * K:].copy()
+    ow = None if sws is None else sws.reshape(K, n)[:, oof[1]]
+    slopes = np.array([platt_slope(oof[2][:, k], np.where(y[oof[1]] == k, 1.0, -1.0),
+                                   None if ow is None else ow[k]) for k in range(K)])
     if cs is not None:
         W, b = cs.to_original(W, b)
     return SharedFit(
@@ -401,7 +423,7 @@ def fit_shared(Xa, y_index, n_classes, lower, settings, sample_weight=None, *,
         lower_solves=int(sum(f.lower_solves for f in fits)) + oof[-1][0],
         lower_iterations=int(sum(f.lower_iterations for f in fits)) + oof[-1][1],
         fold_supports=oof[0], oof_rows=oof[1], oof_decision=oof[2], oof_labels=y[oof[1]],
-        layout=lay, solver=slower.solver)
+        slopes=slopes, layout=lay, solver=slower.solver)
 
 
 def _staged_fits(Xs, yb, sws, slower, hyper, s, progress):
@@ -470,6 +492,19 @@ def _fold_outputs(Xs, yb, sws, splits, lower, hyper, s, fit, n, K, d):
         rows.append(te[:m] % n)
         dec.append(np.asarray(f.X_val @ c, dtype=float).reshape(K, m).T)
     return fold_supports, np.concatenate(rows), np.vstack(dec), (solves, iters)
+
+
+def _check_weights(sample_weight, n, K):
+    """Row weights (n,) for the statistics and the stacked (nK,) weights, or None."""
+    if sample_weight is None:
+        return None, None
+    w = np.asarray(sample_weight, dtype=float)
+    if w.shape not in ((n,), (K, n)) or not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"sample_weight must be finite, non-negative, of shape ({n},) or "
+                         f"({K}, {n}), got shape {w.shape}")
+    if w.ndim == 1:
+        return w, np.tile(w, K)
+    return w.mean(axis=0), w.ravel()
 
 
 def _check_classes(n_classes):
