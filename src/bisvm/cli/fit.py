@@ -145,8 +145,9 @@ def run(args):
 def _print(r):
     p = print
     p(f"bisvm fit: {r['estimator']} ({r['model']}) on {r['source']}, {r['n_train']} training "
-      f"rows, {r['n_features']} features, {r['scaling']} scaling"
-      + (" (the model standardises inside)" if r["standardized_inside"] else ""))
+      f"rows, {r['n_features']} features, "
+      + ("columns standardised inside the model" if r["standardized_inside"]
+         else f"{r['scaling']} scaling"))
     common.print_notes(r["notes"], r["warnings"])
     # verbose is how the run shows progress, not a parameter of the model
     shown = {k: v for k, v in r["params"].items() if v is not None and k != "verbose"}
