@@ -135,6 +135,9 @@ def test_fit_names_the_kept_weights_of_each_one_vs_rest_problem(capsys):
     out = cli_json(["fit", "--dataset", "iris", "--model", "bilevel", "--json", "-q"],
                    capsys)
     pw, notes = out["penalty_weights"], out["notes"]
+    assert len(out["refined"]) == len(out["classes"])  # one verdict per class
+    for c, refined in zip(out["classes"], out["refined"]):
+        assert (f"beta[{c}]" in pw) == (refined is False)
     for c in out["classes"]:
         scalar = f"beta[{c}]" in pw
         per_feature = [k for k in pw if k.endswith(f"[{c}]") and not k.startswith("beta")]
@@ -223,3 +226,15 @@ def test_select_stability_reports_the_stable_set_and_the_bound(capsys):
                                 "3", "-q"], capsys)
     assert code == 0 and "stability selection   3 complementary pairs" in text
     assert "expected falsely selected features <=" in text
+
+
+@pytest.mark.skipif(not hasattr(bisvm, "StabilitySelection"),
+                    reason="bisvm.StabilitySelection is not in this installation")
+def test_report_draws_the_stability_frequencies(tmp_path, capsys):
+    html = tmp_path / "r.html"
+    out = cli_json(["report", "--dataset", "iris", "--no-grid", "--stability", "2",
+                    "--out", str(html), "--json"], capsys)
+    assert out["stability"]["n_pairs"] == 2 and "selection_frequency" in out
+    text = html.read_text(encoding="utf-8")
+    assert "Stability selection: share of the 4 half-sample fits" in text
+    assert "stable features (stability selection)" in text

@@ -114,9 +114,11 @@ def run(args):
     if hasattr(est, "penalty_weights_") and hasattr(est, "penalty_weight_names_"):
         result["penalty_weights"] = common.named_weights(est, ds.feature_names)
         if hasattr(est, "refined_"):
-            from .learned import refinement_messages
+            from .learned import kept_model, refinement_messages
 
             notes.extend(refinement_messages(est))
+            result["refined"] = common.to_py(est.refined_)
+            result["model_kept"] = kept_model(est)
     for attr, key in (("n_iter_", "iterations"), ("validation_score_", "validation_score"),
                       ("n_support_", "n_support")):
         if hasattr(est, attr):
