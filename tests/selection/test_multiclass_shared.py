@@ -307,3 +307,14 @@ def test_fit_shared_two_classes_mirror_and_class_block_weights():
         fit_shared(add_bias_column(X2), y2, 2, "lower", s)
     with pytest.raises(ValueError, match="Xa"):
         fit_shared(add_bias_column(X2)[:5], y2, 2, lower, s)
+
+
+def test_fit_shared_identical_for_every_n_jobs():
+    from bisvm.selection.lower_level import add_bias_column
+    from bisvm.selection.multiclass import fit_shared
+    X, y = _iris()
+    lower = LowerLevel(l2_penalty=0.01, penalize_intercept=False)
+    a = fit_shared(add_bias_column(X), y, 3, lower, _settings(n_jobs=None))
+    b = fit_shared(add_bias_column(X), y, 3, lower, _settings(n_jobs=2))
+    np.testing.assert_array_equal(a.coef, b.coef)
+    np.testing.assert_array_equal(a.oof_decision, b.oof_decision)

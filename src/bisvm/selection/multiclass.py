@@ -472,7 +472,10 @@ def _fold_outputs(Xs, yb, sws, splits, lower, hyper, s, fit, n, K, d):
     outputs of the fold models restricted to the final support as the returned model
     is; returns (fold_supports, rows, decision, (solves, iterations))."""
     folds = weighted_folds(Xs, yb, sws, splits)
-    obj = BilevelObjective(folds, lower, hyper, loss=s.loss, balanced=bool(fit.balanced))
+    # the folds in parallel as the staged fit runs them (identical for every n_jobs)
+    par = {} if getattr(s, "n_jobs", None) in (None, 1) else {"n_jobs": s.n_jobs}
+    obj = BilevelObjective(folds, lower, hyper, loss=s.loss, balanced=bool(fit.balanced),
+                           **par)
     coefs, iters = obj.solve(fit.beta, tuple(fit.coef for _ in folds), 1e-9)
     solves = len(folds)
     thr = s.support_threshold
@@ -482,7 +485,7 @@ def _fold_outputs(Xs, yb, sws, splits, lower, hyper, s, fit, n, K, d):
         if not keep.all():
             hk = restrict_hyper(hyper, keep)
             objk = BilevelObjective(restrict_folds(folds, keep), lower, hk, loss=s.loss,
-                                    balanced=bool(fit.balanced))
+                                    balanced=bool(fit.balanced), **par)
             ck, it = objk.solve(fit.beta, tuple(np.asarray(c)[keep] for c in coefs), 1e-9)
             coefs = tuple(expand(c, keep) for c in ck)
             solves, iters = solves + len(folds), iters + it
