@@ -233,16 +233,7 @@ def load_data(args, *, task):
                 feature_names=names, columns=names, groups=None, target=args.target,
                 target_names=None,
                 notes=(*ds.notes, f"target: the feature {args.target!r} of {ds.source}"))
-    import scipy.sparse as sp
-
-    scaling = getattr(args, "scaling", None)
-    if sp.issparse(ds.X) and scaling in ("standard", "minmax"):
-        import dataclasses
-
-        how = {"standard": "standard without centering", "minmax": "max-abs"}[scaling]
-        ds = dataclasses.replace(ds, notes=(
-            *ds.notes, f"scaling: --scaling {scaling} on sparse X is {how} (centering would "
-            "make X dense)"))
+    # what a scaling becomes on sparse X is said by the subcommand, from its Scaler
     y = ds.y
     if y is None:
         raise ValueError(f"{ds.source}: no target column")

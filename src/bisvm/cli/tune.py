@@ -120,8 +120,9 @@ def run(args):
         "test_score": test_score,
         "seconds": time.perf_counter() - t0,
         "scaling": scaler.effective_method_, "standardized_inside": plan.inside,
-        "notes": list(ds.notes) + [n for n in (plan.note,) if n]
-        + res.pop("fit_notes", []), "warnings": warns,
+        "notes": list(ds.notes) + [n for n in (plan.note,) if n] + (
+            [f"scaling: {scaler.describe()}"] if scaler.effective_method_ != plan.method
+            else []) + res.pop("fit_notes", []), "warnings": warns,
     }
     if args.save:
         extra = {"command": "tune", "model": model, "method": args.method,
