@@ -124,10 +124,10 @@ def run_problem(problem, repeats, env, tmp):
             "lower_level_solves": runs[1][0]["lower_level_solves"]}
 
 
-def write(results, command, repeats):
+def write(results, command, repeats, src):
     lines = [
         "# BilevelSVC(n_jobs=2) against BilevelSVC(n_jobs=1)", "",
-        f"Command: `{command}`", "",
+        f"Command: `{command}` (bisvm imported from `{src}`)", "",
         f"Machine: {os.cpu_count()} cores ({platform.processor() or platform.machine()}), "
         f"shared with other jobs (load averages below); Python {platform.python_version()}.",
         "Each fit in a fresh process, BLAS pools at one thread "
@@ -163,6 +163,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--problems", default=",".join(PROBLEMS))
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--src", default=str(HERE.parent / "src"),
+                    help="directory bisvm is imported from (default: this checkout's src; "
+                         "e.g. a clean `git archive` export of a commit)")
     args = ap.parse_args(argv)
     problems = [p for p in args.problems.split(",") if p]
     for p in problems:
@@ -171,11 +174,11 @@ def main(argv=None):
     env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS}
     env.update({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(HERE.parent / "src")] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+        [args.src] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     command = "python benchmarks/bench_njobs.py " + " ".join(argv or sys.argv[1:])
     with tempfile.TemporaryDirectory() as tmp:
         results = [run_problem(p, args.repeats, env, tmp) for p in problems]
-    write(results, command.strip(), args.repeats)
+    write(results, command.strip(), args.repeats, args.src)
 
 
 if __name__ == "__main__":

@@ -98,7 +98,10 @@ with the means and variances of the rows it fits (of each fold's training rows i
 the fit), and reports its coefficients in the original units. Every baseline is
 `make_pipeline(StandardScaler(), baseline)`: its scaler is fitted on the training rows of
 the split, so no scaler and no tuning ever sees a test row. Such a pipeline computes what
-the standardised panel (`bench_panel.md`) computes for the same baseline."""
+the standardised panel (`bench_panel.md`) computes for the same baseline. The results
+were made by `python benchmarks/bench_panel.py --raw --seeds 5 --methods
+bisvm-auto,l2cv,l1cv,rfecv --fresh` with bisvm imported from a clean export of one
+commit (`git archive` of that commit, on `PYTHONPATH`; the path below names it)."""
 
 
 def _label(r):
@@ -267,6 +270,26 @@ def gap_table(by, labels):
     return L
 
 
+def baseline_agreement(by, std_path):
+    """How many baseline fits of the raw run (a scaler in a Pipeline) give the same test
+    accuracy and kept count as the same (table, seed) of the standardised panel."""
+    if not Path(std_path).exists():
+        return []
+    std = load(std_path)
+    same = total = 0
+    for (p, lab), runs in by.items():
+        if lab not in BASELINES:
+            continue
+        for seed, r in runs.items():
+            q = std.get((p, lab), {}).get(seed)
+            if q is None or "accuracy" not in r:
+                continue
+            total += 1
+            same += q.get("accuracy") == r["accuracy"] and q.get("kept") == r["kept"]
+    return ["", f"Baseline fits equal to the standardised panel's (`{Path(std_path).name}`, "
+                f"same table and seed: test accuracy and features kept): {same} of {total}."]
+
+
 def multiclass_changes(by, labels):
     """One-vs-rest tables: test rows whose class the calibrated arg-max (``predict``)
     changes from the arg-max of the uncalibrated decision values, per bisvm label."""
@@ -321,7 +344,9 @@ def write_report(json_path, md_path, command, raw=False):
              "# Held-out evaluation panel (issue #12)")
     L = [title, "", RAW_NOTE if raw else VARIANTS_NOTE, "",
          f"Last command: `python benchmarks/bench_panel.py {command}` — "
-         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, bisvm commit {_commit()}.",
+         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, bisvm commit {_commit()}"
+         + (f" (bisvm imported from `{Path(bisvm.__file__).parent.parent}`)." if raw
+            else "."),
          f"Machine: {platform.machine()}, 2 cores shared with other jobs; every fit single-"
          f"threaded (OMP/OpenBLAS/MKL = 1), CPU seconds of the fit. numpy {np.__version__}, "
          f"scikit-learn {sklearn.__version__}, bisvm {getattr(bisvm, '__version__', '?')}.",
@@ -344,6 +369,7 @@ def write_report(json_path, md_path, command, raw=False):
     if raw:
         L += ["", "## Per table: gap to the best baseline (points)", ""]
         L += gap_table(by, bis)
+        L += baseline_agreement(by, Path(json_path).with_name("bench_panel.json"))
     else:
         L += ["", LIMITS_NOTE]
     L += multiclass_changes(by, bis)
