@@ -12,18 +12,21 @@ from sklearn.utils.estimator_checks import check_param_validation, parametrize_w
 
 from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC
 
-# A weight-k row is not k copies for a validated fit: the copies of a repeated row fall
-# in different folds (one trains while another validates), weights do not; the lower
-# level and the criterion are each weight/copy-equivalent (test_bilevel_sample_weight.py).
-_FOLDS_DIFFER = ("the folds of repeated rows are not the folds of weighted rows; each "
-                 "level is weight/copy-equivalent (tests/test_bilevel_sample_weight.py)")
+# With explicit folds (the check passes LeaveOneGroupOut splits) a weight-k row is k
+# copies at every level, to rounding. On sparse input the vector model's lower level is
+# solved by truncated Newton-CG to a tolerance, and on the check's 45-row problem the
+# held-out refinement's accept/reject decision turns on differences of that order.
+_CG_DECISION = ("sparse input is solved by truncated Newton-CG to a tolerance, and the "
+                "vector refinement's held-out accept/reject decision on the check's tiny "
+                "problem flips on differences of that order; dense input and the scalar "
+                "model pass")
 
 
 def _expected_failures(est):
     failed = {}
     if isinstance(est, BilevelSVC):
-        failed = {f"check_sample_weight_equivalence_on_{k}_data": _FOLDS_DIFFER
-                  for k in ("dense", "sparse")}
+        if est.model != "scalar":
+            failed["check_sample_weight_equivalence_on_sparse_data"] = _CG_DECISION
         if est.criterion == "holdout":
             failed["check_class_weight_balanced_linear_classifier"] = (
                 "the check fits 5 rows, too few for the holdout criterion's stratified "
@@ -34,6 +37,7 @@ def _expected_failures(est):
 
 @parametrize_with_checks([
     BilevelSVC(model="vector", max_iter=15),
+    BilevelSVC(model="scalar"),
     BilevelSVC(model="scalar", criterion="holdout", max_iter=15),
     ElasticNetSVC(penalty_weight=0.05),
 ], expected_failed_checks=_expected_failures)

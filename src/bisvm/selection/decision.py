@@ -46,7 +46,8 @@ import numpy as np
 from .one_se import weighted_mean_se
 
 __all__ = ["out_of_fold", "beats_null", "beats_null_balanced", "platt_shift",
-           "one_se_balanced_shift", "balanced_weights_of", "platt_slope", "MIN_SLOPE"]
+           "one_se_balanced_shift", "balanced_weights_of", "platt_slope", "MIN_SLOPE",
+           "platt_targets", "out_of_fold_counts"]
 
 
 def out_of_fold(objective, coefs):
@@ -68,7 +69,18 @@ def out_of_fold(objective, coefs):
     return np.concatenate(fs), np.concatenate(ys), np.concatenate(ws), np.concatenate(maj)
 
 
-def beats_null(f, y, w, majority):
+def out_of_fold_counts(objective):
+    """The (weighted) numbers of positive and negative validation rows over the folds
+    of ``objective``: Platt's counts (:func:`platt_targets`), the row weights summed."""
+    pos = neg = 0.0
+    for fold in objective.folds:
+        v = np.ones(fold.y_val.shape[0]) if fold.w_val is None else fold.w_val
+        pos += float(v @ (fold.y_val > 0))
+        neg += float(v @ (fold.y_val <= 0))
+    return pos, neg
+
+
+def beats_null(f, y, w, majority, *, counts=None):
     r"""Whether the outputs ``f`` carry signal about the labels ``y`` (±1): the held-out
     log-loss of Platt's calibration :math:`\sigma(af + c)` of ``f`` beats that of the
     weighted class prior :math:`\pi` by more than one paired standard error (module
@@ -93,7 +105,7 @@ def beats_null(f, y, w, majority):
     if not 0.0 < pi < 1.0:
         return False, 0.0, 0.0
     loss0 = np.where(pos, -np.log(pi), -np.log1p(-pi))
-    ac = _platt(f, np.where(pos, 1.0, -1.0), w)
+    ac = _platt(f, np.where(pos, 1.0, -1.0), w, counts=counts)
     if ac is None:
         return False, float(w @ loss0), float(w @ loss0)
     z = ac[0] * f + ac[1]
@@ -103,7 +115,7 @@ def beats_null(f, y, w, majority):
     return bool(gain > se), float(w @ loss), float(w @ loss0)
 
 
-def platt_shift(f, y, w=None, *, max_iter=50, tol=1e-10):
+def platt_shift(f, y, w=None, *, max_iter=50, tol=1e-10, counts=None):
     r"""The intercept shift :math:`c/a` of Platt's calibration
     :math:`\sigma(a f + c)` of the outputs ``f`` against labels ``y`` (±1), fitted by
     Newton's method on the weighted logistic likelihood; 0 when the outputs do not rank
@@ -114,16 +126,30 @@ def platt_shift(f, y, w=None, *, max_iter=50, tol=1e-10):
     f, y : ndarray
     w : ndarray, optional
         Row weights (default equal).
+    counts : (float, float), optional
+        The (weighted) numbers of positive and negative rows in Platt's prior
+        correction of the targets (default: the rows counted once each; with sample
+        weights, their sums, so that a weight k counts as k rows).
 
     Returns
     -------
     float
     """
-    ac = _platt(f, y, w, max_iter, tol)
+    ac = _platt(f, y, w, max_iter, tol, counts=counts)
     return 0.0 if ac is None else float(ac[1] / ac[0])
 
 
-def _platt(f, y, w, max_iter=50, tol=1e-10):
+def platt_targets(y, counts=None):
+    """Platt's targets: the labels moved off 0 and 1 by the counts' Bayes prior,
+    :math:`(N_+ + 1)/(N_+ + 2)` and :math:`1/(N_- + 2)`, so that separable outputs
+    still have a finite fit (Platt 1999)."""
+    y = np.asarray(y, dtype=float)
+    n_pos, n_neg = (float(np.sum(y > 0)), float(np.sum(y <= 0))) if counts is None \
+        else (float(counts[0]), float(counts[1]))
+    return np.where(y > 0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+
+
+def _platt(f, y, w, max_iter=50, tol=1e-10, counts=None):
     """Platt's ``(a, c)`` (see :func:`platt_shift`), or None when the outputs are
     constant or do not rank the classes."""
     f = np.asarray(f, dtype=float)
@@ -134,10 +160,7 @@ def _platt(f, y, w, max_iter=50, tol=1e-10):
         return None
     # Newton on theta = (a, c) with the outputs scaled to unit RMS (conditioning)
     Z = np.column_stack([f / scale, np.ones_like(f)])
-    # Platt's targets: the labels moved off 0 and 1 by the counts' Bayes prior, so that
-    # separable outputs still have a finite fit
-    n_pos, n_neg = int(np.sum(y > 0)), int(np.sum(y <= 0))
-    t = np.where(y > 0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    t = platt_targets(y, counts)
     theta = np.zeros(2)
     for _ in range(max_iter):
         p = 1.0 / (1.0 + np.exp(-(Z @ theta)))
@@ -158,7 +181,7 @@ def _platt(f, y, w, max_iter=50, tol=1e-10):
 MIN_SLOPE = 1e-6
 
 
-def platt_slope(g, y, w=None, *, max_iter=100, tol=1e-12):
+def platt_slope(g, y, w=None, *, max_iter=100, tol=1e-12, counts=None):
     r"""The slope :math:`a` of the one-parameter Platt calibration
     :math:`P(y = 1\mid g) = \sigma(a g)` of decision values ``g`` that already include
     the decision threshold, fitted by safeguarded Newton on the weighted logistic
@@ -178,6 +201,8 @@ def platt_slope(g, y, w=None, *, max_iter=100, tol=1e-12):
         Shifted decision values and labels (±1).
     w : ndarray, optional
         Row weights (default equal).
+    counts : (float, float), optional
+        As in :func:`platt_shift`.
 
     Returns
     -------
@@ -186,8 +211,7 @@ def platt_slope(g, y, w=None, *, max_iter=100, tol=1e-12):
     g = np.asarray(g, dtype=float)
     y = np.asarray(y, dtype=float)
     w = np.full(g.size, 1.0 / g.size) if w is None else np.asarray(w, float) / np.sum(w)
-    n_pos, n_neg = int(np.sum(y > 0)), int(np.sum(y <= 0))
-    t = np.where(y > 0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    t = platt_targets(y, counts)
 
     def loss(a):
         z = a * g
@@ -264,7 +288,7 @@ def beats_null_balanced(f, y, w, majority):
     return bool(bgain > bse and -gain <= se), float(w1 @ e), float(w1 @ e0)
 
 
-def one_se_balanced_shift(f, y, w=None, *, gated=False):
+def one_se_balanced_shift(f, y, w=None, *, gated=False, counts=None):
     r"""The intercept shift of the **one-standard-error balanced threshold** on the
     out-of-fold outputs ``f`` with labels ``y`` (±1) and row weights ``w``.
 
@@ -299,6 +323,8 @@ def one_se_balanced_shift(f, y, w=None, *, gated=False):
     w : ndarray, optional
         Row weights (default equal).
     gated : bool, default=False
+    counts : (float, float), optional
+        As in :func:`platt_shift`.
 
     Returns
     -------
@@ -310,7 +336,7 @@ def one_se_balanced_shift(f, y, w=None, *, gated=False):
     y = np.where(np.asarray(y, dtype=float) > 0, 1.0, -1.0)
     w = np.full(f.size, 1.0 / f.size) if w is None else np.asarray(w, float) / np.sum(w)
     wp, wn = float(w[y > 0].sum()), float(w[y < 0].sum())
-    ac = _platt(f, y, w) if wp > 0 and wn > 0 else None
+    ac = _platt(f, y, w, counts=counts) if wp > 0 and wn > 0 else None
     if ac is None:
         return 0.0
     prior = wp / (wp + wn)

@@ -26,7 +26,7 @@ __all__ = ["validation_splits", "holdout_splits", "is_splitter", "check_cv_param
 def is_splitter(cv):
     """Whether ``cv`` is a splitter object (has ``split``), as opposed to an int or an
     iterable of pairs."""
-    return hasattr(cv, "split") and callable(cv.split)
+    return not isinstance(cv, (str, bytes)) and callable(getattr(cv, "split", None))
 
 
 def check_cv_param(cv, n_samples, *, repeats=1):

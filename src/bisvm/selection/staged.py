@@ -39,6 +39,7 @@ from .decision import (
     beats_null_balanced,
     one_se_balanced_shift,
     out_of_fold,
+    out_of_fold_counts,
     platt_shift,
     platt_slope,
 )
@@ -341,15 +342,16 @@ def _decision(obj, coefs, yb, sw, s, coef):
     out-of-fold outputs of the fold solutions ``coefs`` of ``obj``
     (:mod:`~bisvm.selection.decision`); returns (coef, null, shift, slope)."""
     f, y, w, majority = out_of_fold(obj, coefs)
+    counts = out_of_fold_counts(obj)
     coef = np.array(coef, dtype=float)
-    shift = _THRESHOLD_SHIFTS[s.threshold](f, y, w)
+    shift = _THRESHOLD_SHIFTS[s.threshold](f, y, w, counts)
     if s.null_test:
         # "balanced" judges the decision as it will be used (after the shift)
         if s.null_test == "balanced":
             keep, err, err0 = beats_null_balanced(f + shift, y, w, majority)
             what = "misclassification"
         else:
-            keep, err, err0 = beats_null(f, y, w, majority)
+            keep, err, err0 = beats_null(f, y, w, majority, counts=counts)
             what = "log-loss of the calibrated outputs"
 
         if not keep:
@@ -359,15 +361,19 @@ def _decision(obj, coefs, yb, sw, s, coef):
             null = np.zeros_like(coef)
             null[-1] = 1.0 if float(sw1 @ (yb > 0)) >= float(sw1 @ (yb < 0)) else -1.0
             # the constant output's slope gives every row the class prior
-            return null, (what, err, err0), 0.0, platt_slope(np.full(y.size, null[-1]), y, w)
+            return null, (what, err, err0), 0.0, platt_slope(np.full(y.size, null[-1]), y, w,
+                                                             counts=counts)
     coef[-1] += shift
-    return coef, None, shift, platt_slope(f + shift, y, w)
+    return coef, None, shift, platt_slope(f + shift, y, w, counts=counts)
 
 
 #: ``threshold`` -> the intercept shift from the out-of-fold outputs, labels and weights.
-_THRESHOLD_SHIFTS = {"zero": lambda f, y, w: 0.0, "calibrated": platt_shift,
-                     "1se_balanced": one_se_balanced_shift,
-                     "1se_gated": lambda f, y, w: one_se_balanced_shift(f, y, w, gated=True)}
+_THRESHOLD_SHIFTS = {
+    "zero": lambda f, y, w, counts: 0.0,
+    "calibrated": lambda f, y, w, counts: platt_shift(f, y, w, counts=counts),
+    "1se_balanced": lambda f, y, w, counts: one_se_balanced_shift(f, y, w, counts=counts),
+    "1se_gated": lambda f, y, w, counts: one_se_balanced_shift(f, y, w, gated=True,
+                                                               counts=counts)}
 
 
 def _l1_start(Xa, yb, lower, s, sw):
