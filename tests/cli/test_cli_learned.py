@@ -136,6 +136,13 @@ def test_fit_names_the_kept_weights_of_each_one_vs_rest_problem(capsys):
                    capsys)
     pw, notes = out["penalty_weights"], out["notes"]
     assert len(out["refined"]) == len(out["classes"])  # one verdict per class
+    per_class = out.get("selection_frequency_per_class")
+    if per_class is not None:
+        # one-vs-rest: a feature's share is at least each class's share (any class's
+        # model selecting it counts)
+        union = out["selection_frequency"]
+        for c in out["classes"]:
+            assert all(union[k] >= v for k, v in per_class[str(c)].items())
     for c, refined in zip(out["classes"], out["refined"]):
         assert (f"beta[{c}]" in pw) == (refined is False)
     for c in out["classes"]:

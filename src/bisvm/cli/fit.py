@@ -126,6 +126,13 @@ def run(args):
     freq = getattr(est, "selection_frequency_", None)
     if freq is not None and np.ndim(freq) == 1 and len(freq) == len(ds.feature_names):
         result["selection_frequency"] = dict(zip(ds.feature_names, map(float, freq)))
+    per_class = getattr(est, "selection_frequency_per_class_", None)
+    if per_class is not None and clf and np.shape(per_class) == (
+            len(est.classes_), len(ds.feature_names)):
+        # one-vs-rest: each class's own share (selection_frequency is their union's)
+        result["selection_frequency_per_class"] = {
+            str(common.to_py(c)): dict(zip(ds.feature_names, map(float, row)))
+            for c, row in zip(est.classes_, per_class)}
     if hasattr(est, "feature_importances_"):
         imp = np.asarray(est.feature_importances_)
         result["selected_features"] = [ds.feature_names[j] for j in np.argsort(-imp)

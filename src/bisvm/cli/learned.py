@@ -185,15 +185,17 @@ def run_stability(est, X, y, *, n_pairs, threshold=None, n_jobs=None, random_sta
 
     import bisvm
 
-    if not hasattr(bisvm, "StabilitySelection"):
-        raise ValueError("--stability: bisvm.StabilitySelection is not available in this "
-                         "installation of bisvm")
+    check_stability_available()
     kwargs = {"n_pairs": int(n_pairs), "n_jobs": n_jobs, "random_state": random_state}
     if threshold is not None:
         kwargs["threshold"] = threshold
     base = clone(est)
     if "verbose" in base.get_params(deep=False):
         base.set_params(verbose=0)
+    if n_jobs not in (None, 1) and "n_jobs" in base.get_params(deep=False):
+        # the subsample fits share the cores; folds inside each fit run in turn (the
+        # results do not depend on either n_jobs)
+        base.set_params(n_jobs=None)
     t0 = time.perf_counter()
     ss = bisvm.StabilitySelection(estimator=base, **kwargs).fit(X, y)
     seconds = time.perf_counter() - t0
@@ -218,6 +220,16 @@ def run_stability(est, X, y, *, n_pairs, threshold=None, n_jobs=None, random_sta
         # the refit on the stable set (the model without features when none is stable)
         rec["test_accuracy"] = float(ss.score(X_test, y_test))
     return rec, ss
+
+
+def check_stability_available():
+    """Refuse ``--stability`` before any work when the installed bisvm has no
+    :class:`bisvm.StabilitySelection`."""
+    import bisvm
+
+    if not hasattr(bisvm, "StabilitySelection"):
+        raise ValueError("--stability: bisvm.StabilitySelection is not available in this "
+                         "installation of bisvm")
 
 
 def _float_or_none(v):

@@ -281,6 +281,8 @@ def run_select(opts):
     import_seconds = time.perf_counter() - t_start
     if opts.n_jobs is not None and (opts.n_jobs == 0 or opts.n_jobs < -1):
         raise ValueError(f"--n-jobs must be a positive integer or -1, got {opts.n_jobs}")
+    if opts.stability:
+        learned.check_stability_available()
     X, bt, names, groups, notes, ds = load_binary(opts)
     if opts.model == "group" and not groups:
         raise ValueError("--model group needs --groups (e.g. mean=0-9,se=10-19,worst=20-29)")
