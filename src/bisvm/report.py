@@ -308,7 +308,8 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
     pw = np.ravel(est.penalty_weights_)
     if kept == "scalar":
         for msg in refinement_messages(est):
-            rep.paragraph(msg, note=True)
+            if msg not in notes:  # the CLI's notes say it already, at the top
+                rep.paragraph(msg, note=True)
         rep.table([["β (every coefficient)", float(pw[0])]], ["penalty weight", "value"],
                   caption="L1 weight kept (scalar model)")
     else:
