@@ -344,9 +344,10 @@ def write_report(json_path, md_path, command, raw=False):
              "# Held-out evaluation panel (issue #12)")
     L = [title, "", RAW_NOTE if raw else VARIANTS_NOTE, "",
          f"Last command: `python benchmarks/bench_panel.py {command}` — "
-         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, bisvm commit {_commit()}"
-         + (f" (bisvm imported from `{Path(bisvm.__file__).parent.parent}`)." if raw
-            else "."),
+         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+         + (f"report written at commit {_commit()}; bisvm imported from "
+            f"`{Path(bisvm.__file__).parent.parent}`." if raw
+            else f"bisvm commit {_commit()}."),
          f"Machine: {platform.machine()}, 2 cores shared with other jobs; every fit single-"
          f"threaded (OMP/OpenBLAS/MKL = 1), CPU seconds of the fit. numpy {np.__version__}, "
          f"scikit-learn {sklearn.__version__}, bisvm {getattr(bisvm, '__version__', '?')}.",
