@@ -219,6 +219,12 @@ def test_saves_and_loads_as_a_model_file(tmp_path):
     np.testing.assert_array_equal(loaded.support_, ss.support_)
     np.testing.assert_array_equal(loaded.predict(X), ss.predict(X))
     assert loaded.false_selection_bound_ == ss.false_selection_bound_
+    # column names and a sparse-input estimator round-trip too
+    df = pd.DataFrame(X, columns=[f"c{i}" for i in range(8)])
+    named = _quiet_fit(StabilitySelection(ElasticNetSVC(0.02, l1_smoothing=0.0), n_pairs=2,
+                                          random_state=0), df, y)
+    back = check_round_trip(named, df, tmp_path / "named.bisvm").estimator
+    np.testing.assert_array_equal(back.get_feature_names_out(), named.get_feature_names_out())
     # the fallback model is a bisvm class too
     empty = _quiet_fit(StabilitySelection(ElasticNetSVC(50.0, l1_smoothing=0.0), n_pairs=2,
                                           random_state=0), X, y)

@@ -244,6 +244,14 @@ class StabilitySelection(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
     Notes
     -----
+    The default estimator is ``BilevelSVC()`` as it stands: on a half-sample whose
+    features outnumber the training rows of a fold it resolves to the scalar model with
+    the one-standard-error rule (one L1 weight for all features, the sparsest within one
+    standard error of the best), the Lasso-like procedure stability selection was built
+    around; on tall data to the vector model. The cost is :math:`2B + 1` fits (the refit
+    included), spread over ``n_jobs`` processes. Any selecting estimator can replace it,
+    e.g. ``BilevelSVC(model="scalar")`` to fix the scalar model on tall data too.
+
     Rows of zero ``sample_weight`` are left out of the subsamples and of the refit (a
     zero weight removes the row); the other weights are passed to the estimator's
     ``fit``, which must accept them. ``groups`` decide the subsamples and are passed on
