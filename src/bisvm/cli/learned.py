@@ -258,6 +258,11 @@ def print_stability(s, width=24):
           "(Shah & Samworth's bound"
           + (f"; {avg:.1f} features selected per half-sample on average)" if avg is not None
              else ")"))
+        if s["false_selection_bound"] >= max(s["n_stable"], 1):
+            # q^2 / ((2 tau - 1) p) bounds nothing when the base model keeps many of the
+            # p features on each half-sample
+            p("  (the bound is not informative here: it needs the features selected per "
+              "half-sample to be few beside the number of features)")
     if "test_accuracy" in s:
         p(f"  test accuracy of the refit on the stable set {s['test_accuracy']:.4f}")
 
