@@ -147,6 +147,12 @@ def write(results, command, repeats, src):
             f"{r['wall_2']:.2f} | **{r['ratio']:.2f}** | {r['cpu_1']:.2f} / "
             f"{r['cpu_2']:.2f} | {'yes' if r['coef_identical'] else 'NO'} | "
             f"{min(r['load']):.1f}-{max(r['load']):.1f} |")
+    busy = [r["problem"] for r in results if min(r["load"]) >= (os.cpu_count() or 1)]
+    if busy:
+        lines += ["", f"On {', '.join(busy)} the load average never fell below the "
+                      f"{os.cpu_count()} cores: other jobs held the cores, so a second fold "
+                      "thread found no idle core to run on and the ratio measures the "
+                      "contention, not the speed-up."]
     lines += ["", "Per-fit wall seconds (in run order within each setting):", ""]
     for r in results:
         for k in ("1", "2"):
