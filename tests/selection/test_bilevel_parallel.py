@@ -146,16 +146,27 @@ def test_backend_chosen_around_the_call(backend):
     hyper = _hyper("group", d)
     serial, par = _pair(folds, LowerLevel(), hyper)
     beta = _beta(hyper)
+
+    def run():
+        ev = par.evaluate(beta)
+        return ev, par.solve(beta, ev.coefs), par.value(beta, ev.coefs), \
+            par.predict_coefs(ev, 1.1 * beta)
+
     if backend == "dask":
         distributed = pytest.importorskip("distributed")
         with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                       dashboard_address=None) as cluster, \
                 distributed.Client(cluster), joblib.parallel_config(backend="dask"):
-            ev = par.evaluate(beta)
+            ev, (coefs, iters), value, pred = run()
     else:
         with joblib.parallel_config(backend="loky", n_jobs=2):
-            ev = par.evaluate(beta)
-    _assert_same_evaluation(serial.evaluate(beta), ev)
+            ev, (coefs, iters), value, pred = run()
+    ref = serial.evaluate(beta)
+    _assert_same_evaluation(ref, ev)
+    ref_coefs, ref_iters = serial.solve(beta, ref.coefs)
+    assert iters == ref_iters and all(np.array_equal(a, b) for a, b in zip(coefs, ref_coefs))
+    assert value == serial.value(beta, ref.coefs)
+    assert all(np.array_equal(a, b) for a, b in zip(pred, serial.predict_coefs(ref, 1.1 * beta)))
 
 
 @pytest.mark.parametrize("n_jobs", [None, 1, 2, 3, -1, -2])
