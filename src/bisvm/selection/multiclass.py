@@ -74,7 +74,7 @@ LAYOUTS = ("auto", "dense", "sparse")
 # a dense stacked design above this many bytes is stored sparse whatever the solver
 _DENSE_MAX_BYTES = 64 * 2**20
 # above this many flops per dense Hessian product the CSR product's K-fold saving wins
-_DENSE_HESSIAN_FLOPS = 1e8
+_DENSE_HESSIAN_FLOPS = 1e7
 
 
 def choose_layout(X, n_classes, layout="auto", solver="auto"):
@@ -86,7 +86,7 @@ def choose_layout(X, n_classes, layout="auto", solver="auto"):
     times. ``"auto"`` keeps it dense only for small problems solved by Newton-Cholesky
     (``solver`` resolved on the stacked shape by
     :func:`~bisvm.selection.lower_level.resolve_solver`) whose dense Hessian product
-    costs at most :math:`nK(dK + K)^2 \le 10^8` flops: there the BLAS-3 product beats
+    costs at most :math:`nK(dK + K)^2 \le 10^7` flops: there the BLAS-3 product beats
     the sparse one's overhead. Beyond it the dense product does K times the flops of the
     CSR one (which skips the :math:`(K-1)/K` zeros), and the Hessian-free and
     sample-space solvers multiply by the design at every step
@@ -349,7 +349,12 @@ def fit_shared(Xa, y_index, n_classes, lower, settings, sample_weight=None, *,
     settings : StagedSettings
         ``balanced="auto"`` balances when any class's share is below
         ``UNBALANCED_SHARE`` or above its complement (a one-vs-rest problem would be
-        balanced).
+        balanced). ``cv`` (int, splitter or pairs) is split on the original rows and
+        passed down as the stacked pairs, so the refinement's early-stopping rows are
+        the last split's validation rows (:func:`~bisvm.selection.splits.holdout_splits`
+        for pairs). With ``standardize``, the features are standardised once on all
+        rows before stacking, not again inside each fold (a fold's statistics over the
+        stacked columns would mix in the zeros of the other classes' rows).
     sample_weight : ndarray, shape (n,) or (K, n), optional
         Validated row weights: each row's K copies carry it, or row k of a (K, n) array
         weighs the rows in the class-k-vs-rest problem (LIBLINEAR's one-vs-rest class
