@@ -39,6 +39,7 @@ _LAZY = {
     "ElasticNetSVC": "estimators.sparse",
     "SVC": "estimators.svm",
     "SVR": "estimators.svm",
+    "StabilitySelection": "estimators.stability",
     "ModelFileError": "persistence",
     "load_model": "persistence",
     "register_estimator": "persistence",
@@ -76,6 +77,7 @@ __all__ = [
     "ElasticNetSVC",
     "SVC",
     "SVR",
+    "StabilitySelection",
     "ModelFileError",
     "load_model",
     "register_estimator",
@@ -126,6 +128,7 @@ if TYPE_CHECKING:  # static analysers and IDEs see the names; nothing runs at im
         SelectiveRegressionCV,
     )
     from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC
+    from bisvm.estimators.stability import StabilitySelection
     from bisvm.estimators.svm import SVC, SVR
     from bisvm.persistence import ModelFileError, load_model, register_estimator, save_model
     from bisvm.solvers.paths.l1_hinge import l1_svm_path
