@@ -314,3 +314,15 @@ def test_check_estimator():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_estimator(est, expected_failed_checks=EXPECTED_FAILED)
+
+
+def test_verbose_prints_the_stages_and_pairs(capsys):
+    X, y = _logistic(8, n=30, p=4)
+    StabilitySelection(_l1_logistic(), n_pairs=3, random_state=0, verbose=2).fit(X, y)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("StabilitySelection: 6 fits of LogisticRegression")
+    assert [line for line in out if "pair" in line and "fitted" in line] == [
+        f"StabilitySelection: pair {j}/3 fitted" for j in (1, 2, 3)]
+    assert "expected false selections <=" in out[-1]
+    StabilitySelection(_l1_logistic(), n_pairs=3, random_state=0).fit(X, y)
+    assert capsys.readouterr().out == ""

@@ -173,8 +173,8 @@ class StabilitySelection(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
     Why: a selection made once depends on the sample; one made on many half-samples
     keeps the features that do not, and its expected number of false selections is
-    bounded by :math:`q^2/((2\tau - 1)p)` (``false_selection_bound_``), whatever
-    procedure selects, under the assumptions stated there.
+    bounded by :math:`q^2/((2\tau - 1)p)` (``false_selection_bound_``) for any
+    selecting procedure that meets the assumptions stated there.
 
     Parameters
     ----------
