@@ -316,3 +316,22 @@ def test_model_files_written_before_standardisation_load_with_it_off():
             model = load_model(path)
         est = getattr(model, "estimator", model)
         assert est.standardize is False
+
+
+def test_shared_multiclass_selects_one_feature_set():
+    X, y = load_wine(return_X_y=True)
+    m = BilevelSVC(multiclass="shared", random_state=0).fit(X, y)
+    sup = m.support_
+    assert 0 < sup.sum() <= X.shape[1] and m.penalty_weights_.shape == (X.shape[1],)
+    # one support for every class: a feature is in all K columns or in none
+    assert np.all(m.coef_[:, ~sup] == 0) and np.all(np.any(m.coef_[:, sup] != 0, axis=0))
+    p = m.predict_proba(X)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(m.classes_[np.argmax(p, axis=1)], m.predict(X))
+    assert m.score(X, y) > 0.9 and m.transform(X).shape == (len(y), sup.sum())
+    np.testing.assert_array_equal(m.selection_frequency_per_class_[0], m.selection_frequency_)
+    # a binary target has one problem: "shared" is one-vs-rest there
+    Xb, yb = load_breast_cancer(return_X_y=True)
+    a = BilevelSVC(multiclass="shared", random_state=0).fit(Xb, yb)
+    b = BilevelSVC(random_state=0).fit(Xb, yb)
+    np.testing.assert_array_equal(a.coef_, b.coef_)

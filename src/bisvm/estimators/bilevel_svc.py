@@ -25,12 +25,15 @@ from ..selection.bilevel import (
     resolve_solver,
 )
 from ..selection.bilevel_fit import feature_groups, fit_binary, stack_binary_fits
+from ..selection.lower_level import add_bias_column
+from ..selection.multiclass import fit_shared
 from ..selection.one_se import SCALAR_RULES
 from ..selection.splits import check_cv_param, training_size, validation_splits
 from ..selection.staged import THRESHOLDS, StagedSettings, weighted_folds
 from ..selection.threads import gram_threads, limit_blas
 from ._constraints import AUTO_OR_BOOL, BLAS_THREADS, TOL, positive
 from ._sample_weight import checked_sample_weight
+from ._shared import shared_attributes
 from .smoothed_base import CalibratedOvRMixin, SmoothedSVMBase
 
 __all__ = ["BilevelSVC"]
@@ -217,6 +220,16 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
         :math:`n / (K n_c)` from the (weighted) class counts. With
         ``balanced_criterion=True`` the criterion then balances the ±1 classes of each
         problem on these weights, so the class weights act on the loss only.
+    multiclass : {"ovr", "shared"}, default="ovr"
+        How a target of more than two classes is learned. ``"ovr"``: one-vs-rest, each
+        class with its own L1 weights and its own support (``support_`` is their union).
+        ``"shared"``: the K one-vs-rest losses summed under one group penalty per
+        feature, :math:`\sum_j\beta_j\bar H_\gamma(\|W_{j,:}\|_2)` over the row of
+        its K class coefficients (the joint covariate selection of Obozinski, Taskar &
+        Jordan 2010), with the weights learned by the same bilevel fit
+        (:func:`~bisvm.selection.multiclass.fit_shared`): one feature set for the
+        whole problem. Its null test and threshold rule are not applied (they judge one
+        binary sign); its probabilities are calibrated per class as one-vs-rest's.
     n_jobs : int or None, default=None
         Folds solved in parallel (lower-level solves and adjoint solves, through joblib
         threads, so a ``joblib.parallel_config(backend="dask")`` block runs them on a
@@ -352,6 +365,7 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
         "null_test": ["boolean", StrOptions({"balanced"})],
         "threshold": [StrOptions(set(THRESHOLDS))],
         "class_weight": [dict, StrOptions({"balanced"}), None],
+        "multiclass": [StrOptions({"ovr", "shared"})],
         "n_jobs": [Integral, None],
         "blas_threads": BLAS_THREADS,
         "random_state": ["random_state"],
@@ -365,7 +379,7 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
                  early_stopping="auto", scalar_rule="auto", refinement_rule="1se",
                  balanced_criterion=False, blas_threads="auto", cv_repeats=1, null_test=True,
                  threshold="calibrated", verbose=0, random_state=None, standardize=True,
-                 class_weight=None, n_jobs=None, groups=None):
+                 class_weight=None, n_jobs=None, multiclass="ovr", groups=None):
         self.model = model
         self.feature_groups = feature_groups
         self.l2_penalty = l2_penalty
@@ -396,6 +410,7 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
         self.standardize = standardize
         self.class_weight = class_weight
         self.n_jobs = n_jobs
+        self.multiclass = multiclass
         self.groups = groups
 
     def _l2(self, lower, X, w):
@@ -450,6 +465,19 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
         # line per outer iteration otherwise
         progress = (lambda stage: OuterIterations(f"BiSVM {stage}", mode="auto")) \
             if self.verbose else None
+        if self.multiclass == "shared" and self.classes_.size > 2:
+            with limit_blas(self.blas_threads_):
+                fit = fit_shared(
+                    add_bias_column(X), np.searchsorted(self.classes_, y),
+                    self.classes_.size, self._l2(lower, X, sw), settings,
+                    self._class_row_weights(y, sw),
+                    feature_names=hyper.names[:d], feature_groups=fgroups,
+                    learn_l2=bool(self.learn_l2_penalty), groups=groups, progress=progress)
+            for name, value in shared_attributes(fit, self._l2(lower, X, sw).l2_penalty,
+                                                 bool(self.learn_l2_penalty)).items():
+                setattr(self, name, value)
+            self.fit_seconds_ = time.perf_counter() - t0
+            return self
         per_class, scalers, l2s = [], [], []
         with limit_blas(self.blas_threads_):
             for yb, k in self._binary_targets(y):
@@ -491,6 +519,13 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
         self.intercept_shift_ = float(shifts[0]) if len(per_class) == 1 else shifts
         self.fit_seconds_ = time.perf_counter() - t0
         return self
+
+    def _class_row_weights(self, y, sw):
+        """The shared multiclass model's row weights: ``sample_weight``, or with
+        ``class_weight`` one row of weights per class (LIBLINEAR's one-vs-rest rule)."""
+        if self.class_weight is None:
+            return sw
+        return np.array([self._row_weights(y, sw, k) for k in range(self.classes_.size)])
 
     def _warn_null(self, per_class):
         """No silent empty model: say which problems the null-model test emptied, and
