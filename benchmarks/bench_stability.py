@@ -21,8 +21,9 @@ alone (``time.process_time`` around ``fit``), imports excluded; one untimed fit 
 small problem first fills numba's on-disk cache, so that no timed fit compiles.
 
 Seeds: the defaults of StabilitySelection (threshold, number of pairs, base estimator)
-were chosen on the tuning seeds 0-9 (``--seeds 0-9``); the evaluation seeds 1001-1005
-were run once, after that choice.
+were chosen on the tuning seeds 0-9 (``--seeds 0-9``, the frequencies of each seed in
+``results/bench_stability_tuning.md``); the evaluation seeds 1001-1005 were run once,
+after that choice.
 
 Usage::
 

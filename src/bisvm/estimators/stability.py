@@ -192,9 +192,9 @@ class StabilitySelection(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         :math:`\tau`: a feature is stable when selected by at least this share of the
         fits. The bounds need :math:`\tau > 1/2`; Meinshausen & Bühlmann advise
         :math:`\tau \in [0.6, 0.9]`, where the selection varies little. 0.7 was chosen
-        on the tuning seeds of ``benchmarks/bench_stability.py`` (never on its
-        evaluation seeds): 0.6 let a noise feature in where 0.7 did not, and it halves
-        the bound of 0.6.
+        on the tuning seeds of ``benchmarks/bench_stability.py``, never on its
+        evaluation seeds (``benchmarks/results/bench_stability*.md``); at 0.7 the bound
+        is half its value at 0.6.
     sample_fraction : float in (0, 0.5], default=0.5
         Share of the rows (or groups) in each subsample. Below 1/2 the two subsamples
         of a pair stay disjoint but leave rows out; the bounds then hold with :math:`q`
