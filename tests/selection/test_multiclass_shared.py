@@ -359,3 +359,20 @@ def test_separated_classes_newton_line_search_stall_is_rescued():
         pytest.skip("Newton converged here: nothing to rescue")
     assert np.linalg.norm(P.gradient(r.coef)) <= 1e-9 < np.linalg.norm(P.gradient(r0.coef))
     assert P.value(r.coef) < P.value(r0.coef)
+
+
+def test_intercepts_only_problem_of_an_empty_support():
+    """Restricted to an empty support, the stacked problem keeps its K intercept columns
+    only: each intercept minimises its class's mean smoothed hinge alone."""
+    from scipy.optimize import minimize_scalar
+    X, y, _ = _data()
+    K = 3
+    Xs = stacked_design(X, K)[:, -K:]
+    sl = stacked_lower_level(LowerLevel(ALPHA, MU, GAMMA, penalize_intercept=False), K, Xs)
+    P = sl.problem(Xs, stacked_labels(y, K), np.full(K, -1), np.zeros(0))
+    b = sl.solve(P, tol=1e-12).coef
+    for k in range(K):
+        yk = np.where(y == k, 1.0, -1.0)
+        ref = minimize_scalar(lambda c, yk=yk: np.mean(MU * np.logaddexp(0, (1 - yk * c) / MU)),
+                              bracket=(-2, 2), tol=1e-12).x
+        assert b[k] == pytest.approx(ref, abs=1e-6)

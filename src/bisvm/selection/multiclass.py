@@ -225,7 +225,7 @@ class StackedLowerLevel(LowerLevel):
         if self.penalize_intercept or self.n_intercepts == 1:
             return super().problem(X, y, penalty_groups, weights, l2_penalty, sample_weight)
         d = X.shape[1]
-        if self.n_intercepts >= d:
+        if self.n_intercepts > d:
             raise ValueError(f"X has {d} columns for {self.n_intercepts} intercepts")
         mask = np.ones(d, dtype=bool)
         mask[d - self.n_intercepts:] = False
