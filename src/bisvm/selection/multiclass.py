@@ -29,10 +29,11 @@ and the penalty groups ``group(k*d + j) = j`` (:func:`shared_hyper_model`). The 
 over :math:`nK` stacked rows is the mean over classes above; the ridge weight of the
 stacked problem is :math:`\alpha/K` so that each class keeps the ridge α of its
 one-vs-rest problem. Folds, criterion, hypergradient and outer optimiser are then the
-binary ones, unchanged. The validation criterion is the mean over the K one-vs-rest
-problems of their criteria; its per-row terms (and the standard errors of the
-one-standard-error rules) treat the K copies of a row as K rows, which slightly
-understates the standard errors of rows that are not independent.
+binary ones, unchanged. The validation criterion is taken over the :math:`nK` stacked
+validation rows: the mean of the K one-vs-rest criteria for a criterion that is a row
+mean (the scale-free margin criterion fits one output scale for all classes). Its
+per-row terms, and so the standard errors of the one-standard-error rules, treat the K
+copies of a row as K independent rows, which understates those standard errors.
 
 **Folds.** The K copies of a row must fall on the same side of every split (a row's
 class-k copy in training and its class-j copy in validation would leak its label), so
