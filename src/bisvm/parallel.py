@@ -215,7 +215,7 @@ def map_tasks(func, tasks, *, n_jobs=None, progress=None, weights=None):
     return out
 
 
-def map_ordered(func, tasks, n_jobs=None):
+def map_ordered(func, tasks, n_jobs=None, *, threads=True):
     """``[func(*t) for t in tasks]`` in task order, on ``n_jobs`` threads of this process
     unless a surrounding :func:`joblib.parallel_config` (or :func:`compute_backend`)
     names a backend other than threads, such as Dask, which then runs the tasks.
@@ -234,6 +234,11 @@ def map_ordered(func, tasks, n_jobs=None):
     n_jobs : int, optional
         ``None`` or ``1``: one after the other, here. Otherwise joblib's convention
         (``-1``: all cores; ``-2``: all but one).
+    threads : bool
+        Whether the tasks are large enough to gain from threads of this process; False
+        runs them one after the other unless another joblib backend is configured.
+        Tasks whose GIL-holding Python bookkeeping outweighs their GIL-free numerical
+        work run slower on two threads than on one (the threads queue for the GIL).
 
     Returns
     -------
@@ -248,6 +253,8 @@ def map_ordered(func, tasks, n_jobs=None):
     if not isinstance(get_active_backend(prefer="threads")[0], ThreadingBackend):
         return joblib.Parallel(n_jobs=n_jobs, prefer="threads")(
             joblib.delayed(func)(*t) for t in tasks)
+    if not threads:
+        return [func(*t) for t in tasks]
     from concurrent.futures import ThreadPoolExecutor
 
     n = n_jobs if n_jobs > 0 else max(1, joblib.cpu_count() + 1 + n_jobs)

@@ -9,6 +9,7 @@ from sklearn.datasets import make_classification
 from sklearn.model_selection import StratifiedKFold
 
 from bisvm.parallel import map_ordered
+from bisvm.selection import bilevel
 from bisvm.selection.bilevel import (
     BilevelObjective,
     Fold,
@@ -19,6 +20,12 @@ from bisvm.selection.bilevel import (
 from bisvm.selection.lower_level import add_bias_column
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")
+
+
+@pytest.fixture(autouse=True)
+def threads_for_small_folds(monkeypatch):
+    """The folds of these tests are small: run them on threads all the same."""
+    monkeypatch.setattr(bilevel, "PARALLEL_FOLD_WORK", 0.0)
 
 
 def _folds(sparse=False, weighted=False, n=180, d=12, k=4, seed=0):
@@ -190,6 +197,41 @@ def test_map_ordered_keeps_task_order_and_raises(n_jobs):
 
     with pytest.raises(ArithmeticError, match="task 5"):
         map_ordered(fail, [(k,) for k in range(8)], n_jobs)
+
+
+def _thread_ids(obj):
+    import threading
+    import time
+
+    def ident(k):
+        time.sleep(0.01)  # long enough for a second worker to take a task
+        return threading.get_ident()
+
+    return set(obj.map_folds(ident, [(k,) for k in range(len(obj.folds))]))
+
+
+def test_small_folds_stay_on_one_thread(monkeypatch):
+    """Below PARALLEL_FOLD_WORK the folds run in the calling thread; from it, on
+    ``n_jobs`` threads; ``fold_work`` is the largest fold's Gram product."""
+    import threading
+
+    monkeypatch.setattr(bilevel, "PARALLEL_FOLD_WORK", 1e7)
+    small, d = _folds(n=180, d=12, k=3)
+    obj = BilevelObjective(small, LowerLevel(), _hyper("scalar", d), n_jobs=2)
+    n_tr = max(f.X_train.shape[0] for f in small)
+    assert obj.fold_work == n_tr * (d + 1) * (d + 1)
+    assert _thread_ids(obj) == {threading.get_ident()}
+    rng = np.random.default_rng(0)
+    big = tuple(Fold(rng.standard_normal((400, 200)), np.repeat([-1.0, 1.0], 200),
+                     rng.standard_normal((20, 200)), np.repeat([-1.0, 1.0], 10))
+                for _ in range(3))
+    obj = BilevelObjective(big, LowerLevel(), _hyper("scalar", 199), n_jobs=2)
+    assert obj.fold_work == 400 * 200 * 200 >= 1e7
+    ids = _thread_ids(obj)
+    assert len(ids) == 2 and threading.get_ident() not in ids
+    sparse = tuple(Fold(sp.csr_matrix(f.X_train), f.y_train, f.X_val, f.y_val) for f in big)
+    assert BilevelObjective(sparse, LowerLevel(), _hyper("scalar", 199)).fold_work == \
+        400 * 200 * 200
 
 
 @pytest.mark.parametrize("bad", [0, 1.5, True, "2"])

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import expit, logit
 
 from ..parallel import map_ordered
@@ -49,7 +50,7 @@ __all__ = [
     "LowerLevel", "HyperModel", "make_hyper_model", "Fold", "BilevelObjective",
     "Evaluation", "HistoryEntry", "BilevelResult", "GridResult", "bisvm_lbfgs",
     "grid_search", "THESIS_GRID", "LOWER_SOLVERS", "resolve_solver", "zero_model_penalty",
-    "mean_second_moment",
+    "mean_second_moment", "PARALLEL_FOLD_WORK",
 ]
 
 
@@ -208,6 +209,13 @@ class Evaluation:
     penalties: tuple = ()
 
 
+#: Gram flops of a fold (:attr:`BilevelObjective.fold_work`) from which its tasks run on
+#: threads: below ~1e7 flops per Newton step the Python bookkeeping of a solve, which
+#: holds the GIL, is of the order of its BLAS work, and two fold threads queueing for
+#: the GIL take longer than one thread doing both folds.
+PARALLEL_FOLD_WORK = 1e7
+
+
 @dataclass(frozen=True)
 class BilevelObjective:
     r"""The upper-level function :math:`\beta \mapsto J(\beta, \hat w(\beta))` averaged
@@ -241,7 +249,8 @@ class BilevelObjective:
     outside the GIL (BLAS/LAPACK Gram products and Cholesky solves, loss kernels
     compiled ``nogil``) and shares the fold data instead of copying it to processes at
     every trial point; the caller keeps one BLAS thread per worker so that fold threads
-    do not oversubscribe the cores (:mod:`~bisvm.selection.threads`).
+    do not oversubscribe the cores (:mod:`~bisvm.selection.threads`). Folds too small
+    for threads to pay (:data:`PARALLEL_FOLD_WORK`) run one after the other.
     """
 
     folds: tuple
@@ -303,10 +312,22 @@ class BilevelObjective:
             ridge = L2(float(l2), ridge.mask)
         return replace(P, penalty=SumPenalty((ridge, hub.with_weights(wts))))
 
+    @property
+    def fold_work(self):
+        r"""The Gram product of the largest fold, :math:`n\,d\min(n, d)` flops
+        (:math:`\mathrm{nnz}\min(n, d)` for sparse X): the numerical work of one Newton
+        step of its lower level."""
+        def work(X):
+            n, d = X.shape
+            return float(X.nnz if sp.issparse(X) else n * d) * min(n, d)
+        return max((work(f.X_train) for f in self.folds), default=0.0)
+
     def map_folds(self, func, tasks):
         """``[func(*t) for t in tasks]`` in fold order, on ``n_jobs`` workers
-        (:func:`~bisvm.parallel.map_ordered`)."""
-        return map_ordered(func, tasks, self.n_jobs)
+        (:func:`~bisvm.parallel.map_ordered`); on threads only when :attr:`fold_work`
+        reaches :data:`PARALLEL_FOLD_WORK`."""
+        return map_ordered(func, tasks, self.n_jobs,
+                           threads=self.fold_work >= PARALLEL_FOLD_WORK)
 
     def solve(self, beta, warm=None, tol=1e-9):
         """Lower-level solutions on every fold; returns (coefs, iterations)."""
