@@ -153,6 +153,16 @@ def write(results, command, repeats, src):
                       f"{os.cpu_count()} cores: other jobs held the cores, so a second fold "
                       "thread found no idle core to run on and the ratio measures the "
                       "contention, not the speed-up."]
+    from bisvm.selection.bilevel import PARALLEL_FOLD_WORK
+
+    for r in results:
+        # a training fold of the default 5-fold split, bias column included
+        n, d = 0.8 * r["shape"][0], r["shape"][1] + 1
+        if n * d * min(n, d) < PARALLEL_FOLD_WORK:
+            lines += ["", f"{r['problem']}: a fold's Gram product ({n * d * min(n, d):.1e} "
+                          f"flops) is below `PARALLEL_FOLD_WORK` ({PARALLEL_FOLD_WORK:.0e}), "
+                          "so `n_jobs=2` solves its folds one after the other (threads "
+                          "would queue for the GIL): a ratio of 1 by design."]
     lines += ["", "Per-fit wall seconds (in run order within each setting):", ""]
     for r in results:
         for k in ("1", "2"):
