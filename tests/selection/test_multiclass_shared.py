@@ -376,3 +376,26 @@ def test_intercepts_only_problem_of_an_empty_support():
         ref = minimize_scalar(lambda c, yk=yk: np.mean(MU * np.logaddexp(0, (1 - yk * c) / MU)),
                               bracket=(-2, 2), tol=1e-12).x
         assert b[k] == pytest.approx(ref, abs=1e-6)
+
+
+def test_integer_weights_equal_repeated_rows():
+    """Weight 2 is the row twice (folds given as pairs that keep a row's repeats
+    together): same coefficients, out-of-fold outputs' calibration and slopes."""
+    from bisvm.selection.lower_level import add_bias_column
+    from bisvm.selection.multiclass import fit_shared
+    X, y = _iris()
+    n = len(y)
+    w = np.where(np.arange(n) % 3 == 0, 2, 1)
+    rep = np.repeat(np.arange(n), w)
+    folds = np.arange(n) % 3
+    pairs = [(np.flatnonzero(folds != f), np.flatnonzero(folds == f)) for f in range(3)]
+    pairs_rep = [(np.flatnonzero(folds[rep] != f), np.flatnonzero(folds[rep] == f))
+                 for f in range(3)]
+    lower = LowerLevel(l2_penalty=0.01, penalize_intercept=False)
+    a = fit_shared(add_bias_column(X), y, 3, lower, _settings(model="scalar", cv=pairs),
+                   w.astype(float))
+    b = fit_shared(add_bias_column(X[rep]), y[rep], 3, lower,
+                   _settings(model="scalar", cv=pairs_rep))
+    np.testing.assert_allclose(a.coef, b.coef, atol=1e-7)
+    np.testing.assert_allclose(a.intercept, b.intercept, atol=1e-7)
+    np.testing.assert_allclose(a.slopes, b.slopes, rtol=1e-6)

@@ -440,9 +440,8 @@ def fit_shared(Xa, y_index, n_classes, lower, settings, sample_weight=None, *,
     support = support_mask(coef, final_hyper, eps)[:d]
     norms = np.linalg.norm(coef[:d * K].reshape(K, d), axis=0) * support
     W, b = coef[:d * K].reshape(K, d).copy(), coef[d * K:].copy()
-    ow = None if sws is None else sws.reshape(K, n)[:, oof[1]]
-    slopes = np.array([platt_slope(oof[2][:, k], np.where(y[oof[1]] == k, 1.0, -1.0),
-                                   None if ow is None else ow[k]) for k in range(K)])
+    slopes = _class_slopes(oof[2], y[oof[1]], None if sws is None
+                           else sws.reshape(K, n)[:, oof[1]])
     if cs is not None:
         W, b = cs.to_original(W, b)
     return SharedFit(
@@ -526,6 +525,20 @@ def _fold_outputs(Xs, yb, sws, splits, lower, hyper, s, fit, n, K, d):
         rows.append(te[:m] % n)
         dec.append(np.asarray(f.X_val @ c, dtype=float).reshape(K, m).T)
     return fold_supports, np.concatenate(rows), np.vstack(dec), (solves, iters)
+
+
+def _class_slopes(dec, labels, weights):
+    """Platt's one-parameter slope of each class's out-of-fold outputs against its
+    one-vs-rest labels, with Platt's prior counts weighted by the rows' weights (so that
+    an integer weight is the same as repeated rows)."""
+    out = []
+    for k in range(dec.shape[1]):
+        yk = np.where(labels == k, 1.0, -1.0)
+        wk = None if weights is None else weights[k]
+        v = np.ones(yk.size) if wk is None else wk
+        out.append(platt_slope(dec[:, k], yk, wk,
+                               counts=(float(v @ (yk > 0)), float(v @ (yk < 0)))))
+    return np.array(out)
 
 
 def _check_weights(sample_weight, n, K):
