@@ -471,7 +471,8 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
                     add_bias_column(X), np.searchsorted(self.classes_, y),
                     self.classes_.size, self._l2(lower, X, sw), settings,
                     self._class_row_weights(y, sw),
-                    feature_names=hyper.names[:d], feature_groups=fgroups,
+                    feature_names=None if names_in is None else
+                    [str(c) for c in names_in], feature_groups=fgroups,
                     learn_l2=bool(self.learn_l2_penalty), groups=groups, progress=progress)
             for name, value in shared_attributes(fit, self._l2(lower, X, sw).l2_penalty,
                                                  bool(self.learn_l2_penalty)).items():
