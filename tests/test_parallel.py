@@ -116,7 +116,8 @@ def test_sparsity_sweep_cells_are_elastic_net_fits(cancer):
     yb = np.where(y == 1, 1.0, -1.0)
     sw = sparsity_sweep(X, yb, [0.1, 0.5], [0.01, 0.2], penalty_weight=0.05)
     assert sw.counts.shape == (2, 2) and sw.coefs.shape == (2, 2, X.shape[1])
-    ref = ElasticNetSVC(penalty_weight=0.05, hinge_smoothing=0.5, l1_smoothing=0.2).fit(X, yb)
+    ref = ElasticNetSVC(penalty_weight=0.05, hinge_smoothing=0.5, l1_smoothing=0.2,
+                        standardize=False).fit(X, yb)
     assert np.allclose(sw.coefs[1, 1], ref.coef_[0], atol=1e-6)
     assert np.array_equal(sw.counts, np.sum(np.abs(sw.coefs) > 1e-3, axis=2))
 

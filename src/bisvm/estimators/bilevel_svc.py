@@ -233,7 +233,10 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
     n_jobs : int or None, default=None
         Folds solved in parallel (lower-level solves and adjoint solves, through joblib
         threads, so a ``joblib.parallel_config(backend="dask")`` block runs them on a
-        cluster). The result is identical for every value.
+        cluster). The result is identical for every value (with ``n_jobs`` set,
+        ``blas_threads="auto"`` is one thread per worker). Folds whose Gram product is
+        under :data:`~bisvm.selection.bilevel.PARALLEL_FOLD_WORK` flops run one after the
+        other (threads would only queue for the interpreter lock).
     blas_threads : "auto", int or None, default="auto"
         BLAS threads during the fit (:func:`~bisvm.selection.threads.gram_threads`):
         ``"auto"`` is one thread when the Gram product :math:`n\,d\min(n, d)` is at
@@ -452,6 +455,10 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
         cv = check_cv_param(self.cv, n, repeats=self.cv_repeats) \
             if split == "kfold" or not isinstance(self.cv, Integral) else self.cv
         self.blas_threads_ = gram_threads(n, d, threads=self.blas_threads)
+        if self.n_jobs is not None and self.blas_threads == "auto":
+            # n_jobs cores in all: one BLAS thread per fold worker, for every n_jobs (a
+            # threaded BLAS rounds its sums by its thread count)
+            self.blas_threads_ = 1
         names_in = getattr(self, "feature_names_in_", None)
         fgroups = feature_groups(self._feature_groups())
         self.model_ = self._resolve_model(y, d, split, fgroups, groups, cv)
@@ -606,5 +613,6 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
         folds = weighted_folds(Xa, yb, sw, splits, bool(self.standardize))
         scal = make_hyper_model("scalar", X.shape[1],
                                 penalize_intercept=lower.penalize_intercept)
-        return grid_search(BilevelObjective(folds, lower, scal, loss=loss), grid,
+        return grid_search(BilevelObjective(folds, lower, scal, loss=loss,
+                                            n_jobs=self.n_jobs), grid,
                            progress=progress)
