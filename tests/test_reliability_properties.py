@@ -157,11 +157,14 @@ def klr_params(draw):
 
 @st.composite
 def elastic_net_params(draw):
+    # a penalised intercept needs the columns as given (standardize=False)
+    standardize = draw(st.booleans())
     return dict(penalty_weight=draw(st.floats(0.0, 1.0)),
                 l2_penalty=draw(_log_uniform(1e-3, 1.0)),
                 hinge_smoothing=draw(_log_uniform(1e-3, 1.0)),
                 l1_smoothing=draw(_log_uniform(1e-4, 0.1)),
-                penalize_intercept=draw(st.booleans()),
+                standardize=standardize,
+                penalize_intercept=False if standardize else draw(st.booleans()),
                 solver=draw(st.sampled_from(["newton", "lbfgs"])))
 
 

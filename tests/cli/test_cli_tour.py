@@ -43,7 +43,8 @@ def test_the_tour_creates_what_it_uses_and_scores_the_held_out_rows(outputs):
     fit = outputs["fit"][0][1]
     assert "test accuracy" in fit and "held-out rows" in fit and "wrote cancer.bisvm" in fit
     new_rows = outputs["predict"][0][1].splitlines()
-    assert new_rows[0] == "prediction,decision" and len(new_rows) == 6  # new.csv: 5 rows
+    # BilevelSVC has probabilities: one column per class after the decision value
+    assert new_rows[0] == "prediction,decision,proba_0,proba_1" and len(new_rows) == 6
     assert "accuracy on the file's target" in outputs["predict"][1][1]
     select = outputs["select"][0][1]
     assert "fewer lower-level solves" in select and "start-up" in select

