@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import warnings
 
 from .. import names
@@ -23,8 +22,11 @@ from .argtypes import (  # noqa: F401  (the subcommands' argument types, re-expo
 from .output import (  # noqa: F401  (re-exported for the subcommands)
     add_output_args,
     add_progress_args,
+    feature_key,
+    print_notes,
     progress,
     progress_mode,
+    to_py,
 )
 
 EXIT_BAD_INPUT = 2
@@ -269,23 +271,6 @@ def split(args, X, y, *, classification):
                                         random_state=args.seed, stratify=classification)
 
 
-def to_py(v):
-    """JSON-able copy of ``v`` (numpy scalars and arrays, tuples, non-finite floats)."""
-    import numpy as np
-
-    if isinstance(v, dict):
-        return {str(k): to_py(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [to_py(x) for x in v]
-    if isinstance(v, np.ndarray):
-        return to_py(v.tolist())
-    if isinstance(v, np.generic):
-        return to_py(v.item())
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
-
-
 def emit(args, result, printer):
     """One JSON object (``--json``) or the human-readable lines of ``printer``."""
     if args.json:
@@ -351,14 +336,6 @@ def add_bilevel_options(g):
                    help="outer iterations cap (default %(default)s)")
 
 
-def print_notes(notes, warnings_=()):
-    """The ``note:`` and ``warning:`` lines of a text report."""
-    for n in notes:
-        print(f"  note: {n}")
-    for w in warnings_:
-        print(f"  warning: {w}")
-
-
 def print_selected(r):
     """The ``selected N features: ...`` line of a record with ``selected_features``."""
     if "selected_features" in r:
@@ -405,18 +382,6 @@ def _works(est, method, X):
     except (AttributeError, ValueError, NotImplementedError):
         return False
     return True
-
-
-def feature_key(key, names, group_names=()):
-    """The user's name for an estimator record key: ``x{j}`` (the estimator's name of
-    feature ``j`` when fitted on an array) becomes ``names[j]``; group names and
-    ``intercept`` stay."""
-    key = str(key)
-    if key[:1] == "x" and key[1:].isdigit() and key not in group_names:
-        j = int(key[1:])
-        if j < len(names):
-            return str(names[j])
-    return key
 
 
 def named_weights(est, feature_names):

@@ -144,7 +144,7 @@ def kept_weights(est, feature_names, group_names=()):
     per-coefficient weights are all that one β and were never learned apart.
     """
     from ..report import penalty_problems
-    from .common import feature_key, to_py
+    from .output import feature_key, to_py
 
     keys = [feature_key(k, feature_names, group_names) for k in est.penalty_weight_names_]
     model = getattr(est, "model_", getattr(est, "model", ""))
@@ -269,7 +269,7 @@ def print_stability(s, width=24):
 
 def print_select(r):
     """The text report of a ``bisvm select`` run (stdout)."""
-    from .common import print_notes
+    from .output import print_notes
 
     p = print
     sparse = r["input"]["sparse"]

@@ -5,6 +5,8 @@ Standard library only (``bisvm --help`` must not import numpy).
 
 from __future__ import annotations
 
+import math
+
 
 def add_output_args(p):
     """--json, --quiet and --verbose (one argparse group, returned for more options)."""
@@ -45,3 +47,40 @@ def progress(args, desc, total=None, *, unit="it"):
     from ..progress import Progress
 
     return Progress(desc, total, mode=progress_mode(args), unit=unit)
+
+
+def to_py(v):
+    """JSON-able copy of ``v`` (numpy scalars and arrays, tuples, non-finite floats)."""
+    import numpy as np
+
+    if isinstance(v, dict):
+        return {str(k): to_py(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [to_py(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return to_py(v.tolist())
+    if isinstance(v, np.generic):
+        return to_py(v.item())
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def feature_key(key, names, group_names=()):
+    """The user's name for an estimator record key: ``x{j}`` (the estimator's name of
+    feature ``j`` when fitted on an array) becomes ``names[j]``; group names and
+    ``intercept`` stay."""
+    key = str(key)
+    if key[:1] == "x" and key[1:].isdigit() and key not in group_names:
+        j = int(key[1:])
+        if j < len(names):
+            return str(names[j])
+    return key
+
+
+def print_notes(notes, warnings_=()):
+    """The ``note:`` and ``warning:`` lines of a text report."""
+    for n in notes:
+        print(f"  note: {n}")
+    for w in warnings_:
+        print(f"  warning: {w}")

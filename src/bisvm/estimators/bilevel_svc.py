@@ -21,7 +21,6 @@ from ..selection.bilevel import (
     BilevelObjective,
     grid_search,
     make_hyper_model,
-    mean_second_moment,
     resolve_solver,
 )
 from ..selection.bilevel_fit import feature_groups, fit_binary, stack_binary_fits
@@ -416,12 +415,6 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
         self.multiclass = multiclass
         self.groups = groups
 
-    def _l2(self, lower, X, w):
-        """``l2_penalty="auto"`` resolved on the rows being fitted (module docstring)."""
-        if self.l2_penalty != "auto" or self.standardize:
-            return lower
-        return replace(lower, l2_penalty=0.01 * mean_second_moment(X, w))
-
     def fit(self, X, y, sample_weight=None, groups=None):
         """Learn the L1 weights and the SVM; returns self.
 
@@ -527,13 +520,6 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
         self.intercept_shift_ = float(shifts[0]) if len(per_class) == 1 else shifts
         self.fit_seconds_ = time.perf_counter() - t0
         return self
-
-    def _class_row_weights(self, y, sw):
-        """The shared multiclass model's row weights: ``sample_weight``, or with
-        ``class_weight`` one row of weights per class (LIBLINEAR's one-vs-rest rule)."""
-        if self.class_weight is None:
-            return sw
-        return np.array([self._row_weights(y, sw, k) for k in range(self.classes_.size)])
 
     def _warn_null(self, per_class):
         """No silent empty model: say which problems the null-model test emptied, and

@@ -7,6 +7,7 @@ standardisation of the penalised features, feature groups, and the selector inte
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from numbers import Integral
 
 import numpy as np
@@ -21,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..data.standardize import ColumnStandardizer
 from ..selection.bilevel import LOWER_SOLVERS, LowerLevel
-from ..selection.lower_level import add_bias_column
+from ..selection.lower_level import add_bias_column, mean_second_moment
 from ._constraints import non_negative, positive
 
 __all__ = ["SmoothedSVMBase", "CalibratedOvRMixin"]
@@ -118,6 +119,20 @@ class SmoothedSVMBase(SelectorMixin, LinearClassifierMixin, ClassifierMixin, Bas
         idx = np.searchsorted(self.classes_, y)
         row = weights[idx] if self.classes_.size == 2 else np.where(idx == k, weights[k], 1.0)
         return row if sample_weight is None else row * sample_weight
+
+    def _class_row_weights(self, y, sw):
+        """The shared multiclass model's row weights: ``sample_weight``, or with
+        ``class_weight`` one row of weights per class (LIBLINEAR's one-vs-rest rule)."""
+        if self.class_weight is None:
+            return sw
+        return np.array([self._row_weights(y, sw, k) for k in range(self.classes_.size)])
+
+    def _l2(self, lower, X, w):
+        """``l2_penalty="auto"`` resolved on the rows being fitted: 0.01 in standardised
+        units, else 0.01 times the mean column second moment (BilevelSVC's docstring)."""
+        if self.l2_penalty != "auto" or self.standardize:
+            return lower
+        return replace(lower, l2_penalty=0.01 * mean_second_moment(X, w))
 
     def _design(self, X, sample_weight):
         """The penalised problem's design (bias column last) and its

@@ -29,7 +29,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit, logit
 
-from ..parallel import map_ordered
 from ..penalties import L2, SumPenalty
 from ..solvers._linalg import DenseFactor
 from ..solvers.primal.lbfgs import minimize_lbfgs
@@ -45,6 +44,7 @@ from .lower_level import (
     zero_model_penalty,
 )
 from .search import THESIS_GRID, GridResult, grid_search
+from .threads import map_ordered
 
 __all__ = [
     "LowerLevel", "HyperModel", "make_hyper_model", "Fold", "BilevelObjective",
@@ -324,7 +324,7 @@ class BilevelObjective:
 
     def map_folds(self, func, tasks):
         """``[func(*t) for t in tasks]`` in fold order, on ``n_jobs`` workers
-        (:func:`~bisvm.parallel.map_ordered`); on threads only when :attr:`fold_work`
+        (:func:`~bisvm.selection.threads.map_ordered`); on threads only when :attr:`fold_work`
         reaches :data:`PARALLEL_FOLD_WORK`."""
         return map_ordered(func, tasks, self.n_jobs,
                            threads=self.fold_work >= PARALLEL_FOLD_WORK)

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-__all__ = ["SMALL_DENSE", "SMALL_GRAM", "blas_threads", "gram_threads", "limit_blas"]
+__all__ = ["SMALL_DENSE", "SMALL_GRAM", "blas_threads", "gram_threads", "limit_blas",
+           "map_ordered"]
 
 #: Largest dimension of a dense factorisation kept on one BLAS thread. A Cholesky
 #: factorisation of order n costs n³/3 flops: 1,000 is ~0.3 GFLOP, a few ms on one core,
@@ -116,3 +117,50 @@ def limit_blas(n_threads):
 
     with threadpool_limits(limits=int(n_threads), user_api="blas"):
         yield
+
+
+def map_ordered(func, tasks, n_jobs=None, *, threads=True):
+    """``[func(*t) for t in tasks]`` in task order, on ``n_jobs`` threads of this process
+    unless a surrounding :func:`joblib.parallel_config` (or :func:`compute_backend`)
+    names a backend other than threads, such as Dask, which then runs the tasks.
+
+    For short tasks that release the GIL (BLAS, LAPACK, ``nogil`` numba kernels) called
+    many times in a row, such as the folds of one upper-level evaluation. Threads run
+    on a :class:`concurrent.futures.ThreadPoolExecutor` whose results are collected as
+    they complete: :class:`joblib.Parallel` collects ordered results by polling every
+    10 ms, a delay of the order of a whole task here.
+
+    Parameters
+    ----------
+    func : callable
+    tasks : iterable of tuple
+        Positional arguments of each call.
+    n_jobs : int, optional
+        ``None`` or ``1``: one after the other, here. Otherwise joblib's convention
+        (``-1``: all cores; ``-2``: all but one).
+    threads : bool
+        Whether the tasks are large enough to gain from threads of this process; False
+        runs them one after the other unless another joblib backend is configured.
+        Tasks whose GIL-holding Python bookkeeping outweighs their GIL-free numerical
+        work run slower on two threads than on one (the threads queue for the GIL).
+
+    Returns
+    -------
+    list
+    """
+    tasks = list(tasks)
+    if n_jobs in (None, 1) or len(tasks) < 2:
+        return [func(*t) for t in tasks]
+    import joblib
+    from joblib.parallel import ThreadingBackend, get_active_backend
+
+    if not isinstance(get_active_backend(prefer="threads")[0], ThreadingBackend):
+        return joblib.Parallel(n_jobs=n_jobs, prefer="threads")(
+            joblib.delayed(func)(*t) for t in tasks)
+    if not threads:
+        return [func(*t) for t in tasks]
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = n_jobs if n_jobs > 0 else max(1, joblib.cpu_count() + 1 + n_jobs)
+    with ThreadPoolExecutor(min(n, len(tasks))) as pool:
+        return list(pool.map(lambda t: func(*t), tasks))
