@@ -57,9 +57,9 @@ def test_raw_and_standardised_inputs_give_the_same_model_dense(name):
     np.testing.assert_allclose(a.coef_ * X.std(axis=0), b.coef_, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["breast_cancer", "scaled_columns"])
+@pytest.mark.parametrize("name", ["breast_cancer", "scaled_columns", "iris"])
 def test_raw_and_scaled_inputs_give_the_same_model_sparse(name):
-    X, y = DATASETS[name]()
+    X, y = load_iris(return_X_y=True) if name == "iris" else DATASETS[name]()
     X = np.where(np.abs(X) < np.quantile(np.abs(X), 0.3, axis=0), 0.0, X)  # some zeros
     Xr = sp.csr_matrix(X)
     Xs = sp.csr_matrix(MaxAbsScaler().fit_transform(Xr) * 3.0)
