@@ -8,7 +8,12 @@ from sklearn.feature_selection import SelectFromModel
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.estimator_checks import check_param_validation, parametrize_with_checks
+from sklearn.utils.estimator_checks import (
+    check_param_validation,
+    check_sample_weight_equivalence_on_dense_data,
+    check_sample_weight_equivalence_on_sparse_data,
+    parametrize_with_checks,
+)
 
 from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC
 
@@ -37,12 +42,18 @@ def _expected_failures(est):
 
 @parametrize_with_checks([
     BilevelSVC(model="vector", max_iter=15),
-    BilevelSVC(model="scalar"),
     BilevelSVC(model="scalar", criterion="holdout", max_iter=15),
     ElasticNetSVC(penalty_weight=0.05),
 ], expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("check", [check_sample_weight_equivalence_on_dense_data,
+                                   check_sample_weight_equivalence_on_sparse_data])
+def test_sample_weights_are_repeated_rows_with_explicit_folds(check):
+    # the checks pass LeaveOneGroupOut splits as cv: weights and repeats then share folds
+    check("BilevelSVC", BilevelSVC(model="scalar"))
 
 
 def _bc(n=None):
