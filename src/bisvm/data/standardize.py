@@ -98,15 +98,20 @@ class ColumnStandardizer:
         center = np.zeros_like(mean) if sp.issparse(X) else np.where(constant, 0.0, mean)
         return cls(center=center, scale=scale, inverse_scale=inv, constant=constant)
 
-    def transform(self, X):
-        """Standardised copy of ``X`` (dense stays dense, sparse stays sparse CSR)."""
+    def transform(self, X, *, bias_last=False):
+        """Standardised copy of ``X`` (dense stays dense, sparse stays sparse CSR);
+        with ``bias_last``, X's last column is the bias column, kept as it is."""
         if sp.issparse(X):
             # column scaling keeps the pattern; a constant column's entries become zeros
-            out = sp.csr_matrix(X) @ sp.diags(self.inverse_scale)
-            out = sp.csr_matrix(out)
+            scale = np.r_[self.inverse_scale, 1.0] if bias_last else self.inverse_scale
+            out = sp.csr_matrix(sp.csr_matrix(X) @ sp.diags(scale))
             out.eliminate_zeros()
             return out
-        return (np.asarray(X, dtype=float) - self.center) * self.inverse_scale
+        out = np.array(X, dtype=float)
+        cols = out[:, :-1] if bias_last else out
+        cols -= self.center
+        cols *= self.inverse_scale
+        return out
 
     def to_original(self, coef, intercept):
         r"""Coefficients of the standardised problem in the original units:

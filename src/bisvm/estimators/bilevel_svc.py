@@ -466,15 +466,16 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
         progress = (lambda stage: OuterIterations(f"BiSVM {stage}", mode="auto")) \
             if self.verbose else None
         if self.multiclass == "shared" and self.classes_.size > 2:
+            shared_lower = self._l2(lower, X, sw)
             with limit_blas(self.blas_threads_):
                 fit = fit_shared(
                     add_bias_column(X), np.searchsorted(self.classes_, y),
-                    self.classes_.size, self._l2(lower, X, sw), settings,
+                    self.classes_.size, shared_lower, settings,
                     self._class_row_weights(y, sw),
                     feature_names=None if names_in is None else
                     [str(c) for c in names_in], feature_groups=fgroups,
                     learn_l2=bool(self.learn_l2_penalty), groups=groups, progress=progress)
-            for name, value in shared_attributes(fit, self._l2(lower, X, sw).l2_penalty,
+            for name, value in shared_attributes(fit, shared_lower.l2_penalty,
                                                  bool(self.learn_l2_penalty)).items():
                 setattr(self, name, value)
             self.fit_seconds_ = time.perf_counter() - t0

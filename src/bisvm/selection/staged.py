@@ -29,7 +29,6 @@ import numbers
 from dataclasses import dataclass, replace
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..data.standardize import ColumnStandardizer
 from ..names import CRITERIA as _NAMES
@@ -97,21 +96,8 @@ def make_fold(X_train, y_train, X_val, y_val, w_train=None, w_val=None, *,
     if standardize:
         d = X_train.shape[1] - 1
         cs = ColumnStandardizer.fit(X_train[:, :d], w_train)
-        X_train, X_val = (_standardize_features(A, cs) for A in (X_train, X_val))
+        X_train, X_val = (cs.transform(A, bias_last=True) for A in (X_train, X_val))
     return Fold(X_train, y_train, X_val, y_val, w_train, w_val)
-
-
-def _standardize_features(Xa, cs):
-    """``Xa`` (bias column last) with its features standardised by ``cs``."""
-    if sp.issparse(Xa):
-        scale = np.r_[cs.inverse_scale, 1.0]
-        out = sp.csr_matrix(sp.csr_matrix(Xa) @ sp.diags(scale))
-        out.eliminate_zeros()
-        return out
-    out = np.array(Xa, dtype=float)
-    out[:, :-1] -= cs.center
-    out[:, :-1] *= cs.inverse_scale
-    return out
 
 
 @dataclass(frozen=True)
@@ -207,8 +193,7 @@ class StagedFit:
 
 def _objective(folds, lower, hyper, s, bal):
     """The :class:`BilevelObjective` of the stages, running its folds on ``s.n_jobs``."""
-    extra = {} if s.n_jobs in (None, 1) else {"n_jobs": s.n_jobs}
-    return BilevelObjective(folds, lower, hyper, loss=s.loss, balanced=bal, **extra)
+    return BilevelObjective(folds, lower, hyper, loss=s.loss, balanced=bal, n_jobs=s.n_jobs)
 
 
 class _Cost:
