@@ -81,8 +81,8 @@ def shared_settings(est, n, d):
     """The StagedSettings and LowerLevel of ``est`` (a BilevelSVC) for the shared fit:
     its defaults, model="auto" resolved as it resolves it."""
     from bisvm.names import CRITERIA
-    from bisvm.selection.lower_level import LowerLevel
     from bisvm.selection.staged import StagedSettings
+    from bisvm.solvers.primal.lower_level import LowerLevel
     p = est.get_params()
     crit = CRITERIA[p["criterion"]]
     cv = p["cv"]
@@ -123,8 +123,8 @@ def run_one(table, seed, method):
             out["per_class"] = per_class.tolist()
         elif method == "shared":
             from bisvm import BilevelSVC
-            from bisvm.selection.lower_level import add_bias_column
             from bisvm.selection.multiclass import fit_shared
+            from bisvm.solvers.primal.lower_level import add_bias_column
             s, lower = shared_settings(BilevelSVC(random_state=seed), *Xtr.shape)
             f = fit_shared(add_bias_column(Xtr), ytr, K, lower, s)
             pred = np.argmax(Xte @ f.coef.T + f.intercept, axis=1)
@@ -149,7 +149,6 @@ def time_layouts(tables=("iris", "wine", "glass", "olive", "digits"), repeats=3)
     training rows of seed 0, with the stacked design dense and CSR (same process, after
     a warm-up)."""
     from bisvm.selection.bilevel import BilevelObjective
-    from bisvm.selection.lower_level import LowerLevel
     from bisvm.selection.multiclass import (
         row_splits,
         shared_hyper_model,
@@ -159,6 +158,7 @@ def time_layouts(tables=("iris", "wine", "glass", "olive", "digits"), repeats=3)
         stacked_lower_level,
     )
     from bisvm.selection.staged import StagedSettings, weighted_folds
+    from bisvm.solvers.primal.lower_level import LowerLevel
     rows = []
     for table in tables:
         X, _, y, _ = split(*load(table)[:2], 0)

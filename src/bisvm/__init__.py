@@ -36,6 +36,7 @@ _LAZY = {
     "SelectiveRegression": "estimators.selective",
     "SelectiveRegressionCV": "estimators.selective",
     "BilevelSVC": "estimators.sparse",
+    "BilevelSVR": "estimators.bilevel_svr",
     "ElasticNetSVC": "estimators.sparse",
     "SVC": "estimators.svm",
     "SVR": "estimators.svm",
@@ -74,6 +75,7 @@ __all__ = [
     "SelectiveRegression",
     "SelectiveRegressionCV",
     "BilevelSVC",
+    "BilevelSVR",
     "ElasticNetSVC",
     "SVC",
     "SVR",
@@ -116,6 +118,7 @@ if TYPE_CHECKING:  # static analysers and IDEs see the names; nothing runs at im
         read_table,
         train_test_split_seeded,
     )
+    from bisvm.estimators.bilevel_svr import BilevelSVR
     from bisvm.estimators.kernel_logistic import KernelLogisticRegression
     from bisvm.estimators.kernel_ridge import KernelRidge
     from bisvm.estimators.linear import LinearSVC

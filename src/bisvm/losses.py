@@ -29,6 +29,8 @@ __all__ = [
     "Squared",
     "EpsilonInsensitive",
     "SquaredEpsilonInsensitive",
+    "SmoothedEpsilonInsensitive",
+    "PseudoHuberLoss",
     "ModifiedHuber",
     "MulticlassHinge",
 ]
@@ -286,6 +288,96 @@ class SquaredEpsilonInsensitive:
         return _l2_box(cost)
 
     dual_box.__doc__ = _DUAL_BOX_DOC
+
+
+@dataclass(frozen=True)
+class SmoothedEpsilonInsensitive:
+    r"""The ε-insensitive loss with softplus edges, the regression counterpart of the
+    smoothed hinge (Lee, Hsieh & Huang 2005, "ε-SSVR: a smooth support vector machine
+    for ε-insensitive regression", smooth the same tube with the same function):
+
+    .. math::
+        \ell_\mu(r) = \mu\log(1 + e^{(r-\varepsilon)/\mu})
+                    + \mu\log(1 + e^{(-r-\varepsilon)/\mu}),\qquad r = z - y,
+
+    :math:`\ell_\mu' = \sigma((r-\varepsilon)/\mu) - \sigma((-r-\varepsilon)/\mu)`,
+    :math:`\ell_\mu'' = [\sigma'(\cdot) + \sigma'(\cdot)]/\mu`. Convex, infinitely
+    differentiable, and :math:`\ell_\mu \to \max(0, |r| - \varepsilon)` as
+    :math:`\mu \to 0` (each edge is the softplus hinge of :class:`SmoothedHinge`).
+
+    Parameters
+    ----------
+    epsilon : float
+        Half-width ε >= 0 of the tube, in units of y.
+    smoothing : float
+        μ > 0, the width of the soft edges, in units of y.
+    """
+
+    epsilon: float = 0.1
+    smoothing: float = 0.1
+    smooth = True
+
+    def __post_init__(self):
+        if not (np.isfinite(self.epsilon) and self.epsilon >= 0):
+            raise ValueError(f"epsilon must be a non-negative float, got {self.epsilon!r}")
+        if not (np.isfinite(self.smoothing) and self.smoothing > 0):
+            raise ValueError(f"loss smoothing must be a positive float, got {self.smoothing!r}")
+
+    def value_derivatives(self, y, z):
+        """``(value, derivative, second_derivative)`` in one pass."""
+        mu, eps = self.smoothing, self.epsilon
+        r = np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
+        up, lo = (r - eps) / mu, (-r - eps) / mu
+        sp, sn = expit(up), expit(lo)
+        val = mu * (np.logaddexp(0.0, up) + np.logaddexp(0.0, lo))
+        return val, sp - sn, (sp * (1.0 - sp) + sn * (1.0 - sn)) / mu
+
+    def value(self, y, z):
+        return self.value_derivatives(y, z)[0]
+
+    def derivative(self, y, z):
+        return self.value_derivatives(y, z)[1]
+
+    def second_derivative(self, y, z):
+        return self.value_derivatives(y, z)[2]
+
+
+@dataclass(frozen=True)
+class PseudoHuberLoss:
+    r"""The Pseudo-Huber loss of the residual :math:`r = z - y`,
+    :math:`\delta^2(\sqrt{1 + (r/\delta)^2} - 1)` (Charbonnier et al. 1997; Hartley &
+    Zisserman 2003, A6.8): quadratic, :math:`r^2/2`, for :math:`|r| \ll \delta` and
+    linear, :math:`\delta|r|`, beyond; the smooth form of Huber's robust loss.
+    :math:`\ell' = r/\sqrt{1 + (r/\delta)^2}`, :math:`\ell'' = (1 + (r/\delta)^2)^{-3/2}`.
+
+    Parameters
+    ----------
+    delta : float
+        Transition width δ > 0, in units of y.
+    """
+
+    delta: float = 1.0
+    smooth = True
+
+    def __post_init__(self):
+        if not (np.isfinite(self.delta) and self.delta > 0):
+            raise ValueError(f"the Huber width (epsilon) must be a positive float, got "
+                             f"{self.delta!r}")
+
+    def value_derivatives(self, y, z):
+        """``(value, derivative, second_derivative)`` in one pass."""
+        r = np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
+        q = np.sqrt(1.0 + (r / self.delta) ** 2)
+        return self.delta**2 * (q - 1.0), r / q, 1.0 / q**3
+
+    def value(self, y, z):
+        return self.value_derivatives(y, z)[0]
+
+    def derivative(self, y, z):
+        return self.value_derivatives(y, z)[1]
+
+    def second_derivative(self, y, z):
+        return self.value_derivatives(y, z)[2]
 
 
 @dataclass(frozen=True)

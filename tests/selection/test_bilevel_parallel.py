@@ -17,7 +17,7 @@ from bisvm.selection.bilevel import (
     bisvm_lbfgs,
     make_hyper_model,
 )
-from bisvm.selection.lower_level import add_bias_column
+from bisvm.solvers.primal.lower_level import add_bias_column
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")
 

@@ -19,7 +19,7 @@ from bisvm.selection.bilevel import (
     make_hyper_model,
 )
 from bisvm.selection.criteria import balanced_weights
-from bisvm.selection.lower_level import add_bias_column
+from bisvm.solvers.primal.lower_level import add_bias_column
 
 
 def _data(n=90, d=8, seed=0):

@@ -15,12 +15,13 @@ from bisvm.selection.bilevel import (
     bisvm_lbfgs,
     make_hyper_model,
 )
-from bisvm.selection.lower_level import add_bias_column, beta_upper_bound
+from bisvm.selection.model import beta_upper_bound
 from bisvm.selection.one_se import one_se_error_scalar
 from bisvm.selection.search import SCAN_POINTS, scalar_scan
 from bisvm.selection.splits import validation_splits
 from bisvm.selection.staged import StagedSettings, fit_staged
 from bisvm.selection.threads import SMALL_GRAM, gram_threads
+from bisvm.solvers.primal.lower_level import add_bias_column
 
 
 def _objective(n=160, d=12, seed=3, model="scalar", loss="scaled_squared_hinge", k=4):

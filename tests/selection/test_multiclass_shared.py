@@ -10,7 +10,6 @@ from scipy.optimize import minimize
 from sklearn.model_selection import GroupKFold
 
 from bisvm.selection.bilevel import BilevelObjective
-from bisvm.selection.lower_level import LowerLevel
 from bisvm.selection.multiclass import (
     choose_layout,
     row_splits,
@@ -22,6 +21,7 @@ from bisvm.selection.multiclass import (
     tied_hyper_model,
 )
 from bisvm.selection.staged import StagedSettings, weighted_folds
+from bisvm.solvers.primal.lower_level import LowerLevel
 
 ALPHA, MU, GAMMA = 0.05, 0.3, 0.1
 
@@ -238,8 +238,8 @@ def _settings(**kw):
 
 
 def test_fit_shared_end_to_end_reports_one_support():
-    from bisvm.selection.lower_level import add_bias_column
     from bisvm.selection.multiclass import fit_shared
+    from bisvm.solvers.primal.lower_level import add_bias_column
     X, y = _iris()
     lower = LowerLevel(l2_penalty=0.01, penalize_intercept=False)
     f = fit_shared(add_bias_column(X), y, 3, lower, _settings())
@@ -259,8 +259,8 @@ def test_fit_shared_end_to_end_reports_one_support():
 
 
 def test_fit_shared_sparse_equals_dense_and_standardize_reports_original_units():
-    from bisvm.selection.lower_level import add_bias_column
     from bisvm.selection.multiclass import fit_shared
+    from bisvm.solvers.primal.lower_level import add_bias_column
     X, y = _iris()
     X = X - X.min(0)  # non-negative, so that scaling alone (sparse) is the reference
     lower = LowerLevel(l2_penalty=0.01, penalize_intercept=False)
@@ -283,8 +283,8 @@ def test_fit_shared_sparse_equals_dense_and_standardize_reports_original_units()
 
 
 def test_fit_shared_two_classes_mirror_and_class_block_weights():
-    from bisvm.selection.lower_level import add_bias_column
     from bisvm.selection.multiclass import fit_shared
+    from bisvm.solvers.primal.lower_level import add_bias_column
     X, y = _iris()
     keep = y > 0
     X2, y2 = X[keep], y[keep] - 1
@@ -310,8 +310,8 @@ def test_fit_shared_two_classes_mirror_and_class_block_weights():
 
 
 def test_fit_shared_identical_for_every_n_jobs():
-    from bisvm.selection.lower_level import add_bias_column
     from bisvm.selection.multiclass import fit_shared
+    from bisvm.solvers.primal.lower_level import add_bias_column
     X, y = _iris()
     lower = LowerLevel(l2_penalty=0.01, penalize_intercept=False)
     a = fit_shared(add_bias_column(X), y, 3, lower, _settings(n_jobs=None))
@@ -381,8 +381,8 @@ def test_intercepts_only_problem_of_an_empty_support():
 def test_integer_weights_equal_repeated_rows():
     """Weight 2 is the row twice (folds given as pairs that keep a row's repeats
     together): same coefficients, out-of-fold outputs' calibration and slopes."""
-    from bisvm.selection.lower_level import add_bias_column
     from bisvm.selection.multiclass import fit_shared
+    from bisvm.solvers.primal.lower_level import add_bias_column
     X, y = _iris()
     n = len(y)
     w = np.where(np.arange(n) % 3 == 0, 2, 1)

@@ -10,7 +10,6 @@ from sklearn.preprocessing import StandardScaler
 from bisvm import BilevelSVC, ElasticNetSVC
 from bisvm.selection.bilevel import BilevelObjective, make_hyper_model
 from bisvm.selection.criteria import make_criterion
-from bisvm.selection.lower_level import LowerLevel
 from bisvm.selection.staged import weighted_folds
 from bisvm.selection.support import (
     expand,
@@ -19,6 +18,7 @@ from bisvm.selection.support import (
     support_mask,
     thresholded_value,
 )
+from bisvm.solvers.primal.lower_level import LowerLevel
 
 
 def _data(n=200, d=20, seed=1):

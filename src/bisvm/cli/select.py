@@ -248,7 +248,7 @@ def warm_up(est, X, y, *, grid=True, seed=0):
     from sklearn.base import clone
 
     from ..selection.bilevel import resolve_solver
-    from ..selection.lower_level import add_bias_column
+    from ..solvers.primal.lower_level import add_bias_column
 
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)

@@ -15,7 +15,6 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import validate_data
 
 from ..names import CRITERIA
-from ..progress import OuterIterations
 from ..selection.bilevel import (
     THESIS_GRID,
     BilevelObjective,
@@ -23,13 +22,14 @@ from ..selection.bilevel import (
     make_hyper_model,
     resolve_solver,
 )
-from ..selection.bilevel_fit import feature_groups, fit_binary, stack_binary_fits
-from ..selection.lower_level import add_bias_column
+from ..selection.bilevel_fit import scored_fit
 from ..selection.multiclass import fit_shared
 from ..selection.one_se import SCALAR_RULES
-from ..selection.splits import check_cv_param, training_size, validation_splits
-from ..selection.staged import THRESHOLDS, StagedSettings, weighted_folds
-from ..selection.threads import gram_threads, limit_blas
+from ..selection.splits import validation_splits
+from ..selection.staged import THRESHOLDS, fit_staged, weighted_folds
+from ..selection.threads import limit_blas
+from ..solvers.primal.lower_level import add_bias_column
+from ._bilevel_common import BilevelFitMixin
 from ._constraints import AUTO_OR_BOOL, BLAS_THREADS, TOL, positive
 from ._sample_weight import checked_sample_weight
 from ._shared import shared_attributes
@@ -38,7 +38,7 @@ from .smoothed_base import CalibratedOvRMixin, SmoothedSVMBase
 __all__ = ["BilevelSVC"]
 
 
-class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
+class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
     r"""Sparse SVM whose L1 weights are learned by bilevel optimisation (seed-000).
 
     The lower level is the smoothed elastic-net SVM of
@@ -437,49 +437,14 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
         self._validate_params()
         X, y = self._validate_xy(X, y)
         lower = self._lower_level()
-        n, d = X.shape
         sw = checked_sample_weight(sample_weight, y, self.classes_)
-        if groups is not None:
-            groups = np.asarray(groups)
-            if groups.shape != (n,):
-                raise ValueError(f"groups must have shape ({n},), got {groups.shape}")
+        groups = self._checked_groups(groups, X.shape[0])
         split, loss = CRITERIA[self.criterion].split, CRITERIA[self.criterion].loss
-        # an iterable of splits is read once, here; an int is checked where it is used
-        cv = check_cv_param(self.cv, n, repeats=self.cv_repeats) \
-            if split == "kfold" or not isinstance(self.cv, Integral) else self.cv
-        self.blas_threads_ = gram_threads(n, d, threads=self.blas_threads)
-        if self.n_jobs is not None and self.blas_threads == "auto":
-            # n_jobs cores in all: one BLAS thread per fold worker, for every n_jobs (a
-            # threaded BLAS rounds its sums by its thread count)
-            self.blas_threads_ = 1
-        names_in = getattr(self, "feature_names_in_", None)
-        fgroups = feature_groups(self._feature_groups())
-        self.model_ = self._resolve_model(y, d, split, fgroups, groups, cv)
-        hyper = make_hyper_model(self.model_, d, groups=fgroups,
-                                 penalize_intercept=lower.penalize_intercept,
-                                 feature_names=None if names_in is None else
-                                 [str(c) for c in names_in],
-                                 learn_l2=bool(self.learn_l2_penalty))
+        cv, fgroups, hyper, progress = self._prepare(X, y, split, groups,
+                                                     bool(self.learn_l2_penalty))
         settings = self._staged_settings(split, loss, cv)
-        # progress on stderr when verbose: a bar (J, nonzero count) on a terminal, one
-        # line per outer iteration otherwise
-        progress = (lambda stage: OuterIterations(f"BiSVM {stage}", mode="auto")) \
-            if self.verbose else None
         if self.multiclass == "shared" and self.classes_.size > 2:
-            shared_lower = self._l2(lower, X, sw)
-            with limit_blas(self.blas_threads_):
-                fit = fit_shared(
-                    add_bias_column(X), np.searchsorted(self.classes_, y),
-                    self.classes_.size, shared_lower, settings,
-                    self._class_row_weights(y, sw),
-                    feature_names=None if names_in is None else
-                    [str(c) for c in names_in], feature_groups=fgroups,
-                    learn_l2=bool(self.learn_l2_penalty), groups=groups, progress=progress)
-            for name, value in shared_attributes(fit, shared_lower.l2_penalty,
-                                                 bool(self.learn_l2_penalty)).items():
-                setattr(self, name, value)
-            self.fit_seconds_ = time.perf_counter() - t0
-            return self
+            return self._fit_shared(X, y, sw, lower, settings, fgroups, groups, progress, t0)
         per_class, scalers, l2s = [], [], []
         with limit_blas(self.blas_threads_):
             for yb, k in self._binary_targets(y):
@@ -491,34 +456,38 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
                     lower = replace(lower, solver=lower.solver if lower.exact
                                     else self.solver_)
                 low = self._l2(lower, X, w)
-                per_class.append(fit_binary(Xa, yb, low, hyper, settings, w,
-                                            progress=progress, split_labels=y, groups=groups))
+                fit = fit_staged(Xa, yb, low, hyper, settings, w, progress=progress,
+                                 split_labels=y, groups=groups)
+                per_class.append(scored_fit(fit, hyper, settings))
                 scalers.append(cs)
                 l2s.append(low.l2_penalty)
         self._store([f.coef for f in per_class], scalers)
         self._warn_null(per_class)
-        s = stack_binary_fits(per_class, hyper, l2s[0] if len(l2s) == 1 else np.array(l2s))
-        self.penalty_weights_ = s.penalty_weights
-        self.penalty_weight_names_ = hyper.names[: hyper.n_hyper - int(hyper.learn_l2)]
-        self.l2_penalty_ = s.l2_penalty
-        self.validation_score_ = s.validation_score
+        s = self._set_stacked(per_class, hyper, l2s)
         self.balanced_criterion_ = s.balanced
-        self.refined_ = s.refined
-        self.importance_ = s.importance
-        self.importance_names_ = hyper.group_names
-        self.n_iter_ = s.n_iter
-        self.history_ = s.history
-        self.feature_importances_ = s.feature_importances
-        self.support_ = s.feature_importances > 0
-        self.selection_frequency_ = s.selection_frequency
         self.selection_frequency_per_class_ = s.selection_frequency_per_class
         self.probability_slope_ = float(s.slopes[0]) if len(per_class) == 1 else s.slopes
-        self.lower_level_solves_ = s.lower_level_solves
-        self.lower_level_iterations_ = s.lower_level_iterations
-        self.null_model_ = per_class[0].null is not None if len(per_class) == 1 else \
-            np.array([f.null is not None for f in per_class])
         shifts = np.array([f.shift for f in per_class])
         self.intercept_shift_ = float(shifts[0]) if len(per_class) == 1 else shifts
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+    def _fit_shared(self, X, y, sw, lower, settings, fgroups, groups, progress, t0):
+        """``multiclass="shared"``: one feature set for every class
+        (:func:`~bisvm.selection.multiclass.fit_shared`)."""
+        names_in = getattr(self, "feature_names_in_", None)
+        shared_lower = self._l2(lower, X, sw)
+        with limit_blas(self.blas_threads_):
+            fit = fit_shared(
+                add_bias_column(X), np.searchsorted(self.classes_, y),
+                self.classes_.size, shared_lower, settings,
+                self._class_row_weights(y, sw),
+                feature_names=None if names_in is None else
+                [str(c) for c in names_in], feature_groups=fgroups,
+                learn_l2=bool(self.learn_l2_penalty), groups=groups, progress=progress)
+        for name, value in shared_attributes(fit, shared_lower.l2_penalty,
+                                             bool(self.learn_l2_penalty)).items():
+            setattr(self, name, value)
         self.fit_seconds_ = time.perf_counter() - t0
         return self
 
@@ -543,33 +512,6 @@ class BilevelSVC(CalibratedOvRMixin, SmoothedSVMBase):
                 f"{f.null[1]:.3f} against {f.null[2]:.3f}, within one standard error); "
                 f"the intercept-only model is returned (null_test={self.null_test!r}). "
                 + cause, UserWarning, stacklevel=3)
-
-    def _resolve_model(self, y, d, split, fgroups, groups, cv):
-        """``model="auto"``: the group model when feature groups are given, else the
-        vector model when the features are at most the training rows of the smallest
-        training fold, else the scalar model (see the Notes)."""
-        if self.model != "auto":
-            return self.model
-        if fgroups is not None:
-            return "group"
-        n_train = training_size(y, split, validation_fraction=self.validation_fraction,
-                                cv=cv, groups=groups)
-        return "vector" if d <= n_train else "scalar"
-
-    def _staged_settings(self, split, loss, cv):
-        early = True if self.early_stopping == "auto" else bool(self.early_stopping)
-        return StagedSettings(
-            model=self.model_, split=split, loss=loss, cv=cv,
-            validation_fraction=self.validation_fraction, random_state=self.random_state,
-            init_penalty=self.init_penalty, warm_init=bool(self.warm_init),
-            max_iter=int(self.max_iter), tol=float(self.tol),
-            support_threshold=self.support_threshold, early_stopping=early,
-            scalar_rule=self.scalar_rule, refinement_rule=self.refinement_rule,
-            balanced=self.balanced_criterion,
-            refit="support" if self.refit == "support" else bool(self.refit),
-            cv_repeats=self.cv_repeats, null_test=self.null_test,
-            threshold=self.threshold, standardize=bool(self.standardize),
-            n_jobs=self.n_jobs)
 
     def scalar_grid(self, X, y, grid=THESIS_GRID, progress=None, sample_weight=None):
         """The thesis's baseline: grid search over a scalar β on the *same* validation

@@ -22,15 +22,16 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..data.standardize import ColumnStandardizer
 from ..selection.bilevel import LOWER_SOLVERS, LowerLevel
-from ..selection.lower_level import add_bias_column, mean_second_moment
+from ..solvers.primal.lower_level import add_bias_column, mean_second_moment
 from ._constraints import non_negative, positive
 
-__all__ = ["SmoothedSVMBase", "CalibratedOvRMixin"]
+__all__ = ["SmoothedSVMBase", "CalibratedOvRMixin", "SmoothedPenaltyMixin"]
 
 
-class SmoothedSVMBase(SelectorMixin, LinearClassifierMixin, ClassifierMixin, BaseEstimator):
-    """Label handling, one-vs-rest, standardisation and the selector interface shared by
-    the two estimators.
+class SmoothedPenaltyMixin(SelectorMixin):
+    """What every smoothed elastic-net estimator shares, classifier or regressor: the
+    standardisation of the penalised features, the intercept rule, ``l2_penalty="auto"``,
+    feature groups, and the selector interface.
 
     As a scikit-learn selector (``SelectorMixin``), ``transform`` keeps the columns of
     ``support_``; ``get_feature_names_out`` names them and ``set_output`` chooses the
@@ -86,46 +87,6 @@ class SmoothedSVMBase(SelectorMixin, LinearClassifierMixin, ClassifierMixin, Bas
             l2_penalty=0.01 if auto_l2 else float(self.l2_penalty),
             hinge_smoothing=float(self.hinge_smoothing), l1_smoothing=float(self.l1_smoothing),
             penalize_intercept=self._penalize_intercept(), solver=self.solver)
-
-    def _validate_xy(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
-                             accept_sparse=("csr", "csc"))
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if self.classes_.size < 2:
-            raise ValueError(
-                f"the target has 1 class ({self.classes_[0]!r}); a classifier needs at "
-                "least 2 classes"
-            )
-        return X, y
-
-    def _binary_targets(self, y):
-        """(+1/-1 targets, class index) per one-vs-rest problem; one problem if binary."""
-        if self.classes_.size == 2:
-            return [(np.where(y == self.classes_[1], 1.0, -1.0), 1)]
-        return [(np.where(y == c, 1.0, -1.0), k) for k, c in enumerate(self.classes_)]
-
-    def _row_weights(self, y, sample_weight, k):
-        """Row weights of the binary problem of class ``k``: ``sample_weight`` times the
-        class weights. Binary: every row gets its class's weight, so ``class_weight`` is the
-        matching ``sample_weight``. One-vs-rest: LIBLINEAR's rule (Fan et al. 2008), the
-        rows of class ``k`` get its weight and the rest keep theirs. None when neither is
-        given."""
-        cw = getattr(self, "class_weight", None)
-        if cw is None:
-            return sample_weight
-        weights = compute_class_weight(cw, classes=self.classes_, y=y,
-                                       sample_weight=sample_weight)
-        idx = np.searchsorted(self.classes_, y)
-        row = weights[idx] if self.classes_.size == 2 else np.where(idx == k, weights[k], 1.0)
-        return row if sample_weight is None else row * sample_weight
-
-    def _class_row_weights(self, y, sw):
-        """The shared multiclass model's row weights: ``sample_weight``, or with
-        ``class_weight`` one row of weights per class (LIBLINEAR's one-vs-rest rule)."""
-        if self.class_weight is None:
-            return sw
-        return np.array([self._row_weights(y, sw, k) for k in range(self.classes_.size)])
 
     def _l2(self, lower, X, w):
         """``l2_penalty="auto"`` resolved on the rows being fitted: 0.01 in standardised
@@ -197,6 +158,53 @@ class SmoothedSVMBase(SelectorMixin, LinearClassifierMixin, ClassifierMixin, Bas
     def _get_support_mask(self):
         check_is_fitted(self, "support_")
         return self.support_
+
+
+class SmoothedSVMBase(SmoothedPenaltyMixin, LinearClassifierMixin, ClassifierMixin,
+                      BaseEstimator):
+    """Label handling, one-vs-rest and row and class weights of the smoothed SVM
+    classifiers, over :class:`SmoothedPenaltyMixin`."""
+
+    def _validate_xy(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False,
+                             accept_sparse=("csr", "csc"))
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if self.classes_.size < 2:
+            raise ValueError(
+                f"the target has 1 class ({self.classes_[0]!r}); a classifier needs at "
+                "least 2 classes"
+            )
+        return X, y
+
+    def _binary_targets(self, y):
+        """(+1/-1 targets, class index) per one-vs-rest problem; one problem if binary."""
+        if self.classes_.size == 2:
+            return [(np.where(y == self.classes_[1], 1.0, -1.0), 1)]
+        return [(np.where(y == c, 1.0, -1.0), k) for k, c in enumerate(self.classes_)]
+
+    def _row_weights(self, y, sample_weight, k):
+        """Row weights of the binary problem of class ``k``: ``sample_weight`` times the
+        class weights. Binary: every row gets its class's weight, so ``class_weight`` is the
+        matching ``sample_weight``. One-vs-rest: LIBLINEAR's rule (Fan et al. 2008), the
+        rows of class ``k`` get its weight and the rest keep theirs. None when neither is
+        given."""
+        cw = getattr(self, "class_weight", None)
+        if cw is None:
+            return sample_weight
+        weights = compute_class_weight(cw, classes=self.classes_, y=y,
+                                       sample_weight=sample_weight)
+        idx = np.searchsorted(self.classes_, y)
+        row = weights[idx] if self.classes_.size == 2 else np.where(idx == k, weights[k], 1.0)
+        return row if sample_weight is None else row * sample_weight
+
+    def _class_row_weights(self, y, sw):
+        """The shared multiclass model's row weights: ``sample_weight``, or with
+        ``class_weight`` one row of weights per class (LIBLINEAR's one-vs-rest rule)."""
+        if self.class_weight is None:
+            return sw
+        return np.array([self._row_weights(y, sw, k) for k in range(self.classes_.size)])
+
 
 
 class CalibratedOvRMixin:

@@ -101,6 +101,12 @@ def allowed_for_save(cls, kind):
     return _REGISTRY.get(path) is cls or (_is_bisvm_class(cls, kind) and "<" not in path)
 
 
+#: Classes that moved to another module: the path older files name -> the current one.
+MOVED_CLASSES = {
+    "bisvm.selection.bilevel.HistoryEntry": "bisvm.selection.outer.HistoryEntry",
+}
+
+
 def resolve_class(path, kind="estimator"):
     """Class for a stored path: the registry, else a bisvm module's own class of that kind
     (``"estimator"``: a scikit-learn estimator; ``"record"``: a dataclass)."""
@@ -110,6 +116,8 @@ def resolve_class(path, kind="estimator"):
         if not _is_kind(_REGISTRY[path], kind):
             raise ModelFileError(f"{path!r} is not an {kind} class")
         return _REGISTRY[path]
+    # files written before a class moved name its old module
+    path = MOVED_CLASSES.get(path, path)
     module, _, name = path.rpartition(".")
     parts = module.split(".")
     if (

@@ -17,7 +17,8 @@ import numpy as np
 from .importance import coefficient_shares, importance_scores
 from .staged import fit_staged
 
-__all__ = ["BinaryFit", "fit_binary", "StackedFit", "stack_binary_fits", "feature_groups"]
+__all__ = ["BinaryFit", "fit_binary", "scored_fit", "StackedFit", "stack_binary_fits",
+           "feature_groups"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,13 @@ def fit_binary(Xa, yb, lower, hyper, settings, sample_weight=None, *, progress=N
     """
     fit = fit_staged(Xa, yb, lower, hyper, settings, sample_weight, progress=progress,
                      split_labels=split_labels, groups=groups)
+    return scored_fit(fit, hyper, settings)
+
+
+def scored_fit(fit, hyper, settings):
+    """The :class:`BinaryFit` of a :class:`~bisvm.selection.staged.StagedFit`: its fields
+    and the importance scores of its coefficients (the estimator runs
+    :func:`~bisvm.selection.staged.fit_staged` itself, then this)."""
     # the restricted refit is zero exactly off its support: every nonzero is selected
     coef, eps = fit.coef, 0.0 if fit.restricted else settings.support_threshold
     return BinaryFit(

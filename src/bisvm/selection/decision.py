@@ -47,7 +47,8 @@ from .one_se import weighted_mean_se
 
 __all__ = ["out_of_fold", "beats_null", "beats_null_balanced", "platt_shift",
            "one_se_balanced_shift", "balanced_weights_of", "platt_slope", "MIN_SLOPE",
-           "platt_targets", "out_of_fold_counts"]
+           "platt_targets", "out_of_fold_counts", "out_of_fold_regression",
+           "beats_null_regression"]
 
 
 def out_of_fold(objective, coefs):
@@ -414,3 +415,33 @@ class _Cuts:
         if k in (self.k_lo, self.k_hi):
             return float(-self.t_prior)
         return float(-0.5 * (self.fs[k - 1] + self.fs[k]))
+
+
+def out_of_fold_regression(objective, coefs):
+    """Pooled out-of-fold predictions, targets, weights (each fold's normalised
+    criterion weights over k) and the intercept-only prediction of each row (the
+    weighted mean of its fold's training targets), at the fold solutions ``coefs``."""
+    fs, ys, ws, null = [], [], [], []
+    k = len(coefs)
+    for fold, crit, w in zip(objective.folds, objective.criteria, coefs):
+        _, om = crit.terms(w)
+        fs.append(np.asarray(crit.V @ w, dtype=float))
+        ys.append(np.asarray(crit.eta, dtype=float))
+        ws.append(om / k)
+        sw = np.ones(fold.y_train.shape[0]) if fold.w_train is None else fold.w_train
+        null.append(np.full(fold.X_val.shape[0], float(sw @ fold.y_train) / float(sw.sum())))
+    return np.concatenate(fs), np.concatenate(ys), np.concatenate(ws), np.concatenate(null)
+
+
+def beats_null_regression(f, y, w, null_pred):
+    r"""Whether out-of-fold predictions ``f`` beat the intercept-only ones by more than
+    one paired standard error of the squared error: with
+    :math:`\delta_i = (y_i - m_i)^2 - (y_i - f_i)^2` and normalised weights ω, the mean
+    gain :math:`\bar\delta = \sum\omega_i\delta_i` must exceed
+    :math:`(\sum\omega_i^2(\delta_i - \bar\delta)^2)^{1/2}` (the one-standard-error
+    spirit of glmnet's ``lambda.1se``: keep the simpler model unless the data clearly
+    say otherwise). Returns (keep, model MSE, null MSE)."""
+    om = np.asarray(w, dtype=float) / float(np.sum(w))
+    e1, e0 = (y - f) ** 2, (y - null_pred) ** 2
+    gain, se = _paired_gain(e0 - e1, om)
+    return bool(gain > se), float(om @ e1), float(om @ e0)

@@ -21,7 +21,7 @@ problems"). A feature enters all classes or none; the weights β are learned by 
 same bilevel machinery as the binary model (seed-000 Ch. 4-5).
 
 **Why a stacked binary problem.** :math:`E` is exactly the binary lower level of
-:class:`~bisvm.selection.lower_level.LowerLevel` on a stacked design of :math:`nK`
+:class:`~bisvm.solvers.primal.lower_level.LowerLevel` on a stacked design of :math:`nK`
 rows: row :math:`(k, i)` is :math:`x_i \otimes e_k` followed by the indicator
 :math:`e_k` of the K intercept columns, with label :math:`y_{ik}` and row weight
 :math:`s_i`, coefficients ordered class-major ``[W_1,:, ..., W_K,:, b_1, ..., b_K]``,
@@ -58,10 +58,10 @@ from ..data.standardize import ColumnStandardizer
 from ..penalties import L2, SumPenalty
 from ..solvers.primal.exact_l1 import WeightedL1SVMProblem
 from ..solvers.primal.lbfgs import solve_lbfgs
+from ..solvers.primal.lower_level import LowerLevel, resolve_solver
 from .bilevel import BilevelObjective, HyperModel, make_hyper_model
 from .decision import platt_slope
 from .importance import importance_scores, support_mask
-from .lower_level import LowerLevel, resolve_solver
 from .splits import validation_splits
 from .staged import UNBALANCED_SHARE, fit_staged, weighted_folds
 from .support import expand, restrict_folds, restrict_hyper
@@ -87,7 +87,7 @@ def choose_layout(X, n_classes, layout="auto", solver="auto"):
     nonzero: stored dense it costs :math:`K^2` times X, as CSR about :math:`1.5K`
     times. ``"auto"`` keeps it dense only for small problems solved by Newton-Cholesky
     (``solver`` resolved on the stacked shape by
-    :func:`~bisvm.selection.lower_level.resolve_solver`) whose dense Hessian product
+    :func:`~bisvm.solvers.primal.lower_level.resolve_solver`) whose dense Hessian product
     costs at most :math:`nK(dK + K)^2 \le 10^7` flops: there the BLAS-3 product beats
     the sparse one's overhead. Beyond it the dense product does K times the flops of the
     CSR one (which skips the :math:`(K-1)/K` zeros), and the Hessian-free and
@@ -209,7 +209,7 @@ class StackedLowerLevel(LowerLevel):
     n_intercepts : int
         K, the number of trailing intercept columns.
     Other parameters
-        As :class:`~bisvm.selection.lower_level.LowerLevel`.
+        As :class:`~bisvm.solvers.primal.lower_level.LowerLevel`.
     """
 
     n_intercepts: int = 1

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .importance import zero_unselected
-from .lower_level import beta_upper_bound
+from .model import beta_upper_bound
 
 __all__ = ["weighted_mean_se", "pooled_terms", "pooled_error", "one_se_scalar",
            "one_se_error_scalar",

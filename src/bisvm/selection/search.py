@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .lower_level import beta_upper_bound
+from .model import beta_upper_bound
 
 __all__ = ["THESIS_GRID", "GridResult", "grid_search", "ScanResult", "scan_betas", "last_argmin",
            "scalar_scan", "SCAN_POINTS", "SCAN_DECADES"]
@@ -133,7 +133,7 @@ class ScanResult:
 def scan_betas(folds, n_points=SCAN_POINTS, decades=SCAN_DECADES):
     r"""The scan path: ``n_points`` log-spaced β from :math:`\beta_{\max}/10\cdot
     10^{-\rm decades}` to :math:`\beta_{\max}/10 = \max_j\overline{|x_j|}`, with
-    :math:`\beta_{\max}` of :func:`~bisvm.selection.lower_level.beta_upper_bound`
+    :math:`\beta_{\max}` of :func:`~bisvm.selection.model.beta_upper_bound`
     (the outer bound of BiSVM). The top is at or above the zero-model weight
     :math:`\sigma(1/\mu)\max_j|\overline{y x_j}|` (every coefficient nearly zero);
     on standardised features the path runs from about 1e-4 to about 1."""

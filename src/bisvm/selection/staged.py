@@ -32,18 +32,21 @@ import numpy as np
 
 from ..data.standardize import ColumnStandardizer
 from ..names import CRITERIA as _NAMES
-from .bilevel import BilevelObjective, Fold, bisvm_lbfgs, make_hyper_model
+from .bilevel import BilevelObjective, Fold, make_hyper_model
 from .decision import (
     beats_null,
     beats_null_balanced,
+    beats_null_regression,
     one_se_balanced_shift,
     out_of_fold,
     out_of_fold_counts,
+    out_of_fold_regression,
     platt_shift,
     platt_slope,
 )
-from .lower_level import beta_upper_bound, zero_model_penalty
+from .model import beta_upper_bound
 from .one_se import one_se_error_scalar, one_se_scalar
+from .outer import BiSVMLBFGS
 from .search import last_argmin, scalar_scan
 from .splits import holdout_splits, validation_splits
 from .support import (
@@ -126,6 +129,7 @@ class StagedSettings:
     threshold: str = "zero"
     standardize: bool = False
     n_jobs: object = None
+    task: str = "classification"
 
     @property
     def judge(self):
@@ -249,9 +253,12 @@ def fit_staged(Xa, yb, lower, hyper, settings, sample_weight=None, progress=None
     splits = validation_splits(ys, s.split, validation_fraction=s.validation_fraction,
                                cv=s.cv, random_state=s.random_state, repeats=s.cv_repeats,
                                groups=groups)
-    counts = np.unique(yb, return_counts=True)[1]
-    bal = bool(counts.min() / counts.sum() < UNBALANCED_SHARE) if s.balanced == "auto" \
-        else bool(s.balanced)
+    if s.task == "regression":
+        bal = False
+    else:
+        counts = np.unique(yb, return_counts=True)[1]
+        bal = bool(counts.min() / counts.sum() < UNBALANCED_SHARE) \
+            if s.balanced == "auto" else bool(s.balanced)
     folds = weighted_folds(Xa, yb, sw, splits, s.standardize)
     cost = _Cost()
     scalar = hyper.kind == "scalar"
@@ -283,7 +290,10 @@ def fit_staged(Xa, yb, lower, hyper, settings, sample_weight=None, progress=None
     if restricted:
         coef, obj, coefs = _restrict(Xa, yb, sw, coef, obj, coefs, lower, hyper, s,
                                      bal, res.beta, cost)
-    coef, null, shift, slope = _decision(obj, coefs, yb, sw, s, coef)
+    if s.task == "regression":
+        coef, null, shift, slope = _regression_decision(obj, coefs, yb, sw, s, coef)
+    else:
+        coef, null, shift, slope = _decision(obj, coefs, yb, sw, s, coef)
     return StagedFit(coef=coef, beta=res.beta, value=float(res.value),
                      n_iter=max(1, cost.outer), history=res.history, balanced=bal,
                      refined=refined, scan=scan, lower_solves=cost.solves,
@@ -352,6 +362,25 @@ def _decision(obj, coefs, yb, sw, s, coef):
     return coef, None, shift, platt_slope(f + shift, y, w, counts=counts)
 
 
+def _regression_decision(obj, coefs, y, sw, s, coef):
+    """The null-model test of a regression fit: the intercept-only model (the weighted
+    mean of each fold's training targets) replaces one whose out-of-fold squared error
+    is not smaller by one paired standard error
+    (:func:`~bisvm.selection.decision.beats_null_regression`); returns
+    (coef, null, 0, 1)."""
+    coef = np.array(coef, dtype=float)
+    if not s.null_test:
+        return coef, None, 0.0, 1.0
+    f, yv, w, null_pred = out_of_fold_regression(obj, coefs)
+    keep, err, err0 = beats_null_regression(f, yv, w, null_pred)
+    if keep:
+        return coef, None, 0.0, 1.0
+    sw1 = np.ones(y.shape[0]) if sw is None else sw
+    null = np.zeros_like(coef)
+    null[-1] = float(sw1 @ y) / float(sw1.sum())
+    return null, ("mean squared error", err, err0), 0.0, 1.0
+
+
 #: ``threshold`` -> the intercept shift from the out-of-fold outputs, labels and weights.
 _THRESHOLD_SHIFTS = {
     "zero": lambda f, y, w, counts: 0.0,
@@ -366,7 +395,7 @@ def _l1_start(Xa, yb, lower, s, sw):
     :math:`\\min(0.01, 0.1\\beta_{\\rm zero})`."""
     if s.init_penalty != "auto":
         return float(s.init_penalty)
-    bz = zero_model_penalty(Xa[:, :-1], yb, lower.hinge_smoothing, sw)
+    bz = lower.zero_penalty(Xa[:, :-1], yb, sw)
     # no usable gradient scale (all-zero or subnormal features): the thesis value
     return min(0.01, 0.1 * bz) if 0.1 * bz > 1e-12 else 0.01
 
@@ -395,9 +424,10 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
     else:
         l1_0 = float(s.init_penalty)
     beta0 = np.r_[l1_0, l2_0] if learn_l2 else np.array([l1_0])
-    res = bisvm_lbfgs(obj, beta0, max_iter=int(s.max_iter), tol=float(s.tol),
-                      nonzero_threshold=s.support_threshold, callback=report, warm0=warm,
-                      max_line_search=s.max_line_search)
+    res = BiSVMLBFGS(max_iter=int(s.max_iter), tol=float(s.tol),
+                     nonzero_threshold=s.support_threshold,
+                     max_line_search=s.max_line_search).minimize(obj, beta0, callback=report,
+                                                                 warm0=warm)
     _close(report)
     cost.add(res)
     if scan is not None and not learn_l2 and (
@@ -443,15 +473,20 @@ def _early_stopping_rows(yb, sw, s, split_labels, groups):
     training side of at least two remaining folds."""
     if not (s.early_stopping and s.split == "kfold"):
         return None
+    regression = s.task == "regression"
     if isinstance(s.cv, numbers.Integral):
-        counts = np.unique(yb, return_counts=True)[1]
-        if s.cv < 3 or counts.min() < 2 * s.cv:
+        # a regression target is split by its quantile bins (split_labels)
+        counts = np.unique(split_labels if regression else yb, return_counts=True)[1]
+        if s.cv < 3 or (not regression and counts.min() < 2 * s.cv) or \
+                (regression and yb.shape[0] < 4 * s.cv):
             return None
     rest, held, folds = holdout_splits(split_labels, s.cv, random_state=s.random_state,
                                        groups=groups)
     yr = yb[rest]
 
     def both(rows, y, w):
+        if regression:
+            return rows.size > 1 and (w is None or np.count_nonzero(w[rows] > 0) > 1)
         return all(np.any((y[rows] == c) & (True if w is None else w[rows] > 0))
                    for c in (-1.0, 1.0))
 
@@ -497,11 +532,10 @@ def _refine(Xa, yb, sw, folds, lower, hyper, s, bal, sres, cost, progress, split
     if learn_l2:
         beta0 = np.r_[beta0, l2_0]
     report = _progress(progress, hyper.kind)
-    res = bisvm_lbfgs(obj, beta0, max_iter=int(s.max_iter), tol=float(s.tol),
-                      nonzero_threshold=s.support_threshold, monitor=monitor,
-                      callback=report, warm0=warm0, monitor_warm0=mwarm0,
-                      monitor_rule=s.refinement_rule, max_line_search=s.max_line_search,
-                      monitor_threshold=s.judge)
+    res = BiSVMLBFGS(max_iter=int(s.max_iter), tol=float(s.tol),
+                     nonzero_threshold=s.support_threshold, monitor_rule=s.refinement_rule,
+                     max_line_search=s.max_line_search, monitor_threshold=s.judge).minimize(
+        obj, beta0, monitor=monitor, callback=report, warm0=warm0, monitor_warm0=mwarm0)
     _close(report)
     cost.add(res)
     if monitor is None:

@@ -11,14 +11,31 @@ r"""The line searches of the package, written once.
 
 A line search sees the objective only through ``phi(a)``, the restriction to the ray
 :math:`x + a p`, so every caller keeps its own state (iterates, gradients, margins) in the
-payload ``phi`` returns.
+payload ``phi`` returns. Each search is written once, as a generator that yields the trial
+step and receives ``phi``'s answer (:func:`wolfe_steps`, :func:`armijo_steps`,
+:func:`line_search_steps`); the callback forms run it with :func:`drive`. The generator
+form lets an outer loop evaluate the trials itself (ask and tell), so that an expensive
+``phi`` (a bilevel objective) is called from the loop that owns its state, not from inside
+the search.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["armijo", "backtracking", "cubic_min", "line_search", "wolfe_search"]
+__all__ = ["armijo", "armijo_steps", "backtracking", "cubic_min", "drive", "line_search",
+           "line_search_steps", "wolfe_search", "wolfe_steps"]
+
+
+def drive(steps, func):
+    """Run an ask-and-tell generator: send ``func(request)`` for every request it yields;
+    returns the generator's return value."""
+    try:
+        request = next(steps)
+        while True:
+            request = steps.send(func(request))
+    except StopIteration as stop:
+        return stop.value
 
 
 def cubic_min(a0, f0, d0, a1, f1, d1):
@@ -41,13 +58,19 @@ def wolfe_search(phi, f0, d0, a1, c1, c2, max_evals, a_max=np.inf):
     ``(a, f, payload)`` or the best Armijo point found, and the number of evaluations.
     Extrapolation stops at ``a_max`` (an Armijo point there is accepted).
     """
+    return drive(wolfe_steps(f0, d0, a1, c1, c2, max_evals, a_max), phi)
+
+
+def wolfe_steps(f0, d0, a1, c1, c2, max_evals, a_max=np.inf):
+    """:func:`wolfe_search` as a generator: yields each trial step ``a`` and receives
+    ``(f, directional derivative, payload)`` there."""
     evals = 0
     best = None
     a_prev, f_prev, d_prev = 0.0, f0, d0
     a = a1
     lo = hi = None
     while evals < max_evals:
-        f, d, pay = phi(a)
+        f, d, pay = yield a
         evals += 1
         if np.isfinite(f) and f <= f0 + c1 * a * d0 and (best is None or f < best[1]):
             best = (a, f, pay)
@@ -74,7 +97,7 @@ def wolfe_search(phi, f0, d0, a1, c1, c2, max_evals, a_max=np.inf):
         margin = 0.1 * (right - left)
         if a is None or not np.isfinite(a) or a < left + margin or a > right - margin:
             a = 0.5 * (alo + ahi)
-        f, d, pay = phi(a)
+        f, d, pay = yield a
         evals += 1
         if np.isfinite(f) and f <= f0 + c1 * a * d0 and (best is None or f < best[1]):
             best = (a, f, pay)
@@ -121,9 +144,17 @@ def armijo(phi, f0, d0, *, a1=1.0, c1=1e-4, rho=0.5, max_ls=40, slack=0.0, stric
     n_evals : int
         Evaluations of ``phi``.
     """
+    return drive(armijo_steps(f0, d0, a1=a1, c1=c1, rho=rho, max_ls=max_ls, slack=slack,
+                              strict=strict, accept=accept), phi)
+
+
+def armijo_steps(f0, d0, *, a1=1.0, c1=1e-4, rho=0.5, max_ls=40, slack=0.0, strict=False,
+                 accept=None):
+    """:func:`armijo` as a generator: yields each trial step and receives what ``phi``
+    returns there."""
     a = a1
     for k in range(1, max_ls + 1):
-        out = phi(a)
+        out = yield a
         f = out[0]
         bound = f0 + c1 * a * d0 + slack
         if np.isfinite(f) and (f < bound if strict else f <= bound):
@@ -161,19 +192,34 @@ def line_search(fun_grad, x, f, g, p, a1, *, c1=1e-4, c2=0.9, max_ls=40, a_max=n
         ``step`` is ``None``).
     n_evals : int
     """
+    return drive(line_search_steps(x, f, g, p, a1, c1=c1, c2=c2, max_ls=max_ls, a_max=a_max,
+                                   method=method, rho=rho), fun_grad)
+
+
+def line_search_steps(x, f, g, p, a1, *, c1=1e-4, c2=0.9, max_ls=40, a_max=np.inf,
+                      method="wolfe", rho=0.5):
+    """:func:`line_search` as a generator: yields each trial point ``x + a p`` and
+    receives ``(f, g)`` there; returns what :func:`line_search` returns."""
     d0 = float(g @ p)
     cache = {}
-
-    def phi(a):
-        xa = x + a * p
-        fa, ga = fun_grad(xa)
-        cache[a] = ga
-        return fa, (float(ga @ p) if np.all(np.isfinite(ga)) else np.inf), xa
-
     if method == "wolfe":
-        a, f_new, x_new, ev = wolfe_search(phi, f, d0, a1, c1, c2, max_ls, a_max)
+        search = wolfe_steps(f, d0, a1, c1, c2, max_ls, a_max)
     else:
-        a, f_new, x_new, ev = backtracking(phi, f, d0, a1, c1, rho, max_ls)
+        search = armijo_steps(f, d0, a1=a1, c1=c1, rho=rho, max_ls=max_ls)
+    try:
+        a = next(search)
+        while True:
+            xa = x + a * p
+            fa, ga = yield xa
+            cache[a] = ga
+            a = search.send((fa, (float(ga @ p) if np.all(np.isfinite(ga)) else np.inf), xa))
+    except StopIteration as stop:
+        found = stop.value
+    if method == "wolfe":
+        a, f_new, x_new, ev = found
+    else:
+        a, out, ev = found
+        f_new, x_new = (None, None) if a is None else (out[0], out[2])
     if a is None:
         return None, f, x, g, ev
     return a, f_new, x_new, cache[a], ev

@@ -1,8 +1,11 @@
 r"""L-BFGS of seed-000 Algorithms 2, 3, 6 and 7 (Nocedal & Wright 2006, Alg. 7.4-7.5).
 
-``minimize_lbfgs`` minimises any smooth function given as ``fun_grad(x) -> (f, g)``; the
-bilevel layer reuses it for the outer problem (Algorithm 8). ``solve_lbfgs`` applies it to
-a :class:`~bisvm.solvers.base.SmoothProblem` (Algorithm 7, "SVM L-BFGS").
+``minimize_lbfgs`` minimises any smooth function given as ``fun_grad(x) -> (f, g)``.
+``lbfgs_iterations`` is the same iteration as an ask-and-tell generator, which the bilevel
+layer drives for its outer problem (Algorithm 8): it evaluates each trial point and each
+accepted iterate in its own loop, where the warm starts and early stopping live.
+``solve_lbfgs`` applies it to a :class:`~bisvm.solvers.base.SmoothProblem` (Algorithm 7,
+"SVM L-BFGS").
 
 Corrections to the thesis's boxes (seed-000 §7, erratum 8): the two-loop recursion starts
 from :math:`r = H_k^0 q` with :math:`H_k^0 = (s^\top y / y^\top y) I`, not from
@@ -15,14 +18,25 @@ backtracking, skipping the pair update when :math:`s^\top y \le 0`.
 from __future__ import annotations
 
 from collections import deque
+from typing import NamedTuple
 
 import numpy as np
 
-from .._linesearch import line_search as search_along
+from .._linesearch import drive, line_search_steps
 from .._record import IterationLog
 from ._driver import finish, solve_on_problem
 
-__all__ = ["minimize_lbfgs", "solve_lbfgs", "two_loop"]
+__all__ = ["minimize_lbfgs", "solve_lbfgs", "two_loop", "lbfgs_iterations", "Accepted"]
+
+
+class Accepted(NamedTuple):
+    """What :func:`lbfgs_iterations` yields after each accepted iteration (k = 0 is the
+    start); the answer it expects is whether to stop there."""
+
+    k: int
+    x: np.ndarray
+    f: float
+    g: np.ndarray
 
 
 def two_loop(g, s_list, y_list):
@@ -88,24 +102,45 @@ def minimize_lbfgs(fun_grad, x0, *, tol=1e-8, max_iter=1000, memory=10, c1=1e-4,
     -------
     SolverResult
     """
+    def answer(request):
+        if isinstance(request, Accepted):
+            return callback is not None and bool(callback(*request))
+        return fun_grad(request)
+
+    return drive(lbfgs_iterations(x0, tol=tol, max_iter=max_iter, memory=memory, c1=c1,
+                                  c2=c2, line_search=line_search, rho=rho, max_ls=max_ls,
+                                  first_step=first_step, max_step=max_step,
+                                  first_max_change=first_max_change, ftol=ftol, name=name,
+                                  warn=warn), answer)
+
+
+def lbfgs_iterations(x0, *, tol=1e-8, max_iter=1000, memory=10, c1=1e-4, c2=0.9,
+                     line_search="wolfe", rho=0.5, max_ls=30, first_step=None,
+                     max_step=None, first_max_change=None, ftol=0.0, name="L-BFGS",
+                     warn=True):
+    """:func:`minimize_lbfgs` as an ask-and-tell generator: it yields each point to
+    evaluate (an ndarray; send back ``(f, g)``) and each :class:`Accepted` iterate (send
+    back whether to stop: early stopping, reported as converged with
+    ``certificate="callback"``); returns the :class:`SolverResult`. Parameters as in
+    :func:`minimize_lbfgs`."""
     if not (0 < c1 < c2 < 1):
         raise ValueError(f"need 0 < c1 < c2 < 1, got c1={c1}, c2={c2}")
     if line_search not in ("wolfe", "backtracking"):
         raise ValueError(f"line_search must be 'wolfe' or 'backtracking', got {line_search!r}")
     x = np.array(x0, dtype=float, copy=True)
-    f, g = fun_grad(x)
+    f, g = yield x
     n_evals = 1
     s_list, y_list = deque(maxlen=memory), deque(maxlen=memory)
     log = IterationLog(f, g)
-    stopped = callback is not None and bool(callback(0, x, f, g))
+    stopped = bool((yield Accepted(0, x, f, g)))
     converged = stopped or log.value <= tol
     k = 0
     while not converged and k < max_iter:
         p = _direction(g, s_list, y_list)
         a1, a_max = _first_trial(g, p, bool(s_list), first_max_change, first_step, max_step)
-        a, f_new, x_new, g_new, ev = search_along(fun_grad, x, f, g, p, a1, c1=c1, c2=c2,
-                                                  max_ls=max_ls, a_max=a_max,
-                                                  method=line_search, rho=rho)
+        a, f_new, x_new, g_new, ev = yield from line_search_steps(
+            x, f, g, p, a1, c1=c1, c2=c2, max_ls=max_ls, a_max=a_max, method=line_search,
+            rho=rho)
         n_evals += ev
         if a is None:
             break  # no decrease possible along p: stalled at working precision
@@ -114,7 +149,7 @@ def minimize_lbfgs(fun_grad, x0, *, tol=1e-8, max_iter=1000, memory=10, c1=1e-4,
         x, f, g = x_new, f_new, g_new
         k += 1
         log.add(f, g)
-        stopped = callback is not None and bool(callback(k, x, f, g))
+        stopped = bool((yield Accepted(k, x, f, g)))
         converged = stopped or log.value <= tol or (ftol > 0 and small_decrease)
     return finish(log, x, k, n_evals, converged, max_iter=max_iter, tol=tol, name=name,
                   warn=warn, certificate="callback" if stopped else "gradient_norm")

@@ -1,7 +1,14 @@
-r"""The lower level of BiSVM (seed-000 §1.5, (4.21), (4.28), (4.37)): the smoothed
-elastic-net SVM as a problem record and its solve, with the choice of Newton system by
-the data's shape and sparsity, the exact weighted-L1 mode (``l1_smoothing=0``) and the
-scale-aware defaults (the zero-model L1 weight, the mean squared feature value).
+r"""The lower-level model of the bilevel sparse SVM (seed-000 §1.5, (4.21), (4.28),
+(4.37)): the smoothed elastic-net SVM as a problem record and its solver policy.
+
+:class:`LowerLevel` owns everything about the problem E(w; b) that the bilevel layer
+must not know: its data loss (the softplus hinge of classification, or a smoothed
+regression loss), its penalty (ridge plus weighted Pseudo-Huber), how new penalty weights
+re-weight a problem, the solve (the choice of Newton system by the data's shape and
+sparsity, continuation from a cold start, the exact weighted-L1 mode
+``l1_smoothing=0``) and the derivatives of the optimality condition in the weights that
+implicit differentiation needs. The bilevel layer (:mod:`bisvm.selection`) sees it through
+the ``LowerModel`` interface of :mod:`bisvm.selection.model`.
 """
 
 from __future__ import annotations
@@ -14,14 +21,16 @@ import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
-from ..losses import SmoothedHinge
-from ..penalties import L2, GroupPseudoHuber, SumPenalty
-from ..solvers.base import SmoothProblem
-from ..solvers.primal import choose_newton_method, solve_truncated_newton, solve_woodbury_newton
-from ..solvers.primal.exact_l1 import WeightedL1SVMProblem, solve_exact_l1
-from ..solvers.primal.lbfgs import solve_lbfgs
-from ..solvers.primal.newton import solve_newton
-from ..solvers.primal.truncated import prepare_cg_data
+from ...losses import PseudoHuberLoss, SmoothedEpsilonInsensitive, SmoothedHinge, Squared
+from ...penalties import L2, GroupPseudoHuber, SumPenalty
+from .._linalg import DenseFactor
+from ..base import SmoothProblem
+from . import choose_newton_method
+from .exact_l1 import WeightedL1SVMProblem, solve_exact_l1
+from .lbfgs import solve_lbfgs
+from .newton import dense_system, newton_loop
+from .truncated import cg_system, prepare_cg_data
+from .wide import woodbury_system
 
 __all__ = [
     "LowerLevel",
@@ -29,8 +38,8 @@ __all__ = [
     "resolve_solver",
     "zero_model_penalty",
     "mean_second_moment",
-    "beta_upper_bound",
     "add_bias_column",
+    "DATA_LOSSES",
 ]
 
 
@@ -55,8 +64,18 @@ def add_bias_column(X):
 # below this many entries a float64 product is cheap and mixed precision does not pay
 _LOWP_MIN_SIZE = 4_000_000
 
-_SOLVERS = {"newton": solve_newton, "lbfgs": solve_lbfgs, "woodbury": solve_woodbury_newton,
-            "cg": solve_truncated_newton}
+#: The Newton system of each Newton solver and the ``method`` its result reports.
+_SYSTEMS = {"newton": (dense_system, "dense"), "woodbury": (woodbury_system, "woodbury"),
+            "cg": (cg_system, "cg")}
+
+#: The data losses of the lower level: name -> loss at smoothing μ and tube or
+#: transition width ε (the squared loss ignores both, the hinge ε).
+DATA_LOSSES = {
+    "smoothed_hinge": lambda mu, eps: SmoothedHinge(mu),
+    "epsilon_insensitive": lambda mu, eps: SmoothedEpsilonInsensitive(eps, mu),
+    "squared": lambda mu, eps: Squared(),
+    "huber": lambda mu, eps: PseudoHuberLoss(eps),
+}
 #: Lower-level solvers by name; "auto" picks a Newton system by shape and sparsity.
 LOWER_SOLVERS = ("auto", "newton", "woodbury", "cg", "lbfgs")
 _AUTO = {"dense": "newton", "woodbury": "woodbury", "cg": "cg"}
@@ -99,26 +118,6 @@ def zero_model_penalty(X, y, hinge_smoothing, sample_weight=None):
     return float(expit(1.0 / hinge_smoothing) * np.max(np.abs(g))) if g.size else 0.0
 
 
-def beta_upper_bound(folds):
-    r"""The bound :math:`\beta_{\max} = 10\max_{\rm folds}\max_j \overline{|x_j|}` of
-    the outer search (mean over each fold's training rows, weighted by their row weights
-    when the fold has them): far above it every coefficient is smoothed away, so BiSVM
-    searches :math:`\beta = \beta_{\max}\,\sigma(\theta)` over unconstrained θ.
-
-    Parameters
-    ----------
-    folds : sequence of Fold
-        With ``X_train`` (dense or sparse) and ``w_train`` (None: unweighted).
-    """
-    def col_mean_abs(f):
-        A = abs(f.X_train)
-        if f.w_train is None:
-            return float(np.max(A.mean(axis=0)))
-        w = np.asarray(f.w_train, dtype=float)
-        return float(np.max(np.asarray(A.T @ w).ravel())) / w.sum()
-    return 10.0 * max(col_mean_abs(f) for f in folds)
-
-
 def mean_second_moment(X, sample_weight=None):
     r"""The mean column second moment :math:`\frac{1}{nd}\sum_{ij}x_{ij}^2` of a dense or
     sparse X (1 for standardised features), in O(nnz); 1 for an empty or all-zero X.
@@ -145,14 +144,24 @@ def mean_second_moment(X, sample_weight=None):
 
 @dataclass(frozen=True)
 class LowerLevel:
-    r"""The smoothed L2L1-SVM lower level (seed-000 (4.21), (4.28), (4.37)).
+    r"""The smoothed elastic-net lower level (seed-000 (4.21), (4.28), (4.37)).
+
+    .. math::
+        E(w; b, \alpha) = \frac{1}{\sum_i s_i}\sum_i s_i\,\ell(y_i, x_i^\top w)
+            + \frac{\alpha}{2}\|w\|^2 + \sum_k b_k\big(\sqrt{\gamma^2 + \|w_k\|^2}
+            - \gamma\big),
+
+    with the bias as the last coordinate of ``w`` (penalised, as in the thesis, unless
+    ``penalize_intercept=False``) and :math:`\ell` the softplus hinge of the thesis or,
+    for regression, a smoothed loss of the residual :math:`x_i^\top w - y_i`.
 
     Parameters
     ----------
     l2_penalty : float
         The thesis's α > 0 (ridge weight; makes the problem α-strongly convex).
     hinge_smoothing : float
-        The thesis's μ > 0 of the softplus hinge ℓ_μ.
+        The smoothing μ > 0 of the data loss: the thesis's μ of the softplus hinge
+        :math:`\ell_\mu`, or the width of the soft edges of the ε-tube.
     l1_smoothing : float
         The thesis's γ > 0 of the Pseudo-Huber function H_γ.
     penalize_intercept : bool
@@ -170,6 +179,12 @@ class LowerLevel:
         float64 iterative refinement (same results to the tolerance, about half the
         time of a product). ``"auto"``: on for dense X with at least
         ``4e6`` entries solved by CG (tall data, where the products dominate).
+    loss : {"smoothed_hinge", "epsilon_insensitive", "squared", "huber"}
+        The data loss (:data:`DATA_LOSSES`): the softplus hinge of ±1 labels; the
+        smoothed ε-insensitive loss of support vector regression; the squared error;
+        the Pseudo-Huber loss with transition width ε.
+    epsilon : float
+        ε of the regression losses (ignored by the hinge and the squared error).
     """
 
     l2_penalty: float = 0.01
@@ -179,6 +194,8 @@ class LowerLevel:
     solver: str = "auto"
     max_iter: int = 500
     mixed_precision: object = "auto"
+    loss: str = "smoothed_hinge"
+    epsilon: float = 0.1
 
     def __post_init__(self):
         for name in ("l2_penalty", "hinge_smoothing", "l1_smoothing"):
@@ -194,11 +211,43 @@ class LowerLevel:
         if self.mixed_precision not in ("auto", True, False):
             raise ValueError("mixed_precision must be 'auto', True or False, got "
                              f"{self.mixed_precision!r}")
+        if self.loss not in DATA_LOSSES:
+            raise ValueError(f"loss must be one of {tuple(DATA_LOSSES)}, got {self.loss!r}")
+        e = self.epsilon
+        if not isinstance(e, (int, float, np.floating, np.integer)) or not (
+                np.isfinite(e) and e >= 0) or (self.loss == "huber" and e == 0):
+            raise ValueError(f"epsilon must be a finite float >= 0 (> 0 for the Huber loss), "
+                             f"got {e!r}")
+        if self.l1_smoothing == 0 and self.loss != "smoothed_hinge":
+            raise ValueError("the exact L1 mode (l1_smoothing=0) solves the smoothed hinge "
+                             f"only, not loss={self.loss!r}")
 
     @property
     def exact(self):
         """Whether this is the exact weighted-L1 lower level (``l1_smoothing == 0``)."""
         return self.l1_smoothing == 0
+
+    def data_loss(self, smoothing=None):
+        """The data loss at smoothing ``smoothing`` (default μ)."""
+        mu = self.hinge_smoothing if smoothing is None else smoothing
+        return DATA_LOSSES[self.loss](mu, self.epsilon)
+
+    def zero_penalty(self, X, y, sample_weight=None):
+        r"""The L1 weight at and above which the lasso part zeroes every feature,
+        :math:`\max_j|\partial_j L(0)|` (glmnet's :math:`\lambda_{\max}`), for the
+        features ``X`` without the bias column: :func:`zero_model_penalty` for the
+        hinge; for a regression loss the loss gradient at the zero model,
+        :math:`\max_j|\frac{1}{\sum s_i}\sum_i s_i\,\ell'(y_i, 0)\,x_{ij}|` (with a
+        centred y, the intercept-only model)."""
+        if self.loss == "smoothed_hinge":
+            return zero_model_penalty(X, y, self.hinge_smoothing, sample_weight)
+        r = self.data_loss().derivative(np.asarray(y, dtype=float), np.zeros(X.shape[0]))
+        if sample_weight is None:
+            g = np.asarray(X.T @ r).ravel() / X.shape[0]
+        else:
+            sw = np.asarray(sample_weight, dtype=float)
+            g = np.asarray(X.T @ (sw * r)).ravel() / sw.sum()
+        return float(np.max(np.abs(g))) if g.size else 0.0
 
     def problem(self, X, y, penalty_groups, weights, l2_penalty=None, sample_weight=None):
         r"""The :class:`SmoothProblem` E(·; β) on augmented data ``X`` (bias column last);
@@ -228,8 +277,45 @@ class LowerLevel:
                 GroupPseudoHuber(weights, penalty_groups, self.l1_smoothing),
             )
         )
-        return SmoothProblem(X, y, SmoothedHinge(self.hinge_smoothing), pen,
-                             sample_weight=sample_weight, cg_data=self._cg_data(X))
+        return SmoothProblem(X, y, self.data_loss(), pen, sample_weight=sample_weight,
+                             cg_data=self._cg_data(X))
+
+    def reweighted(self, problem, weights, l2_penalty=None):
+        """``problem`` with new L1 weights (and α when given), its data and validated
+        penalty groups kept: the exact problem re-weights itself, the smoothed one gets
+        a re-weighted Pseudo-Huber term."""
+        if self.exact:
+            return problem.with_weights(weights)
+        ridge, hub = problem.penalty.terms
+        if l2_penalty is not None:
+            ridge = L2(float(l2_penalty), ridge.mask)
+        return replace(problem, penalty=SumPenalty((ridge, hub.with_weights(weights))))
+
+    def weight_vjp(self, problem, w, v):
+        r""":math:`(\nabla_{wb}E)^\top v` at ``w``: the derivative of the optimality
+        condition in the L1 weights b, applied to v (seed-000 Lemmas 2d-4d)."""
+        return problem.penalty.terms[1].weight_vjp(w, v)
+
+    def weight_jvp(self, problem, w, db):
+        r""":math:`(\nabla_{wb}E)\,\Delta b` at ``w``."""
+        return problem.penalty.terms[1].weight_jvp(w, db)
+
+    def l2_vjp(self, problem, w, v):
+        r""":math:`(\partial\nabla_w E/\partial\alpha)^\top v` at ``w`` (the derivative of
+        the optimality condition in α is the masked ``w``)."""
+        ridge = problem.penalty.terms[0]
+        return float(ridge.gradient(w) @ v) / ridge.strength
+
+    def l2_jvp(self, problem, w, dl2):
+        r""":math:`(\partial\nabla_w E/\partial\alpha)\,\Delta\alpha` at ``w``."""
+        ridge = problem.penalty.terms[0]
+        return ridge.gradient(w) / ridge.strength * dl2
+
+    def newton_factor(self, problem, result):
+        """The Hessian of E at ``result.coef`` as a Newton factor: the solver's own, or a
+        dense Cholesky factor when the solver returns none (L-BFGS)."""
+        return result.factor if result.factor is not None else DenseFactor(
+            problem.hessian(result.coef))
 
     def _cg_data(self, X):
         # only the CG solver uses it; float32 products pay once a product costs more
@@ -256,7 +342,12 @@ class LowerLevel:
         * with the truncated Newton-CG solver, the L1 weights go down from 100× and 10×
           their value (glmnet's path idea): a weakly penalised problem from zero takes
           ~100 Newton steps with many CG iterations each on a 20,000 × 50,000 sparse
-          problem, through the sparse solutions of the stages ~20."""
+          problem, through the sparse solutions of the stages ~20.
+
+        An L-BFGS solve stopped by its cap warns with the cause: at small smoothing the
+        curvature of E reaches ~1/μ (condition number ~1/(μα)) and L-BFGS, whose line
+        search compares function values, can stall above a tight gradient tolerance
+        where Newton converges."""
         if isinstance(w0, list):
             w0 = self._start(problem, w0)
         if self.exact:
@@ -264,8 +355,23 @@ class LowerLevel:
         mu, gamma = self.hinge_smoothing, self.l1_smoothing
         solver_name = resolve_solver(self.solver, problem.X)
         smooth_stages = not (mu >= 0.05 and gamma >= 0.005)
-        if w0 is not None or not (smooth_stages or solver_name == "cg"):
-            return self._solve_final(problem, w0, tol)
+        n_iter = 0
+        if w0 is None and (smooth_stages or solver_name == "cg"):
+            w0, n_iter = self._continuation(problem, solver_name, tol)
+        if solver_name == "lbfgs":
+            r = solve_lbfgs(problem, w0=w0, tol=tol, max_iter=self.max_iter, warn=False)
+            if not r.converged and r.n_iter >= self.max_iter:
+                self._warn_lbfgs_cap(r, tol)
+        else:
+            system, method = _SYSTEMS[solver_name]
+            r = newton_loop(problem, system, w0=w0, tol=tol, max_iter=self.max_iter,
+                            method=method)
+        return replace(r, n_iter=r.n_iter + n_iter) if n_iter else r
+
+    def _continuation(self, problem, solver_name, tol):
+        """The stages of a cold start (see :meth:`solve`); returns the last stage's
+        solution and the iterations of every stage."""
+        mu, gamma = self.hinge_smoothing, self.l1_smoothing
         ridge, pen = problem.penalty.terms
         stages = []
         m, g = max(mu, 0.25), max(gamma, 0.01)
@@ -277,16 +383,32 @@ class LowerLevel:
             m0, g0 = stages[0][:2] if stages else (mu, gamma)
             stages = [(m0, g0, 100.0), (m0, g0, 10.0)] + stages
         n_iter, w = 0, None
-        solver = _SOLVERS[solver_name]
         for m, g, scale in stages:
             # the stage keeps the problem's data (and its float32 copy)
-            P = replace(problem, loss=SmoothedHinge(m), penalty=SumPenalty(
+            P = replace(problem, loss=self.data_loss(m), penalty=SumPenalty(
                 (ridge, GroupPseudoHuber(pen.weights * scale, pen.groups, g))))
-            r = solver(P, w0=w, tol=max(tol, 1e-6), max_iter=self.max_iter)
+            if solver_name == "lbfgs":
+                r = solve_lbfgs(P, w0=w, tol=max(tol, 1e-6), max_iter=self.max_iter)
+            else:
+                system, method = _SYSTEMS[solver_name]
+                r = newton_loop(P, system, w0=w, tol=max(tol, 1e-6), max_iter=self.max_iter,
+                                method=method)
             n_iter += r.n_iter
             w = r.coef
-        r = self._solve_final(problem, w, tol)
-        return replace(r, n_iter=r.n_iter + n_iter)
+        return w, n_iter
+
+    def _warn_lbfgs_cap(self, r, tol):
+        hint = ""
+        if self.hinge_smoothing < 1e-3 or self.l1_smoothing < 1e-3:
+            hint = (f"; at hinge_smoothing={self.hinge_smoothing:g}, "
+                    f"l1_smoothing={self.l1_smoothing:g} the curvature reaches "
+                    "~1/smoothing and L-BFGS can stall above a tight tol: "
+                    "solver='newton' converges there")
+        warnings.warn(
+            f"L-BFGS lower-level solver stopped after max_iter={self.max_iter} "
+            f"iterations with a stopping criterion of {r.certificate_value:.3g} > "
+            f"tol={tol:.3g}; increase max_iter or tol{hint}",
+            ConvergenceWarning, stacklevel=4)
 
     def _start(self, problem, starts):
         # the Newton loop picks among candidates itself (no extra pass over the data)
@@ -297,30 +419,3 @@ class LowerLevel:
         if resolve_solver(self.solver, problem.X) == "lbfgs":
             return min(starts, key=lambda w: float(np.linalg.norm(problem.gradient(w))))
         return list(starts)
-
-    def _solve_final(self, problem, w0, tol):
-        """The solve at the requested (μ, γ); an L-BFGS cap is reported with its cause.
-
-        At small smoothing the curvature of E reaches ~1/μ (condition number ~1/(μα)):
-        L-BFGS, whose line search compares function values, then often stalls above a
-        gradient tolerance of 1e-8 (measured in docs/reliability.md, bug 11), while
-        Newton converges. The warning says so instead of only "increase max_iter"."""
-        solver = resolve_solver(self.solver, problem.X)
-        if solver != "lbfgs":
-            return _SOLVERS[solver](problem, w0=w0, tol=tol, max_iter=self.max_iter)
-        r = solve_lbfgs(problem, w0=w0, tol=tol, max_iter=self.max_iter, warn=False)
-        if not r.converged and r.n_iter >= self.max_iter:
-            hint = ""
-            if self.hinge_smoothing < 1e-3 or self.l1_smoothing < 1e-3:
-                hint = (f"; at hinge_smoothing={self.hinge_smoothing:g}, "
-                        f"l1_smoothing={self.l1_smoothing:g} the curvature reaches "
-                        "~1/smoothing and L-BFGS can stall above a tight tol: "
-                        "solver='newton' converges there")
-            warnings.warn(
-                f"L-BFGS lower-level solver stopped after max_iter={self.max_iter} "
-                f"iterations with a stopping criterion of {r.certificate_value:.3g} > "
-                f"tol={tol:.3g}; increase max_iter or tol{hint}",
-                ConvergenceWarning, stacklevel=3)
-        return r
-
-

@@ -1,0 +1,337 @@
+r""":class:`BilevelSVR`: sparse support vector regression whose L1 weights are learned by
+bilevel optimisation, on the engine of :class:`~bisvm.estimators.sparse.BilevelSVC`.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import replace
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..selection.bilevel import resolve_solver
+from ..selection.bilevel_fit import scored_fit
+from ..selection.one_se import SCALAR_RULES
+from ..selection.staged import fit_staged
+from ..selection.threads import limit_blas
+from ..solvers.primal.lower_level import LowerLevel
+from ._bilevel_common import BilevelFitMixin
+from ._constraints import AUTO_OR_BOOL, BLAS_THREADS, TOL, non_negative, positive
+from .smoothed_base import SmoothedPenaltyMixin
+
+__all__ = ["BilevelSVR", "REGRESSION_CRITERIA", "REGRESSION_LOSSES"]
+
+#: ``BilevelSVR``'s criteria: name -> validation loss of
+#: :func:`~bisvm.selection.criteria.make_criterion` (k-fold, mean over folds).
+REGRESSION_CRITERIA = {"mse": "squared", "mae": "absolute"}
+
+#: ``BilevelSVR``'s data losses (:data:`~bisvm.solvers.primal.lower_level.DATA_LOSSES`).
+REGRESSION_LOSSES = ("epsilon_insensitive", "squared", "huber")
+
+#: Quantile bins of the target that stratify the folds (fewer with few rows).
+_TARGET_BINS = 5
+
+
+class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEstimator):
+    r"""Sparse support vector regression whose L1 weights are learned by bilevel
+    optimisation.
+
+    The lower level is the smoothed elastic-net regression
+
+    .. math::
+        E(w; \beta) = \frac{1}{\sum_i s_i}\sum_i s_i\,\ell(x_i^\top w + b - y_i)
+            + \frac{\alpha}{2}\|w\|^2
+            + \sum_k\beta_k\big(\sqrt{\gamma^2 + \|w_k\|^2} - \gamma\big),
+
+    with :math:`\ell` the ε-insensitive loss of support vector regression with softplus
+    edges (Lee, Hsieh & Huang 2005), the squared error or the Pseudo-Huber loss; the
+    upper level chooses the L1 weights β (one, one per feature, or one per group) to
+    minimise a k-fold validation criterion by BiSVM L-BFGS with the implicit (KKT)
+    hypergradient, the method of Bilevel sparse SVM feature selection (Kunapuli et al.
+    2008; Couellan & Wang 2015) carried to regression. The stages, the decision rules and
+    the solvers are those of :class:`~bisvm.estimators.sparse.BilevelSVC`
+    (:mod:`bisvm.selection.staged`): a scan and BiSVM run on the scalar weight, the
+    per-feature refinement judged on held-out rows, the refit restricted to the
+    selected features, and the null test.
+
+    Parameters
+    ----------
+    model : {"auto", "scalar", "vector", "group"}, default="auto"
+        One β for all coefficients, one per feature, or one per group. ``"auto"``: the
+        group model when ``feature_groups`` is given, else the vector model when the
+        features are at most the training rows of a fold, else the scalar model.
+    feature_groups : dict of str -> list, or list of lists, optional
+        Feature groups for ``model="group"`` (column indices, or names for a DataFrame).
+    loss : {"epsilon_insensitive", "squared", "huber"}, default="epsilon_insensitive"
+        The data loss of the residual :math:`r`: the smoothed ε-insensitive loss
+        :math:`\mu\log(1 + e^{(r-\varepsilon)/\mu}) + \mu\log(1 + e^{(-r-\varepsilon)/\mu})`;
+        the squared error :math:`r^2/2` (the smoothed elastic net); the Pseudo-Huber
+        loss :math:`\varepsilon^2(\sqrt{1 + (r/\varepsilon)^2} - 1)`.
+    epsilon : float, default=0.1
+        ε of the ε-insensitive tube, or the Huber transition width (as scikit-learn's
+        ``SGDRegressor`` uses one ``epsilon`` for both), **in units of the standard
+        deviation of y**: y is standardised inside (weighted mean and standard
+        deviation of the training rows), so the default tube is a tenth of y's spread
+        whatever its units.
+    loss_smoothing : float, default=0.1
+        μ, the width of the soft edges of the ε-insensitive loss, in the same units as
+        ``epsilon``.
+    l2_penalty : float or "auto", default="auto"
+        The ridge weight α; ``"auto"``: 0.01 in standardised units (with
+        ``standardize=False``, 0.01 times the mean column second moment).
+    l1_smoothing : float, default=0.01
+        γ of the Pseudo-Huber smoothing of the L1 penalty.
+    criterion : {"mse", "mae"}, default="mse"
+        The validation criterion, a mean over ``cv`` folds: the halved mean squared
+        error of the validation predictions, or their smoothed mean absolute error
+        :math:`\sqrt{r^2 + \delta^2} - \delta` with δ = 0.01 standard deviations of y
+        (:class:`~bisvm.selection.criteria.SmoothedAbsoluteValidation`; the absolute
+        value has no gradient where a residual vanishes, and the hypergradient needs
+        one). Both are scale-free as computed, being in units of y's variance and
+        standard deviation; the classifier's rescaled-margin criterion has no
+        regression counterpart to carry over, because the refit on the selected
+        features already removes the L1 shrinkage that rescaling would correct.
+    cv : int, cross-validation splitter or iterable of (train, test) pairs, default=5
+        The folds, as scikit-learn's CV estimators take them; an int is that many
+        shuffled folds stratified on quantile bins of y (seeded by ``random_state``); a
+        splitter receives the ``groups`` of :meth:`fit`. Early stopping holds out its
+        last split's test rows (an int: 1/k of the rows).
+    validation_fraction : float, default=0.2
+        Unused by the k-fold criteria; kept for the shared ``model="auto"`` rule.
+    init_penalty, warm_init, solver, max_iter, tol, support_threshold, refit, \
+early_stopping, scalar_rule, refinement_rule, blas_threads, n_jobs, verbose, \
+penalize_intercept
+        As in :class:`~bisvm.estimators.sparse.BilevelSVC`.
+    null_test : bool, default=True
+        Keep the learned model only when its out-of-fold squared error is below the
+        intercept-only model's (each fold's training mean) by more than one paired
+        standard error (:func:`~bisvm.selection.decision.beats_null_regression`); else
+        return the intercept-only model with a ``UserWarning``.
+    standardize : bool, default=True
+        Penalise standardised features (intercept unpenalised) and report ``coef_`` in
+        the original units.
+    random_state : int, RandomState or None
+        Seeds the folds.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        In the units of X and y.
+    intercept_ : float
+    support_ : ndarray of bool, shape (n_features,)
+    penalty_weights_ : ndarray
+        Learned β (standardised units).
+    penalty_weight_names_, l2_penalty_, validation_score_, refined_, importance_, \
+importance_names_, n_iter_, history_, feature_importances_, selection_frequency_, \
+lower_level_solves_, lower_level_iterations_, null_model_, model_, solver_, \
+blas_threads_, fit_seconds_
+        As in :class:`~bisvm.estimators.sparse.BilevelSVC`.
+    y_mean_, y_scale_ : float
+        The weighted mean and standard deviation y was standardised by.
+
+    Notes
+    -----
+    One target only: a two-dimensional y (multi-output regression) is refused, since
+    each output would need its own weights and support.
+
+    The decision rules are the classifier's, kept on the evidence of the regression
+    panel (``benchmarks/bench_regression_panel.py``): the restricted refit
+    (``refit="support"``) predicts from the selected features alone and removes the
+    shrinkage of the unselected coefficients; the one-standard-error rules of the
+    scalar path (for more features than rows) and of the refinement keep the simpler
+    model unless the data show a gain beyond their noise; the null test returns the
+    intercept-only model when no feature predicts.
+    """
+
+    penalty = "l1"
+
+    _parameter_constraints: dict = {
+        **SmoothedPenaltyMixin._lower_constraints,
+        "model": [StrOptions({"auto", "scalar", "vector", "group"})],
+        "loss": [StrOptions(set(REGRESSION_LOSSES))],
+        "epsilon": [non_negative()],
+        "loss_smoothing": [positive()],
+        "l2_penalty": [StrOptions({"auto"}), positive()],
+        "criterion": [StrOptions(set(REGRESSION_CRITERIA))],
+        "cv": "no_validation",
+        "validation_fraction": "no_validation",
+        "init_penalty": [StrOptions({"auto"}), positive()],
+        "warm_init": "no_validation",
+        "tol": TOL,
+        "support_threshold": [positive()],
+        "refit": [StrOptions({"support"}), "boolean"],
+        "early_stopping": AUTO_OR_BOOL,
+        "scalar_rule": [StrOptions(set(SCALAR_RULES) - {"1se_error"})],
+        "refinement_rule": [StrOptions({"min", "1se"})],
+        "null_test": ["boolean"],
+        "n_jobs": [Integral, None],
+        "blas_threads": BLAS_THREADS,
+        "random_state": ["random_state"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, model="auto", feature_groups=None, loss="epsilon_insensitive",
+                 epsilon=0.1, loss_smoothing=0.1, l2_penalty="auto", l1_smoothing=0.01,
+                 criterion="mse", cv=5, validation_fraction=0.2, init_penalty="auto",
+                 warm_init=True, penalize_intercept="auto", solver="auto", max_iter=100,
+                 tol=1e-4, support_threshold=0.01, refit="support", early_stopping="auto",
+                 scalar_rule="auto", refinement_rule="1se", null_test=True,
+                 standardize=True, n_jobs=None, blas_threads="auto", verbose=0,
+                 random_state=None):
+        self.model = model
+        self.feature_groups = feature_groups
+        self.loss = loss
+        self.epsilon = epsilon
+        self.loss_smoothing = loss_smoothing
+        self.l2_penalty = l2_penalty
+        self.l1_smoothing = l1_smoothing
+        self.criterion = criterion
+        self.cv = cv
+        self.validation_fraction = validation_fraction
+        self.init_penalty = init_penalty
+        self.warm_init = warm_init
+        self.penalize_intercept = penalize_intercept
+        self.solver = solver
+        self.max_iter = max_iter
+        self.tol = tol
+        self.support_threshold = support_threshold
+        self.refit = refit
+        self.early_stopping = early_stopping
+        self.scalar_rule = scalar_rule
+        self.refinement_rule = refinement_rule
+        self.null_test = null_test
+        self.standardize = standardize
+        self.n_jobs = n_jobs
+        self.blas_threads = blas_threads
+        self.verbose = verbose
+        self.random_state = random_state
+
+    # the shared mixins read these; the regressor has no such options
+    groups = None
+    cv_repeats = 1
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _lower_level(self):
+        """The regression :class:`~bisvm.solvers.primal.lower_level.LowerLevel`."""
+        return LowerLevel(
+            l2_penalty=0.01 if isinstance(self.l2_penalty, str) else float(self.l2_penalty),
+            hinge_smoothing=float(self.loss_smoothing), l1_smoothing=float(self.l1_smoothing),
+            penalize_intercept=self._penalize_intercept(), solver=self.solver,
+            loss=self.loss, epsilon=float(self.epsilon))
+
+    def fit(self, X, y, sample_weight=None, groups=None):
+        """Learn the L1 weights and the regression; returns self.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            One numeric target.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights of the loss, the criterion and the standardisation.
+        groups : array-like of shape (n_samples,), optional
+            Sample groups for a group splitter ``cv``.
+        """
+        t0 = time.perf_counter()
+        self._validate_params()
+        if self.l1_smoothing == 0:
+            raise ValueError("l1_smoothing=0 (the exact L1 mode) is available for "
+                             "BilevelSVC only; use a positive l1_smoothing")
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True,
+                             accept_sparse=("csr", "csc"), multi_output=False)
+        n = X.shape[0]
+        if n < 4:
+            raise ValueError(f"BilevelSVR needs at least 4 rows, got {n}")
+        sw = _checked_weights(sample_weight, n)
+        groups = self._checked_groups(groups, n)
+        ws = np.ones(n) if sw is None else sw
+        self.y_mean_ = float(ws @ y / ws.sum())
+        scale = float(np.sqrt(ws @ (y - self.y_mean_) ** 2 / ws.sum()))
+        self.y_scale_ = scale if scale > 0 else 1.0
+        ys = (y - self.y_mean_) / self.y_scale_
+        bins = _target_bins(ys, self.cv)
+        loss = REGRESSION_CRITERIA[self.criterion]
+        cv, _, hyper, progress = self._prepare(X, bins, "kfold", groups, False)
+        settings = self._staged_settings("kfold", loss, cv, task="regression")
+        lower = self._lower_level()
+        Xa, cs = self._design(X, sw)
+        self.solver_ = resolve_solver(self.solver, Xa)
+        lower = self._l2(replace(lower, solver=self.solver_), X, sw)
+        if scale == 0:
+            # a constant target: the intercept-only model, nothing to select
+            fits = None
+        else:
+            with limit_blas(self.blas_threads_):
+                fit = fit_staged(Xa, ys, lower, hyper, settings, sw, progress=progress,
+                                 split_labels=bins, groups=groups)
+            fits = [scored_fit(fit, hyper, settings)]
+        self._finish(fits, hyper, lower, cs, X.shape[1])
+        self.fit_seconds_ = time.perf_counter() - t0
+        return self
+
+    def _finish(self, fits, hyper, lower, cs, d):
+        """``coef_``, ``intercept_`` (original units of X and y) and the shared
+        attributes."""
+        if fits is None:
+            self.coef_, self.intercept_ = np.zeros(d), self.y_mean_
+            self.support_ = np.zeros(d, dtype=bool)
+            self.feature_importances_ = np.zeros(d)
+            self.penalty_weights_ = np.array([])
+            self.null_model_, self.refined_, self.n_iter_ = True, None, 0
+            return
+        coef = np.asarray(fits[0].coef, dtype=float) * self.y_scale_
+        w, b = coef[:-1].copy(), float(coef[-1])
+        if cs is not None:
+            w, b = cs.to_original(w, b)
+        self.coef_, self.intercept_ = w, float(b) + self.y_mean_
+        self._set_stacked(fits, hyper, [lower.l2_penalty])
+        if fits[0].null is not None:
+            _, err, err0 = fits[0].null
+            warnings.warn(
+                "BilevelSVR: the learned model does not beat the intercept-only model on "
+                f"the held-out folds (mean squared error {err:.3g} against {err0:.3g} in "
+                "standardised units, within one standard error); the intercept-only "
+                "model is returned (null_test=True). No feature carries signal this test "
+                "can find: check the target, or pass null_test=False.",
+                UserWarning, stacklevel=3)
+
+    def predict(self, X):
+        """Predictions :math:`x^\\top w + b` in the units of y."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, dtype=np.float64, accept_sparse=("csr", "csc"),
+                          reset=False)
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_
+
+
+def _checked_weights(sample_weight, n):
+    """Validated row weights: finite, non-negative, one per row, some positive."""
+    if sample_weight is None:
+        return None
+    sw = np.asarray(sample_weight, dtype=float)
+    if sw.ndim != 1 or sw.shape[0] != n:
+        raise ValueError(f"sample_weight must have shape ({n},), got {sw.shape}")
+    if not np.all(np.isfinite(sw)) or np.any(sw < 0):
+        raise ValueError("sample_weight must be finite and non-negative")
+    if not sw.sum() > 0:
+        raise ValueError("sample_weight is zero on every row")
+    return sw
+
+
+def _target_bins(y, cv):
+    """Quantile bins of a continuous target, the labels its folds are stratified on
+    (each bin keeps at least two rows per fold of an integer ``cv``)."""
+    k = cv if isinstance(cv, Integral) and not isinstance(cv, bool) else 5
+    n_bins = int(max(1, min(_TARGET_BINS, y.shape[0] // (2 * max(k, 2)))))
+    if n_bins == 1:
+        return np.zeros(y.shape[0], dtype=np.int64)
+    edges = np.quantile(y, np.linspace(0, 1, n_bins + 1)[1:-1])
+    return np.searchsorted(edges, y, side="right").astype(np.int64)
