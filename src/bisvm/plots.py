@@ -14,6 +14,7 @@ __all__ = [
     "plot_importance",
     "plot_selection_frequency",
     "plot_sparsity_heatmap",
+    "plot_predicted_vs_true",
     "save",
 ]
 
@@ -220,6 +221,40 @@ def plot_sparsity_heatmap(hinge_values, l1_values, counts, *, ax=None):
     ax.set_ylabel("μ (hinge_smoothing)")
     ax.set_title("Nonzero coefficients (|w| > 0.001)")
     ax.figure.colorbar(im, ax=ax)
+    return ax
+
+
+def plot_predicted_vs_true(y_true, y_pred, *, title=None, ax=None):
+    """Predicted against true values of a regression, with the identity line.
+
+    Points on the diagonal are predicted exactly; the vertical spread about it is the
+    error, in the target's units. The title gives :math:`R^2 = 1 - \\sum (y-\\hat y)^2 /
+    \\sum (y - \\bar y)^2` and the root mean squared error of these rows.
+
+    Parameters
+    ----------
+    y_true, y_pred : ndarray of shape (n,)
+    title : str, optional
+        First line of the title.
+    """
+    y_true = np.asarray(y_true, dtype=float).ravel()
+    y_pred = np.asarray(y_pred, dtype=float).ravel()
+    if y_true.shape != y_pred.shape or y_true.size == 0:
+        raise ValueError("y_true and y_pred must be non-empty and of the same length, got "
+                         f"{y_true.size} and {y_pred.size}")
+    ax = _axes(ax, figsize=(5.0, 4.6))
+    ax.scatter(y_true, y_pred, s=14, alpha=0.7, color="tab:blue", edgecolors="none")
+    lo = float(min(y_true.min(), y_pred.min()))
+    hi = float(max(y_true.max(), y_pred.max()))
+    ax.plot([lo, hi], [lo, hi], color="0.4", lw=1, ls="--", label="prediction = truth")
+    rmse = float(np.sqrt(np.mean((y_pred - y_true) ** 2)))
+    ss = float(np.sum((y_true - y_true.mean()) ** 2))
+    r2 = 1.0 - float(np.sum((y_pred - y_true) ** 2)) / ss if ss > 0 else float("nan")
+    ax.set_xlabel("true")
+    ax.set_ylabel("predicted")
+    ax.set_title(f"{title or 'Predicted against true'}\nR² = {r2:.3f}, RMSE = {rmse:.4g} "
+                 f"({y_true.size} rows)", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
     return ax
 
 

@@ -22,7 +22,8 @@ import re
 
 import numpy as np
 
-__all__ = ["Report", "bilevel_report", "model_report", "tuning_report", "figure_png",
+__all__ = ["Report", "bilevel_report", "regression_report", "model_report", "tuning_report",
+           "figure_png",
            "kept_model", "refinement_messages", "thesis_scores_informative",
            "penalty_problems"]
 
@@ -351,7 +352,7 @@ def _selected_table(rep, est, names, order, coef_units):
     apart (per feature: the vector model), the fold models' selection frequency where
     the estimator has it, and the coefficient."""
     imp = np.asarray(est.feature_importances_)
-    coef = np.asarray(est.coef_)[0]
+    coef = np.atleast_2d(np.asarray(est.coef_))[0]  # a regressor's coef_ is 1-D
     thesis = np.ravel(est.importance_)
     # the thesis's score is per penalty group; per feature only for the vector model,
     # whose groups are the coefficients in order (intercept last)
@@ -367,6 +368,61 @@ def _selected_table(rep, est, names, order, coef_units):
                + ([float(freq[j])] if freq is not None else []) + [float(coef[j])]
                for j in order], header,
               caption=f"{len(order)} of {len(names)} features selected")
+
+
+def regression_report(est, *, feature_names, X_test=None, y_test=None, summary=None,
+                      tree_importance=None, notes=(), title=None, coef_units=None,
+                      stability=None):
+    """Report of a :class:`~bisvm.estimators.bilevel_svr.BilevelSVR` fit (``bisvm report``
+    on a continuous target).
+
+    Sections: summary table (the CLI puts the test R² and RMSE in it), the selected
+    features with importance, the fold models' selection frequency and the coefficient,
+    the L1 weights the fit kept, importance bars beside a tree ensemble's, predicted
+    against true on the test rows, the selection frequencies (fold models, stability
+    selection) and the convergence of the outer iterations. Parameters as
+    :func:`bilevel_report`; ``stability`` may hold ``test_r2``.
+    """
+    from . import plots
+
+    names = [str(n) for n in feature_names]
+    rep = Report(title or "bisvm: bilevel feature selection for regression",
+                 "Smoothed elastic-net support vector regression whose L1 weights are "
+                 "learned by BiSVM L-BFGS.")
+    for n in notes:
+        rep.paragraph(n, note=True)
+    rep.section("Summary")
+    rep.table(summary or {})
+    imp = np.asarray(est.feature_importances_)
+    order = [j for j in np.argsort(-imp, kind="stable") if imp[j] > 0]
+    rep.section("Selected features")
+    _selected_table(rep, est, names, order, coef_units)
+    pw = np.ravel(est.penalty_weights_)
+    if kept_model(est) == "scalar":
+        rep.table([["β (every coefficient)", float(pw[0])]], ["penalty weight", "value"],
+                  caption="L1 weight kept (scalar model)")
+    else:
+        pw_names = [names[int(n[1:])] if re.fullmatch(r"x\d+", str(n))
+                    and int(n[1:]) < len(names) else str(n) for n in est.penalty_weight_names_]
+        rep.table([[n, float(v)] for n, v in zip(pw_names, pw)],
+                  ["penalty weight", "learned β"], caption="Learned L1 weights")
+    rep.section("Figures")
+    rep.figure(plots.plot_importance(names, imp, tree_importance,
+                                     reference_label="tree-based (variance)"),
+               "Importance of each feature (share of |w|, standardised) beside a tree "
+               "ensemble's.")
+    if X_test is not None and y_test is not None and len(y_test):
+        rep.figure(plots.plot_predicted_vs_true(y_test, est.predict(X_test),
+                                                title="Test rows"),
+                   "Predicted against true target on the test rows (never used for "
+                   "tuning); the dashed line is a perfect prediction.")
+    _frequency_figures(rep, est, names, stability)
+    hist = est.history_
+    if isinstance(hist, (tuple, list)) and hist and hasattr(hist[0], "value"):
+        rep.figure(plots.plot_convergence(hist, title="BiSVM outer iterations"),
+                   "Upper-level criterion and log-scale hypergradient norm per outer "
+                   "iteration.")
+    return rep
 
 
 def _frequency_figures(rep, est, names, stability):
@@ -492,9 +548,17 @@ def model_report(loaded, X=None, y=None, *, source=None, title=None):
         pred = est.predict(Xs)
         rep.section("On the given data")
         rows = {"rows": Xs.shape[0]}
-        if y is not None:
+        regression = not hasattr(est, "classes_")
+        if y is not None and regression:
+            y = np.asarray(y, dtype=float)
+            rows["R²"] = float(est.score(Xs, y))
+            rows["RMSE (target units)"] = float(np.sqrt(np.mean((pred - y) ** 2)))
+        elif y is not None:
             rows["score (accuracy or R²)"] = float(est.score(Xs, y))
         rep.table(rows)
+        if y is not None and regression:
+            rep.figure(plots.plot_predicted_vs_true(y, pred),
+                       "Predicted against true target on the given rows.")
         if y is not None and hasattr(est, "classes_"):
             header, crow = _confusion_rows(np.asarray(y), np.asarray(pred))
             rep.table(crow, header, caption="Confusion matrix")

@@ -206,8 +206,13 @@ def load_data(args, *, task):
     For a bundled set (all classification sets), ``--target COLUMN`` names one of its
     features as a regression target (e.g. ``--dataset iris --target 'petal width (cm)'``).
     """
-    import numpy as np
+    ds = read_data(args)
+    return ds, ds.X, target_for(args, ds, task)
 
+
+def read_data(args):
+    """The Dataset of ``--data``/``--dataset`` (:func:`load_data` without the target's
+    checks, for a subcommand that reads the target before it knows the task)."""
     from .. import data
 
     if args.data:
@@ -219,22 +224,15 @@ def load_data(args, *, task):
                              in DENSE_ONLY_COMMANDS else
                              sparse_for_model(args, getattr(args, "model", None)))
     else:
-        ds = data.load_dataset(args.dataset or "breast-cancer")
-        if args.target is not None and args.target != "target":
-            if args.target not in ds.feature_names:
-                raise ValueError(
-                    f"--target {args.target!r} is not a column of {ds.source}; columns: "
-                    f"{', '.join(ds.feature_names[:8])}, ...")
-            j = ds.feature_names.index(args.target)
-            keep = [k for k in range(ds.n_features) if k != j]
-            import dataclasses
+        ds = feature_as_target(data.load_dataset(args.dataset or "breast-cancer"),
+                               args.target)
+    return ds
 
-            names = [ds.feature_names[k] for k in keep]
-            ds = dataclasses.replace(
-                ds, X=np.ascontiguousarray(ds.X[:, keep]), y=ds.X[:, j].copy(),
-                feature_names=names, columns=names, groups=None, target=args.target,
-                target_names=None,
-                notes=(*ds.notes, f"target: the feature {args.target!r} of {ds.source}"))
+
+def target_for(args, ds, task):
+    """The target of ``ds`` checked for a ``task`` model (a float array for regression)."""
+    import numpy as np
+
     # what a scaling becomes on sparse X is said by the subcommand, from its Scaler
     y = ds.y
     if y is None:
@@ -257,8 +255,31 @@ def load_data(args, *, task):
         if np.asarray(y).dtype.kind == "f" and labels.size > max(20, len(y) // 5):
             raise ValueError(
                 f"{ds.source}: the target {ds.target!r} looks continuous ({labels.size} "
-                "distinct values); use a regression model (svr, kernel-ridge, selective)")
-    return ds, ds.X, y
+                "distinct values); use a regression model (svr, kernel-ridge, selective, "
+                "bilevel-svr)")
+    return y
+
+
+def feature_as_target(ds, target):
+    """A bundled data set whose feature ``target`` is the target (``--target FEATURE``;
+    the features are the others), or ``ds`` itself when ``target`` is None or
+    ``"target"`` (its class column)."""
+    import dataclasses
+
+    import numpy as np
+
+    if target is None or target == "target":
+        return ds
+    if target not in ds.feature_names:
+        raise ValueError(f"--target {target!r} is not a column of {ds.source}; columns: "
+                         f"{', '.join(ds.feature_names[:8])}, ...")
+    j = ds.feature_names.index(target)
+    keep = [k for k in range(ds.n_features) if k != j]
+    names = [ds.feature_names[k] for k in keep]
+    return dataclasses.replace(
+        ds, X=np.ascontiguousarray(ds.X[:, keep]), y=ds.X[:, j].copy(),
+        feature_names=names, columns=names, groups=None, target=target, target_names=None,
+        notes=(*ds.notes, f"target: the feature {target!r} of {ds.source}"))
 
 
 def split(args, X, y, *, classification):
@@ -299,7 +320,9 @@ def add_selection_data_options(g, dataset_default, dataset_help):
     """The data options shared by ``bisvm select`` and ``bisvm report`` (one argparse
     group): source, target, class, missing rows, encoding, test split, scaling, seed."""
     g.add_argument("--data", metavar="FILE", help="CSV, Parquet or svmlight file")
-    g.add_argument("--target", metavar="COLUMN", help="target column (default: last)")
+    g.add_argument("--target", metavar="COLUMN",
+                   help="target column (default: last); with a bundled --dataset, a "
+                   "feature's name makes that feature the (regression) target")
     g.add_argument("--dataset", choices=DATASETS, default=dataset_default, help=dataset_help)
     g.add_argument("--positive", metavar="LABEL",
                    help="class to select against the rest (multiclass targets)")
@@ -312,21 +335,26 @@ def add_selection_data_options(g, dataset_default, dataset_help):
                    help="share of rows held out for the test accuracy (default %(default)s)")
     add_scaling_option(g)
     g.add_argument("--seed", type=int, default=0, help="split seed (default %(default)s)")
+    from .task import add_task_option
+
+    add_task_option(g)
 
 
 def add_bilevel_options(g):
     """The model options of a bilevel selection run shared by ``bisvm select`` and
     ``bisvm report`` (:class:`~bisvm.cli.select.SelectOptions`): criterion, folds, the
     thesis's alpha, mu and gamma, the intercept's penalty and the outer iterations cap."""
-    g.add_argument("--criterion", default="scaled_margin", choices=sorted(names.CRITERIA),
-                   help="upper-level criterion (default %(default)s, as BilevelSVC; "
-                   "'holdout' is the thesis's J)")
+    g.add_argument("--criterion", default=None, choices=sorted(names.CRITERIA),
+                   help="upper-level criterion of classification (default scaled_margin, "
+                   "as BilevelSVC; 'holdout' is the thesis's J); regression: "
+                   "--regression-criterion")
     g.add_argument("--cv", type=positive_int("--cv", 2), default=5,
                    help="folds of k-fold criteria (default %(default)s)")
     g.add_argument("--l2-penalty", type=positive_float("--l2-penalty"), default=0.01,
                    help="the thesis's alpha (default %(default)s)")
     g.add_argument("--hinge-smoothing", type=positive_float("--hinge-smoothing"),
-                   default=0.25, help="the thesis's mu (default %(default)s)")
+                   default=None, help="the thesis's mu (default 0.25; classification "
+                   "only, regression: --loss-smoothing)")
     g.add_argument("--l1-smoothing", type=positive_float("--l1-smoothing"),
                    default=0.01, help="the thesis's gamma (default %(default)s)")
     g.add_argument("--free-intercept", action="store_true",

@@ -23,6 +23,8 @@ examples:
   bisvm fit --data cancer.csv --target target --model bilevel --test-size 0.25 --save cancer.bisvm
   bisvm fit --dataset iris --model kernel-logistic --save iris.bisvm
   bisvm fit --data houses.csv --target price --model svr --kernel rbf --epsilon 0.1
+  bisvm fit --data diabetes.csv --target progression --model bilevel-svr --test-size 0.25 \
+      --save diabetes.bisvm
 """
 
 
@@ -87,6 +89,12 @@ def run(args):
             est.set_params(verbose=0)  # display only: not a parameter of the saved model
         train_score = float(est.score(Xtr_s, ytr))
         test_score = float(est.score(scaler.transform(Xte), yte)) if len(yte) else None
+        test_rmse = None
+        if not clf and len(yte):
+            import numpy as np
+
+            res = np.asarray(est.predict(scaler.transform(Xte)), dtype=float) - yte
+            test_rmse = float(np.sqrt(np.mean(res ** 2)))
         conv = _convergence(est) if args.save else None
     seconds = time.perf_counter() - t0
     result = {
@@ -105,6 +113,7 @@ def run(args):
         "score_name": "accuracy" if clf else "R2",
         "train_score": train_score,
         "test_score": test_score,
+        **({} if test_rmse is None else {"test_rmse": test_rmse}),
         "seconds": seconds,
         "notes": notes,
         "warnings": warns,
@@ -166,6 +175,8 @@ def _print(r):
     p(f"training {r['score_name']}  {r['train_score']:.4f}")
     if r["test_score"] is not None:
         p(f"test {r['score_name']}      {r['test_score']:.4f}  ({r['n_test']} held-out rows)")
+    if "test_rmse" in r:
+        p(f"test RMSE    {r['test_rmse']:.6g}  (target units)")
     common.print_selected(r)
     p(f"{r['seconds']:.2f} s")
     if "saved" in r:

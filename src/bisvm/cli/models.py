@@ -73,6 +73,9 @@ MODELS = {m.name: m for m in (
     ModelSpec("bilevel", "estimators.sparse", "BilevelSVC", "classification", {},
               "sparse SVM whose L1 weights are learned by bilevel optimisation (as select)",
               progress=True),
+    ModelSpec("bilevel-svr", "estimators.bilevel_svr", "BilevelSVR", "regression", {},
+              "sparse support vector regression whose L1 weights are learned by bilevel "
+              "optimisation (as select on a continuous target)", progress=True),
     ModelSpec("selective", "estimators.selective", "SelectiveRegression", "regression",
               {"selectivity": (1e-3, 1e2), "ridge": (1e-4, 1e2)},
               "selective-ridge (berhu) penalised linear regression"),
@@ -89,6 +92,7 @@ OPTION_PARAMS = {
     "probability": "probability", "class_weight": "class_weight",
     "penalty_weight": "penalty_weight", "l2_penalty": "l2_penalty",
     "hinge_smoothing": "hinge_smoothing", "l1_smoothing": "l1_smoothing",
+    "loss_smoothing": "loss_smoothing",
     "bilevel_model": "model", "criterion": "criterion", "cv": "cv",
     "selectivity": "selectivity", "max_iter": "max_iter", "tol": "tol",
 }
@@ -113,30 +117,37 @@ def add_model_args(p, *, default_model="svc", choices=None, default_help=None):
                    help="kernel width: a number, 'scale' or 'auto'")
     g.add_argument("--degree", type=positive_int("--degree"), help="polynomial degree")
     g.add_argument("--coef0", type=float, help="kernel offset (poly, sigmoid)")
-    g.add_argument("--epsilon", type=float, help="tube half-width of svr")
+    g.add_argument("--epsilon", type=float, help="tube half-width of svr (bilevel-svr: in "
+                   "standard deviations of the target)")
     g.add_argument("--ridge", type=positive_float("--ridge"),
                    help="ridge weight (kernel-ridge, selective)")
     g.add_argument("--penalty", choices=["l1", "l2"], help="linear-svc penalty")
-    g.add_argument("--loss", choices=["hinge", "squared_hinge"], help="svc/linear-svc loss")
+    g.add_argument("--loss", choices=["hinge", "squared_hinge", "epsilon_insensitive",
+                                      "squared", "huber"],
+                   help="svc/linear-svc loss (hinge, squared_hinge); bilevel-svr data loss "
+                   "(epsilon_insensitive, squared, huber)")
     g.add_argument("--probability", action="store_const", const=True,
                    help="svc: fit Platt probabilities (predict writes them)")
     g.add_argument("--class-weight", choices=["balanced"], help="reweight classes")
     g.add_argument("--penalty-weight", type=positive_float("--penalty-weight"),
                    help="elastic-net: the thesis's beta (scalar L1 weight)")
     g.add_argument("--l2-penalty", type=positive_float("--l2-penalty"),
-                   help="elastic-net/bilevel: the thesis's alpha")
+                   help="elastic-net/bilevel/bilevel-svr: the thesis's alpha")
     g.add_argument("--hinge-smoothing", type=positive_float("--hinge-smoothing"),
                    help="elastic-net/bilevel: the thesis's mu")
     g.add_argument("--l1-smoothing", type=positive_float("--l1-smoothing"),
-                   help="elastic-net/bilevel: the thesis's gamma")
+                   help="elastic-net/bilevel/bilevel-svr: the thesis's gamma")
+    g.add_argument("--loss-smoothing", type=positive_float("--loss-smoothing"),
+                   help="bilevel-svr: width of the epsilon tube's soft edges (standard "
+                   "deviations of the target)")
     g.add_argument("--bilevel-model", choices=["auto", "scalar", "vector", "group"],
-                   help="bilevel: one L1 weight, one per feature or one per group (auto: "
-                   "BilevelSVC's choice by the table's shape)")
+                   help="bilevel, bilevel-svr: one L1 weight, one per feature or one per "
+                   "group (auto: the estimator's choice by the table's shape)")
     g.add_argument("--groups", metavar="SPEC",
                    help="feature groups (elastic-net, bilevel): 'mean=0-9,se=10-19' or name "
                    "prefixes 'mean,error,worst'")
     g.add_argument("--criterion", help="bilevel upper-level criterion (kfold, holdout, "
-                   "logistic, margin, ...)")
+                   "logistic, margin, ...); bilevel-svr: mse or mae")
     g.add_argument("--cv", type=positive_int("--cv", 2), help="folds of k-fold criteria")
     g.add_argument("--selectivity", type=positive_float("--selectivity"),
                    help="selective models: the selectivity (seed-004's mu)")

@@ -23,11 +23,17 @@ offline) of either
 * a saved model (--model FILE, with --data to score it on a table): its parameters,
   coefficients or importance, and convergence plots where the file has them.
 
+On a continuous target (--task auto decides; --task regression forces it) the selection
+run fits BilevelSVR (as `bisvm select`) and the report gives the test R2 and RMSE, the
+selected features with their importance, a predicted-against-true scatter of the test
+rows, the selection frequencies and the convergence (no grid, no sweep).
+
 examples:
   bisvm report --data cancer.csv --target target --out report.html
   bisvm report --dataset iris --bilevel-model scalar --out iris.html
   bisvm report --data cancer.csv --target target --stability 50 --n-jobs 2
   bisvm report --model cancer.bisvm --data cancer.csv --out model.html
+  bisvm report --data diabetes.csv --target progression --out diabetes.html
 """
 
 
@@ -50,6 +56,9 @@ def add_parser(sub):
                    help="skip the 149-point grid (no validation curve / path figures)")
     m.add_argument("--sweep", type=common.positive_int("--sweep", 0), default=0,
                    metavar="N", help="add the (mu, gamma) sparsity heatmap of N x N solves")
+    from .select_regression import add_regression_options
+
+    add_regression_options(p)
     select.add_stability_options(p)
     common.add_parallel_args(p)
     o = common.add_output_args(p)
@@ -117,7 +126,9 @@ def _selection(args):
         model=args.bilevel_model, groups=args.groups, criterion=args.criterion, cv=args.cv,
         l2_penalty=args.l2_penalty, hinge_smoothing=args.hinge_smoothing,
         l1_smoothing=args.l1_smoothing, free_intercept=args.free_intercept,
-        max_iter=args.max_iter, stability=args.stability,
+        max_iter=args.max_iter, stability=args.stability, task=args.task, loss=args.loss,
+        epsilon=args.epsilon, loss_smoothing=args.loss_smoothing,
+        regression_criterion=args.regression_criterion,
         stability_threshold=args.stability_threshold, n_jobs=args.n_jobs,
         no_grid=args.no_grid, json=args.json, quiet=args.quiet, verbose=args.verbose)
     stages = 2 + (1 if args.sweep else 0)
@@ -125,6 +136,10 @@ def _selection(args):
         run = select.run_select(opts)
         res = run.result
         bar(1)
+        if res.get("task") == "regression":
+            out, rep = _regression(args, run)
+            bar(1)
+            return out, rep
         est, names, bt = run.estimator, run.names, run.binary_target
         class_names = {-1.0: bt.negative, 1.0: bt.positive}  # the file's own labels
         trees = ExtraTreesClassifier(n_estimators=250, random_state=args.seed).fit(
@@ -136,7 +151,7 @@ def _selection(args):
                         if res["standardized_inside"] else res["scaling"]),
             "coefficients": res["coef_units"],
             "positive class": res["positive_class"],
-            "criterion": CRITERIA[args.criterion].description,
+            "criterion": CRITERIA[res["criterion"]].description,
             "validation objective": res["validation_objective"],
             "test accuracy": res["test_accuracy"],
             "selected features": f"{res['n_selected']} of {res['n_features']}",
@@ -191,4 +206,52 @@ def _selection(args):
             out[k] = res[k]
     if "sweep_counts" in res:
         out["sweep_counts"] = res["sweep_counts"]
+    return out, rep
+
+
+def _regression(args, run):
+    """The report of a regression selection run (BilevelSVR): ``(record, Report)``."""
+    from sklearn.ensemble import ExtraTreesRegressor
+
+    from ..report import regression_report
+
+    if args.sweep:
+        raise ValueError("--sweep maps the classifier's (mu, gamma) sparsity; this run is "
+                         "a regression")
+    res = run.result
+    trees = ExtraTreesRegressor(n_estimators=250, random_state=args.seed).fit(
+        run.X_train, run.y_train)
+    stab = res.get("stability")
+    summary = {
+        "data": res["source"], "target": res["target"],
+        "task": f"regression ({res['task_reason']})",
+        "training rows": res["n_train"], "test rows": res["n_test"],
+        "model": f"{res['model']} (BilevelSVR, {res['loss']} loss, BiSVM L-BFGS)",
+        "scaling": ("standardised inside the fit (per fold, sample-weighted)"
+                    if res["standardized_inside"] else res["scaling"]),
+        "coefficients": res["coef_units"],
+        "criterion": res["validation_objective_name"],
+        "validation objective": res["validation_objective"],
+        "test R²": res["test_r2"],
+        "test RMSE (target units)": res["test_rmse"],
+        "test RMSE of the training mean": res["test_rmse_training_mean"],
+        "selected features": f"{res['n_selected']} of {res['n_features']}",
+        **({"stable features (stability selection)":
+            f"{stab['n_stable']} at τ = {stab['threshold']:.2f} ({stab['n_pairs']} pairs)"}
+           if stab else {}),
+        "outer iterations": res["iterations"],
+        "lower-level solves": res["lower_level_solves"],
+        "seconds (fit)": res["seconds"],
+    }
+    rep = regression_report(run.estimator, feature_names=run.names, X_test=run.X_test,
+                            y_test=run.y_test, summary=summary,
+                            tree_importance=trees.feature_importances_, notes=res["notes"],
+                            coef_units=res["coef_units"], stability=stab)
+    keys = ("task", "task_reason", "source", "target", "n_train", "n_test", "model",
+            "model_fitted", "refined", "scaling", "coef_units", "validation_objective",
+            "test_r2", "test_rmse", "selected_features", "penalty_weights", "iterations")
+    out = {"kind": "selection", **{k: res[k] for k in keys}}
+    for k in ("selection_frequency", "stability"):
+        if k in res:
+            out[k] = res[k]
     return out, rep

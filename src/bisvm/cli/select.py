@@ -5,7 +5,8 @@ Learn the sparsity weights of a smoothed elastic-net SVM by bilevel optimisation
 the accuracy on a test split the tuning never saw, and the thesis's 149-point grid search
 beside it, timed fairly: a warm-up on a small subset pays the one-time costs (first calls,
 compiled kernels) before either is timed, and that cost is reported on its own
-(``startup_seconds``).
+(``startup_seconds``). A continuous target (``--task``, :mod:`bisvm.cli.task`) is
+handed to :mod:`bisvm.cli.select_regression` (BilevelSVR).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ PLOT_FEATURES_MAX = 40
 
 #: criterion name -> one-line description (the public list :data:`bisvm.names.CRITERIA`)
 CRITERION_NAMES = {name: c.description for name, c in CRITERIA.items()}
+#: The classification defaults of the options whose default depends on the task
+CLASSIFICATION_DEFAULTS = {"criterion": "scaled_margin", "hinge_smoothing": 0.25}
 
 DESCRIPTION = """\
 Sparse SVM feature selection by bilevel optimisation (BiSVM L-BFGS): the L1 weights of a
@@ -39,12 +42,20 @@ validation criterion, the accuracy on a test split never used for tuning, and th
 149-point grid-search baseline with the ratios of lower-level solves and of time. Both are
 timed after one shared warm-up (reported as start-up).
 
+A continuous target (--task auto decides, and says why; --task regression forces it)
+is fitted by BilevelSVR, sparse support vector regression with learned L1 weights
+(--loss, --epsilon, --loss-smoothing, --regression-criterion; epsilon and the smoothing
+are in standard deviations of the target): the output gives R2 and RMSE (in the
+target's units) on the test rows instead of the accuracy, and has no grid baseline.
+
 examples:
   bisvm select
   bisvm select --data cancer.csv --target target --json
   bisvm select --model scalar --criterion holdout
   bisvm select --model group --groups mean=0-9,se=10-19,worst=20-29 --out plots/
   bisvm select --stability 50 --n-jobs 2
+  bisvm select --data diabetes.csv --target progression
+  bisvm select --data doses.csv --target dose --task regression --regression-criterion mae
 """
 
 
@@ -70,9 +81,13 @@ def add_parser(sub):
                    "(default %(default)s, the thesis's)")
     m.add_argument("--learn-l2", action="store_true",
                    help="learn the ridge weight alpha too (the thesis fixes it)")
+    from .select_regression import add_regression_options
+
+    add_regression_options(s)
     add_stability_options(s)
     o = common.add_output_args(s)
-    o.add_argument("--no-grid", action="store_true", help="skip the grid-search baseline")
+    o.add_argument("--no-grid", action="store_true", help="skip the grid-search baseline "
+                   "(classification; regression has none)")
     o.add_argument("--out", metavar="DIR", help="write PNG plots to DIR")
     s.set_defaults(func=run)
     return s
@@ -91,7 +106,8 @@ def add_stability_options(p):
     g.add_argument("--stability-threshold", type=common.share("--stability-threshold", 0.5),
                    default=None, metavar="TAU",
                    help="selection frequency, in (0.5, 1], that a feature needs to be "
-                   "stable (default: StabilitySelection's, 0.6)")
+                   "stable (default: StabilitySelection's, 0.6); regression: the "
+                   "same, with BilevelSVR and the R2 of the refit on the stable set")
     if not p.prog.endswith(" report"):
         g.add_argument("--n-jobs", type=int, default=None,
                        help="cores for the stability fits and the folds (-1: all; the "
@@ -123,15 +139,20 @@ class SelectOptions:
     seed: int = 0
     model: str = "auto"
     groups: str | None = None
-    criterion: str = "scaled_margin"
+    criterion: str | None = None
     cv: int = 5
     validation_fraction: float = 0.2
     l2_penalty: float = 0.01
-    hinge_smoothing: float = 0.25
+    hinge_smoothing: float | None = None
     l1_smoothing: float = 0.01
     free_intercept: bool = False
     learn_l2: bool = False
     max_iter: int = 100
+    task: str = "auto"
+    loss: str = "epsilon_insensitive"
+    epsilon: float = 0.1
+    loss_smoothing: float = 0.1
+    regression_criterion: str = "mse"
     stability: int = 0
     stability_threshold: float | None = None
     n_jobs: int | None = None
@@ -154,9 +175,10 @@ class SelectOptions:
 @dataclasses.dataclass(frozen=True)
 class SelectRun:
     """What :func:`run_select` returns: the JSON-able ``result`` record and, for
-    ``bisvm report``, the fitted estimator, the grid (None under ``no_grid``), the
-    feature names, the scaled splits, the ±1 target's labels and the fitted
-    StabilitySelection (None without ``stability``)."""
+    ``bisvm report``, the fitted estimator, the grid (None under ``no_grid`` and for
+    regression), the feature names, the scaled splits, the ±1 target's labels (None for
+    regression) and the fitted StabilitySelection (None without ``stability``). The
+    record's ``task`` says which it was."""
 
     result: dict
     estimator: object
@@ -171,29 +193,41 @@ class SelectRun:
 
 
 def run(args):
+    from .select_regression import print_select_regression
+
     sel = run_select(SelectOptions.from_args(args))
-    common.emit(args, sel.result, print_select)
+    common.emit(args, sel.result, print_select_regression
+                if sel.result.get("task") == "regression" else print_select)
     return 0
 
 
-def load_binary(opts):
-    """Features, ±1-able target, names, groups and notes from --data or --dataset.
+def read_source(opts):
+    """The Dataset of ``--data`` or ``--dataset`` (a bundled set's feature as the target
+    under ``--target FEATURE``).
 
     An svmlight file's X stays a CSR matrix under ``--sparse auto|always`` when
     :class:`~bisvm.estimators.sparse.BilevelSVC` takes sparse input (its scikit-learn
     tags); names are then ``x0 ... x{d-1}``, made on demand.
     """
+    from .. import data
+
+    if opts.data:
+        return data.read_table(opts.data, target=opts.target,
+                               drop_missing=opts.drop_missing, encoding=opts.encoding,
+                               **common.table_options(opts),
+                               sparse=common.sparse_for_model(opts, "bilevel"))
+    return common.feature_as_target(data.load_dataset(opts.dataset), opts.target)
+
+
+def load_binary(opts, ds=None):
+    """Features, ±1-able target, names, groups and notes of ``ds`` (read from --data or
+    --dataset when not given, :func:`read_source`)."""
     import numpy as np
 
     from .. import data
 
     notes = []
-    if opts.data:
-        ds = data.read_table(opts.data, target=opts.target, drop_missing=opts.drop_missing,
-                             encoding=opts.encoding, **common.table_options(opts),
-                             sparse=common.sparse_for_model(opts, "bilevel"))
-    else:
-        ds = data.load_dataset(opts.dataset)
+    ds = read_source(opts) if ds is None else ds
     X, y = ds.X, ds.y
     notes.extend(ds.notes)
     labels = np.unique(y)
@@ -215,7 +249,8 @@ def load_binary(opts):
     elif labels.size > 2:
         raise ValueError(
             f"the target has {labels.size} classes; bisvm select needs two: pass "
-            "--positive LABEL for one class against the rest"
+            "--positive LABEL for one class against the rest, or --task regression for "
+            "a numeric target"
         )
     else:
         bt = data.binary_target(y)
@@ -283,7 +318,21 @@ def run_select(opts):
         raise ValueError(f"--n-jobs must be a positive integer or -1, got {opts.n_jobs}")
     if opts.stability:
         learned.check_stability_available()
-    X, bt, names, groups, notes, ds = load_binary(opts)
+    from .task import detect_task
+
+    source = read_source(opts)
+    if source.y is None:
+        raise ValueError(f"{source.source}: no target column")
+    task, reason = detect_task(source.y, opts.task, target=source.target)
+    if task == "regression":
+        from .select_regression import run_regression
+
+        return run_regression(opts, source, reason, t_start=t_start,
+                              import_seconds=import_seconds)
+    # options whose default depends on the task
+    opts = dataclasses.replace(opts, **{k: v for k, v in CLASSIFICATION_DEFAULTS.items()
+                                        if getattr(opts, k) is None})
+    X, bt, names, groups, notes, ds = load_binary(opts, source)
     if opts.model == "group" and not groups:
         raise ValueError("--model group needs --groups (e.g. mean=0-9,se=10-19,worst=20-29)")
     Xtr, Xte, ytr, yte = data.train_test_split_seeded(
@@ -305,7 +354,7 @@ def run_select(opts):
                      "held-out folds: no feature is kept (the majority class is predicted)")
     result = {
         "source": ds.source,
-        "input": _input_record(X, Xtr_s),
+        "input": input_record(X, Xtr_s),
         "scaling": scaler.effective_method_,
         "standardized_inside": plan.inside,
         "coef_units": plan.coef_units,
@@ -317,6 +366,8 @@ def run_select(opts):
         "criterion": opts.criterion,
         "positive_class": common.to_py(bt.positive),
         "negative_class": common.to_py(bt.negative),
+        "task": task,
+        "task_reason": reason,
         **_fit_record(opts, est, Xte_s, yte, names, groups),
         "seconds": fit_seconds,
         "startup_seconds": import_seconds + warm_seconds,
@@ -412,7 +463,7 @@ def _fit_record(opts, est, X_test, y_test, names, groups):
         "test_accuracy": float(est.score(X_test, y_test)),
         "test_halved_mse": float(np.mean((out_te - y_test) ** 2) / 2.0),
         # one β for a scalar model, kept or asked for (learned.kept_weights)
-        "penalty_weights": _listed_by_name(est.penalty_weight_names_, est.penalty_weights_,
+        "penalty_weights": listed_by_name(est.penalty_weight_names_, est.penalty_weights_,
                                            d, order, names, group_names)
         if learned.kept_model(est) != "scalar" else learned.kept_weights(est, names),
         "selected_features": selected,
@@ -432,7 +483,7 @@ def _fit_record(opts, est, X_test, y_test, names, groups):
     }
     if learned.thesis_scores_informative(est):
         # with one shared β every selected feature has the same thesis score: left out
-        rec["thesis_scores"] = _listed_by_name(est.importance_names_, est.importance_, d,
+        rec["thesis_scores"] = listed_by_name(est.importance_names_, est.importance_, d,
                                                order, names, group_names)
     if rec["selection_frequency"] is None:
         del rec["selection_frequency"]
@@ -455,7 +506,7 @@ def _grid_record(est, grid, fit_seconds):
     }
 
 
-def _input_record(X, X_model):
+def input_record(X, X_model):
     """What was read and what the estimator was given (its type: a sparse X must reach
     the estimator as a sparse matrix)."""
     import scipy.sparse as sp
@@ -467,7 +518,7 @@ def _input_record(X, X_model):
     return rec
 
 
-def _listed_by_name(keys, values, d, order, names, group_names):
+def listed_by_name(keys, values, d, order, names, group_names):
     """``{name: value}`` of an estimator record keyed by its names (``x{j}`` for feature
     ``j``, group names, ``intercept``), with the user's feature names; above
     :data:`LIST_ALL_FEATURES_MAX` features only the selected features (indices ``order``)

@@ -18,7 +18,10 @@ tuning never saw (--test-size, default 0.25).
 
 methods:
   bilevel   learn the L1 weights of the sparse SVM by BiSVM L-BFGS on a validation
-            criterion (BilevelSVC; --bilevel-model scalar|vector|group, --criterion)
+            criterion (BilevelSVC; --bilevel-model scalar|vector|group, --criterion);
+            on a continuous target (--task auto decides, and says why) the sparse
+            SVR, BilevelSVR (--model bilevel-svr; --criterion mse|mae, --loss,
+            --epsilon, --loss-smoothing), scored by R2 and RMSE on the test rows
   grid      k-fold grid search over the model's main parameters on log grids
             (--grid-size points each; --range NAME=LOW:HIGH to change a range)
   random    k-fold random search, --n-iter log-uniform draws
@@ -34,6 +37,7 @@ running Dask cluster; the results are the same.
 
 examples:
   bisvm tune --dataset breast-cancer --method bilevel --bilevel-model vector
+  bisvm tune --data diabetes.csv --target progression --method bilevel
   bisvm tune --data d.csv --target y --method grid --model svc --n-jobs 2
   bisvm tune --dataset iris --method random --model svc --n-iter 30 --dask local
   bisvm tune --data d.csv --target y --method loo --model kernel-ridge
@@ -46,10 +50,14 @@ def add_parser(sub):
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_data_args(p, test_size=0.25)
     add_model_args(p, default_model=None, default_help=(
-        "default: bilevel for --method bilevel, svc for grid and random, "
-        "selective-logistic for the others"))
+        "default: bilevel for --method bilevel (bilevel-svr on a continuous target), svc "
+        "for grid and random, selective-logistic for the others"))
     t = p.add_argument_group("tuning")
     t.add_argument("--method", choices=METHODS, required=True, help="how to choose")
+    from .task import TASK_HELP, TASKS
+
+    t.add_argument("--task", choices=TASKS, default="auto",
+                   help="--method bilevel without --model: " + TASK_HELP)
     t.add_argument("--grid-size", type=common.positive_int("--grid-size", 2), default=None,
                    help="grid points per parameter (grid; default 5), along the 1-D grid "
                    "(loo, kfold; default 7) or along the selectivity path of the selective "
@@ -69,6 +77,10 @@ def add_parser(sub):
     return p
 
 
+#: the models that ``--method bilevel`` tunes (their L1 weights, by hypergradient)
+BILEVEL_MODELS = ("bilevel", "bilevel-svr")
+
+
 def _default_model(method):
     return {"bilevel": "bilevel", "grid": "svc", "random": "svc"}.get(method,
                                                                      "selective-logistic")
@@ -82,17 +94,27 @@ def run(args):
     common.check_output_path("--save", args.save)
     common.check_output_path("--report", args.report, suffixes=(".html", ".htm"),
                              what="an HTML report")
+    ds = common.read_data(args)
     model = args.model or _default_model(args.method)
+    task_note = []
+    if args.method == "bilevel" and args.model is None and ds.y is not None:
+        from .task import detect_task
+
+        task, reason = detect_task(ds.y, args.task, target=ds.target)
+        model = "bilevel-svr" if task == "regression" else "bilevel"
+        if task == "regression":  # a classification run prints as it always did
+            task_note = [f"task: regression ({reason}): --model {model}"]
     spec = MODELS[model]
-    if args.method == "bilevel" and model != "bilevel":
-        raise ValueError("--method bilevel tunes --model bilevel (the sparse SVM's L1 "
-                         "weights); use --method grid|random for other models")
-    if args.method != "bilevel" and model == "bilevel":
-        raise ValueError("--model bilevel tunes itself: use --method bilevel")
+    if args.method == "bilevel" and model not in BILEVEL_MODELS:
+        raise ValueError("--method bilevel tunes --model bilevel or bilevel-svr (the sparse "
+                         "SVM's or SVR's L1 weights); use --method grid|random for other "
+                         "models")
+    if args.method != "bilevel" and model in BILEVEL_MODELS:
+        raise ValueError(f"--model {model} tunes itself: use --method bilevel")
     if args.method in ("diffloo", "alo") and model not in ("selective", "selective-logistic"):
         raise ValueError(f"--method {args.method} is the criterion of the selective models; "
                          "use --model selective or selective-logistic")
-    ds, X, y = common.load_data(args, task=spec.task)
+    X, y = ds.X, common.target_for(args, ds, spec.task)
     clf = spec.task == "classification"
     Xtr, Xte, ytr, yte = common.split(args, X, y, classification=clf)
     plan = common.scaling_for(args, spec)
@@ -111,8 +133,13 @@ def run(args):
         else:
             est, res = _one_d(args, spec, ds, Xtr_s, ytr, report_bits)
         test_score = float(est.score(Xte_s, yte)) if len(yte) else None
+        if not clf and len(yte):
+            import numpy as np
+
+            res["test_rmse"] = float(np.sqrt(np.mean(
+                (np.asarray(est.predict(Xte_s), dtype=float) - yte) ** 2)))
     result = {
-        "command": "tune", "method": args.method, "model": model,
+        "command": "tune", "method": args.method, "model": model, "task": spec.task,
         "estimator": type(est).__name__, "source": ds.source,
         "n_train": int(len(ytr)), "n_test": int(len(yte)), "n_features": int(X.shape[1]),
         **res,
@@ -120,7 +147,7 @@ def run(args):
         "test_score": test_score,
         "seconds": time.perf_counter() - t0,
         "scaling": scaler.effective_method_, "standardized_inside": plan.inside,
-        "notes": list(ds.notes) + [n for n in (plan.note,) if n] + (
+        "notes": task_note + list(ds.notes) + [n for n in (plan.note,) if n] + (
             [f"scaling: {scaler.describe()}"] if scaler.effective_method_ != plan.method
             else []) + res.pop("fit_notes", []), "warnings": warns,
     }
@@ -152,7 +179,8 @@ def _bilevel(args, spec, ds, X, y, bits):
     return est, {
         "chosen": common.named_weights(est, names),
         "fit_notes": refinement_messages(est),
-        "criterion": f"BiSVM upper level ({est.criterion})",
+        "criterion": f"BiSVM upper level ({est.criterion}"
+                     + (", standardised target)" if spec.task == "regression" else ")"),
         "criterion_value": common.to_py(np.asarray(est.validation_score_)),
         "iterations": common.to_py(np.asarray(est.n_iter_)),
         "lower_level_solves": int(est.lower_level_solves_),
@@ -331,6 +359,8 @@ def _write_report(args, result, bits, est):
     summary["criterion value"] = cv if cv is not None and np.ndim(cv) == 0 else str(cv)
     if result["test_score"] is not None:
         summary[f"test {result['score_name']}"] = result["test_score"]
+    if "test_rmse" in result:
+        summary["test RMSE (target units)"] = result["test_rmse"]
     if "backend" in result:
         summary["ran on"] = result["backend"]
     figs = []
@@ -374,6 +404,8 @@ def _print(r):
     common.print_selected(r)
     if r["test_score"] is not None:
         p(f"test {r['score_name']}  {r['test_score']:.4f}  ({r['n_test']} held-out rows)")
+    if "test_rmse" in r:
+        p(f"test RMSE  {r['test_rmse']:.6g}  (target units)")
     p(f"{r['seconds']:.2f} s")
     for key in ("saved", "report"):
         if key in r:

@@ -63,8 +63,8 @@ class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEsti
     ----------
     model : {"auto", "scalar", "vector", "group"}, default="auto"
         One β for all coefficients, one per feature, or one per group. ``"auto"``: the
-        group model when ``feature_groups`` is given, else the vector model when the
-        features are at most the training rows of a fold, else the scalar model.
+        group model when ``feature_groups`` is given, else the vector model, for any
+        shape (see the Notes); the choice is in ``model_``.
     feature_groups : dict of str -> list, or list of lists, optional
         Feature groups for ``model="group"`` (column indices, or names for a DataFrame).
     loss : {"epsilon_insensitive", "squared", "huber"}, default="epsilon_insensitive"
@@ -103,9 +103,13 @@ class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEsti
         last split's test rows (an int: 1/k of the rows).
     validation_fraction : float, default=0.2
         Unused by the k-fold criteria; kept for the shared ``model="auto"`` rule.
+    scalar_rule : {"auto", "min", "1se"}, default="auto"
+        As in :class:`~bisvm.estimators.sparse.BilevelSVC`, except that ``"auto"`` is
+        ``"min"`` whenever the vector or group refinement follows: the scalar weight then
+        only starts the refinement, whose held-out ``refinement_rule`` chooses the
+        sparsity.
     init_penalty, warm_init, solver, max_iter, tol, support_threshold, refit, \
-early_stopping, scalar_rule, refinement_rule, blas_threads, n_jobs, verbose, \
-penalize_intercept
+early_stopping, refinement_rule, blas_threads, n_jobs, verbose, penalize_intercept
         As in :class:`~bisvm.estimators.sparse.BilevelSVC`.
     null_test : bool, default=True
         Keep the learned model only when its out-of-fold squared error is below the
@@ -146,6 +150,13 @@ blas_threads_, fit_seconds_
     scalar path (for more features than rows) and of the refinement keep the simpler
     model unless the data show a gain beyond their noise; the null test returns the
     intercept-only model when no feature predicts.
+
+    ``model="auto"`` is the per-feature model also when the features outnumber the rows,
+    unlike :class:`~bisvm.estimators.sparse.BilevelSVC`: a regression target carries
+    far more information per row than a sign, the refinement starts from the learned
+    scalar model and replaces it only when rows it never saw confirm the gain, and on
+    wide problems the per-feature weights separate the informative features from the
+    noise that one common weight must keep or drop together.
     """
 
     penalty = "l1"
@@ -220,6 +231,13 @@ blas_threads_, fit_seconds_
         tags.input_tags.sparse = True
         return tags
 
+    def _resolve_model(self, y, d, split, fgroups, groups, cv):
+        """``model="auto"``: the group model with feature groups, else the vector model
+        (see the Notes)."""
+        if self.model != "auto":
+            return self.model
+        return "group" if fgroups is not None else "vector"
+
     def _lower_level(self):
         """The regression :class:`~bisvm.solvers.primal.lower_level.LowerLevel`."""
         return LowerLevel(
@@ -262,6 +280,10 @@ blas_threads_, fit_seconds_
         loss = REGRESSION_CRITERIA[self.criterion]
         cv, _, hyper, progress = self._prepare(X, bins, "kfold", groups, False)
         settings = self._staged_settings("kfold", loss, cv, task="regression")
+        if self.scalar_rule == "auto" and self.model_ != "scalar":
+            # the scalar stage only starts the refinement, whose held-out rule chooses
+            # the sparsity: its criterion minimum is the start
+            settings = replace(settings, scalar_rule="min")
         lower = self._lower_level()
         Xa, cs = self._design(X, sw)
         self.solver_ = resolve_solver(self.solver, Xa)

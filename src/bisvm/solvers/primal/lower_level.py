@@ -13,6 +13,7 @@ the ``LowerModel`` interface of :mod:`bisvm.selection.model`.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass, replace
 
@@ -40,6 +41,7 @@ __all__ = [
     "mean_second_moment",
     "add_bias_column",
     "DATA_LOSSES",
+    "StackedLowerLevel",
 ]
 
 
@@ -419,3 +421,72 @@ class LowerLevel:
         if resolve_solver(self.solver, problem.X) == "lbfgs":
             return min(starts, key=lambda w: float(np.linalg.norm(problem.gradient(w))))
         return list(starts)
+
+
+@dataclass(frozen=True)
+class StackedLowerLevel(LowerLevel):
+    r"""The binary lower level on a stacked design whose last ``n_intercepts`` columns
+    are intercepts: unless ``penalize_intercept``, the ridge leaves all of them
+    unpenalised (the binary lower level exempts the last column only).
+
+    Parameters
+    ----------
+    n_intercepts : int
+        K, the number of trailing intercept columns.
+    Other parameters
+        As :class:`~bisvm.solvers.primal.lower_level.LowerLevel`.
+    """
+
+    n_intercepts: int = 1
+
+    def __post_init__(self):
+        super().__post_init__()
+        m = self.n_intercepts
+        if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
+            raise ValueError(f"n_intercepts must be a positive int, got {m!r}")
+
+    def problem(self, X, y, penalty_groups, weights, l2_penalty=None, sample_weight=None):
+        """The problem of :meth:`LowerLevel.problem` with the ridge mask excluding the
+        last ``n_intercepts`` columns (when they are not penalised)."""
+        if self.penalize_intercept or self.n_intercepts == 1:
+            return super().problem(X, y, penalty_groups, weights, l2_penalty, sample_weight)
+        d = X.shape[1]
+        if self.n_intercepts > d:
+            raise ValueError(f"X has {d} columns for {self.n_intercepts} intercepts")
+        mask = np.ones(d, dtype=bool)
+        mask[d - self.n_intercepts:] = False
+        if self.exact:
+            sw = None
+            if sample_weight is not None:
+                sw = np.asarray(sample_weight, dtype=float)
+                sw = sw * (sw.size / sw.sum())
+            return WeightedL1SVMProblem(
+                X, y, self.hinge_smoothing,
+                self.l2_penalty if l2_penalty is None else float(l2_penalty), mask,
+                np.asarray(weights, dtype=float), penalty_groups, sw)
+        P = super().problem(X, y, penalty_groups, weights, l2_penalty, sample_weight)
+        ridge, hub = P.penalty.terms
+        return replace(P, penalty=SumPenalty((L2(ridge.strength, mask), hub)))
+
+    def solve(self, problem, w0=None, tol=1e-9):
+        r""":meth:`LowerLevel.solve`, continued by L-BFGS from where a Newton solver
+        stopped short of the tolerance.
+
+        Why: one-vs-rest problems of well separated classes have a nearly flat valley
+        at their optimum (the smoothed hinge's curvature :math:`e^{-m/\mu}/\mu`
+        underflows once every margin m is large, and the intercepts are unpenalised),
+        so the Cholesky step of the damped Newton loop can point along a direction of
+        curvature near 1e-16 where no backtracked step decreases E, and the loop stops
+        there without converging. L-BFGS compares function values along its own
+        directions and reaches the tolerance from that point (Nocedal & Wright 2006,
+        Numerical Optimization, §7.2)."""
+        r = super().solve(problem, w0, tol)
+        if r.converged or self.exact or resolve_solver(self.solver, problem.X) == "lbfgs":
+            return r
+        r2 = solve_lbfgs(problem, w0=r.coef, tol=tol, max_iter=max(self.max_iter, 1000),
+                         warn=False)
+        g1 = float(np.linalg.norm(problem.gradient(r.coef)))
+        g2 = float(np.linalg.norm(problem.gradient(r2.coef)))
+        if g2 >= g1:
+            return r
+        return replace(r2, n_iter=r.n_iter + r2.n_iter)

@@ -4,12 +4,13 @@ face matrix :math:`A = X_F X_F^\top + \mathrm{diag}(c)` and the constrained cand
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve_triangular
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, lstsq, solve_triangular
 from scipy.linalg.lapack import dtrtri
 
 from .._linalg import shifted_cho_factor
 
-__all__ = ["SelectiveNewtonFactor", "face_candidate"]
+__all__ = ["SelectiveNewtonFactor", "face_candidate", "distinct_constraints",
+           "min_norm_psd_solve"]
 
 
 def _chol(M):
@@ -77,13 +78,72 @@ class SelectiveNewtonFactor:
         return dv - (corr / (self.c if v.ndim == 1 else self.c[:, None]))
 
 
+def distinct_constraints(V):
+    r"""Group identical columns of ``V`` (exact equality).
+
+    Two kink features with the same signed column :math:`\sigma_i x_i` impose the same
+    constraint :math:`\sigma_i x_i^\top\lambda = \mu`; kept twice they make the
+    constraint Gram matrix exactly singular. Returns ``first`` (the index of one
+    representative per group) and ``group`` (the group of every column).
+    """
+    k = V.shape[1]
+    if k <= 1:
+        return np.arange(k), np.zeros(k, dtype=np.intp)
+    _, first, group = np.unique(np.ascontiguousarray(V.T), axis=0, return_index=True,
+                                return_inverse=True)
+    return first, np.asarray(group, dtype=np.intp).reshape(-1)
+
+
+def min_norm_psd_solve(S, rhs, rcond=1e-11):
+    r"""Minimum-norm least-squares solution of :math:`S\theta = r` for a symmetric
+    positive semi-definite ``S`` that may be singular.
+
+    Cholesky when ``S`` is positive definite; otherwise LAPACK ``gelsy`` (a complete
+    orthogonal factorisation from QR with column pivoting; Golub & Van Loan, *Matrix
+    Computations*, 4th ed., §5.5), which gives the minimum-norm solution of the
+    numerically rank-``k`` system, directions with :math:`|R_{jj}| \le` ``rcond``
+    :math:`|R_{11}|` being dropped. ``gelsy`` is a finite direct method: unlike the
+    SVD-based ``gelsd`` it has no iteration that can fail to converge, which the
+    divide-and-conquer SVD does on rare matrices with tightly clustered (here: many
+    exactly zero) singular values.
+    """
+    if not (np.all(np.isfinite(S)) and np.all(np.isfinite(rhs))):
+        raise FloatingPointError(
+            "non-finite Newton face system in the selective dual solver (NaN or inf in "
+            "the data or the iterate)")
+    try:
+        return cho_solve(cho_factor(S, check_finite=False, lower=True), rhs,
+                         check_finite=False)
+    except LinAlgError:
+        return lstsq(S, rhs, cond=rcond, lapack_driver="gelsy", check_finite=False)[0]
+
+
 def face_candidate(X, F, Kidx, sigma, mu, c, ytil, fit_intercept):
     r"""Minimiser of :math:`\tfrac12\lambda^\top A\lambda - \tilde y^\top\lambda` subject to
     :math:`x_i^\top\lambda = \mu\sigma_i` (i in K) and :math:`\mathbf 1^\top\lambda = 0`;
-    returns it and the multipliers (the K coefficients, then the intercept)."""
+    returns it and the multipliers (the K coefficients, then the intercept), or
+    ``(None, None, A)`` when the constraints cannot all hold.
+
+    With :math:`C` the constraint columns and :math:`t` their targets, the multipliers
+    solve :math:`(C^\top A^{-1}C)\theta = C^\top A^{-1}\tilde y - t` and
+    :math:`\lambda = A^{-1}(\tilde y - C\theta)`. Identical signed kink columns
+    (duplicated features, common in binary fingerprints) are one constraint
+    (:func:`distinct_constraints`); its multiplier :math:`\phi_g` is shared equally by
+    the :math:`m_g` members, :math:`a_i = \sigma_i\phi_g/m_g`, the minimum-norm split of
+    a coefficient that the objective only determines through its sum. Any remaining
+    dependence (:math:`|K| + 1 >` rank, e.g. more kinks than objects or the intercept in
+    the span of the kink columns) gets the minimum-norm multipliers
+    (:func:`min_norm_psd_solve`); whether the constraints hold is then checked on λ.
+    """
     A = SelectiveNewtonFactor(X[:, F], c, free_index=F)
-    cols = [X[:, Kidx]] if Kidx.size else []
-    target = [mu * sigma] if Kidx.size else []
+    nK = Kidx.size
+    if nK:
+        V = X[:, Kidx] * sigma
+        first, group = distinct_constraints(V)
+        cols, target = [V[:, first]], [np.full(first.size, mu)]
+    else:
+        first, group = np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+        cols, target = [], []
     if fit_intercept:
         cols.append(np.ones((X.shape[0], 1)))
         target.append(np.zeros(1))
@@ -94,14 +154,15 @@ def face_candidate(X, F, Kidx, sigma, mu, c, ytil, fit_intercept):
     sol = A.solve(np.column_stack([ytil, C]))
     Ay, AC = sol[:, 0], sol[:, 1:]
     S = C.T @ AC
-    rhs = C.T @ Ay - tgt
-    try:
-        theta = cho_solve(cho_factor(S, check_finite=False, lower=True), rhs,
-                          check_finite=False)
-    except LinAlgError:  # more constraints than the data can meet (|K| + 1 > rank)
-        theta = np.linalg.lstsq(S, rhs, rcond=None)[0]
-    lam = Ay - AC @ theta
+    phi = min_norm_psd_solve(S, C.T @ Ay - tgt)
+    lam = Ay - AC @ phi
     resid = np.max(np.abs(C.T @ lam - tgt))
     if not resid <= 1e-8 * max(1.0, float(np.max(np.abs(tgt)))):
         return None, None, A
+    theta = np.empty(nK + int(bool(fit_intercept)))
+    if nK:
+        size = np.bincount(group, minlength=first.size)
+        theta[:nK] = sigma * phi[group] / size[group]
+    if fit_intercept:
+        theta[nK] = phi[-1]
     return lam, theta, A
