@@ -425,3 +425,87 @@ def test_per_feature_weights_are_lasso_on_rescaled_columns():
     # the heavily weighted features are the ones removed
     assert np.all(w[f >= 3.0] == pytest.approx(0.0, abs=1e-4))
     assert abs(w[0]) > 1.0
+
+
+# ---------------------------------------------------------------------------------------
+# the model's derivatives in its weights, its empty-model weight, its validation
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("loss", ["epsilon_insensitive", "squared", "huber"])
+def test_solution_sensitivity_matches_finite_differences(loss):
+    r"""The implicit function theorem's :math:`\partial\hat w/\partial b\,\Delta b =
+    -H^{-1}(\nabla_{wb}E)\Delta b` and :math:`\partial\hat w/\partial\alpha`, from the
+    model's ``weight_jvp``/``l2_jvp`` and its Newton factor, against central differences
+    of the solution; and ``weight_vjp``/``l2_vjp`` are their adjoints."""
+    rng = np.random.default_rng(13)
+    n, d = 50, 7
+    X = rng.normal(size=(n, d))
+    y = X[:, :2] @ np.array([1.0, -0.7]) + 0.4 * rng.normal(size=n)
+    Xa = add_bias_column(X)
+    hyper = make_hyper_model("group", d, groups={"g": [2, 3, 4]}, penalize_intercept=False)
+    lower = LowerLevel(l2_penalty=0.05, hinge_smoothing=0.1, l1_smoothing=0.05, loss=loss,
+                       epsilon=0.2, penalize_intercept=False)
+    b = rng.uniform(0.02, 0.1, size=hyper.n_hyper)
+    alpha = 0.05
+
+    def solve(bb, aa):
+        P = lower.problem(Xa, y, hyper.penalty_groups, hyper.weights(bb), l2_penalty=aa)
+        return P, lower.solve(P, tol=1e-13)
+
+    P, res = solve(b, alpha)
+    w, F = res.coef, lower.newton_factor(P, res)
+    h = 1e-6
+    for k in range(hyper.n_hyper):
+        e = np.zeros(hyper.n_hyper)
+        e[k] = h * b[k]
+        fd = (solve(b + e, alpha)[1].coef - solve(b - e, alpha)[1].coef) / (2 * h * b[k])
+        ift = -F.solve(lower.weight_jvp(P, w, e / (h * b[k])))
+        np.testing.assert_allclose(ift, fd, rtol=1e-5, atol=1e-7 * np.max(np.abs(fd)))
+    fd = (solve(b, alpha * (1 + h))[1].coef - solve(b, alpha * (1 - h))[1].coef) \
+        / (2 * h * alpha)
+    np.testing.assert_allclose(-F.solve(lower.l2_jvp(P, w, 1.0)), fd, rtol=1e-5,
+                               atol=1e-7 * np.max(np.abs(fd)))
+    v, db = rng.normal(size=d + 1), rng.normal(size=hyper.n_hyper)
+    assert np.isclose(lower.weight_vjp(P, w, v) @ db, v @ lower.weight_jvp(P, w, db))
+    assert np.isclose(lower.l2_vjp(P, w, v) * 0.3, v @ lower.l2_jvp(P, w, 0.3))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_zero_penalty_empties_the_squared_loss_model(weighted):
+    r"""With the squared loss, centred columns and a centred target, :math:`w = 0` with
+    the intercept at the (weighted) mean is optimal for the lasso exactly when every
+    weight is at least :math:`\max_j|\frac{1}{\sum s}\sum_i s_i(0 - y_i)x_{ij}|`
+    (glmnet's :math:`\lambda_{\max}`); the Pseudo-Huber penalty then leaves
+    coefficients of order γ, and well below it the model is not empty."""
+    rng = np.random.default_rng(14)
+    n, d = 70, 9
+    sw = rng.integers(1, 5, size=n).astype(float) if weighted else np.ones(n)
+    X = rng.normal(size=(n, d))
+    X -= sw @ X / sw.sum()
+    y = X[:, 0] - 0.5 * X[:, 4] + rng.normal(size=n)
+    y -= sw @ y / sw.sum()
+    gamma = 1e-3
+    lower = LowerLevel(l2_penalty=1e-3, l1_smoothing=gamma, loss="squared",
+                       penalize_intercept=False, solver="newton")
+    s = sw if weighted else None
+    zp = lower.zero_penalty(X, y, s)
+    np.testing.assert_allclose(zp, np.max(np.abs(X.T @ (sw * y))) / sw.sum(), rtol=1e-12)
+    hyper = make_hyper_model("scalar", d, penalize_intercept=False)
+    for factor, empty in [(1.5, True), (0.5, False)]:
+        P = lower.problem(add_bias_column(X), y, hyper.penalty_groups,
+                          hyper.weights([factor * zp]), sample_weight=s)
+        w = lower.solve(P, tol=1e-11).coef[:-1]
+        assert (np.max(np.abs(w)) <= gamma) == empty
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(loss="absolute"), "loss must be one of"),
+    (dict(loss="epsilon_insensitive", epsilon=-1.0), "epsilon"),
+    (dict(loss="huber", epsilon=0.0), "Huber"),
+    (dict(loss="squared", epsilon=np.nan), "epsilon"),
+    (dict(loss="squared", l1_smoothing=0.0), "exact L1 mode"),
+    (dict(loss="epsilon_insensitive", hinge_smoothing=0.0), "hinge_smoothing"),
+])
+def test_regression_lower_level_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        LowerLevel(**kwargs)
