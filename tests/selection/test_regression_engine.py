@@ -120,6 +120,17 @@ def test_smoothed_absolute_criterion_gradient(weighted):
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-9)
 
 
+def test_squared_criterion_is_the_halved_weighted_mse():
+    rng = np.random.default_rng(3)
+    V = add_bias_column(rng.normal(size=(40, 3)))
+    eta, w = rng.normal(size=40), rng.normal(size=4)
+    s = rng.integers(1, 4, size=40).astype(float)
+    J, g = make_criterion("squared", V, eta, s).value_and_grad(w)
+    r = V @ w - eta
+    assert J == pytest.approx(np.average(r**2, weights=s) / 2, rel=1e-12)
+    np.testing.assert_allclose(g, V.T @ (s * r) / s.sum(), rtol=1e-12)
+
+
 @pytest.mark.parametrize("delta", [1e-1, 1e-3, 1e-6])
 def test_smoothed_absolute_criterion_tends_to_the_mae(delta):
     rng = np.random.default_rng(2)
