@@ -71,7 +71,8 @@ def add_parser(sub):
     m.add_argument("--model", choices=["auto", "scalar", "vector", "group"], default="auto",
                    help="one weight, one per feature, or one per group; auto: group with "
                    "--groups, else vector when the features are at most a fold's rows, else "
-                   "scalar (BilevelSVC's default; default %(default)s)")
+                   "scalar (BilevelSVC's default; a regression takes BilevelSVR's auto; "
+                   "default %(default)s)")
     m.add_argument("--groups", metavar="SPEC",
                    help="feature groups: index ranges 'mean=0-9,se=10-19,worst=20-29' or "
                    "name prefixes 'mean,error,worst'")

@@ -50,8 +50,9 @@ def add_parser(sub):
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     common.add_data_args(p, test_size=0.25)
     add_model_args(p, default_model=None, default_help=(
-        "default: bilevel for --method bilevel (bilevel-svr on a continuous target), svc "
-        "for grid and random, selective-logistic for the others"))
+        "default: bilevel for --method bilevel, svc for grid and random, "
+        "selective-logistic for the others; --method bilevel on a continuous target: "
+        "bilevel-svr"))
     t = p.add_argument_group("tuning")
     t.add_argument("--method", choices=METHODS, required=True, help="how to choose")
     from .task import TASK_HELP, TASKS
