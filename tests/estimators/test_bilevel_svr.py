@@ -171,7 +171,7 @@ def _bad(X, y, **kw):
         "two targets": (X, np.c_[y, y], {}, ValueError, "1d array"),
         "NaN in X": (Xn, y, {}, ValueError, "NaN"),
         "infinite y": (X, yn, {}, ValueError, "infinity|inf"),
-        "too few rows": (X[:3], y[:3], {}, ValueError, "at least 4 rows"),
+        "too few rows": (X[:3], y[:3], {}, ValueError, "at least 4"),
         "negative epsilon": (X, y, dict(epsilon=-0.1), ValueError, "epsilon"),
         "hinge loss": (X, y, dict(loss="hinge"), ValueError, "'loss'"),
         "criterion": (X, y, dict(criterion="r2"), ValueError, "'criterion'"),
