@@ -357,13 +357,13 @@ def _en_data(seed=10, n=60, d=8):
     return X, y
 
 
-def _solve_squared(X, y, alpha, weights, sample_weight=None, gamma=1e-7):
+def _solve_squared(X, y, alpha, weights, sample_weight=None, gamma=1e-7, solver="newton"):
     """Our lower level with the squared loss, an unpenalised intercept and the given
     per-feature L1 weights, smoothing gamma (a cold start goes by continuation)."""
     d = X.shape[1]
     hyper = make_hyper_model("vector", d, penalize_intercept=False)
     lower = LowerLevel(l2_penalty=alpha, l1_smoothing=gamma, loss="squared",
-                       penalize_intercept=False, solver="newton", max_iter=2000)
+                       penalize_intercept=False, solver=solver, max_iter=2000)
     P = lower.problem(add_bias_column(X), y, hyper.penalty_groups, np.asarray(weights, float),
                       sample_weight=sample_weight)
     w = lower.solve(P, tol=1e-11).coef
@@ -396,6 +396,22 @@ def test_squared_loss_scalar_weight_is_sklearn_elastic_net(alpha, beta, weighted
     # the same zero pattern (ours are O(gamma) where the lasso's are exactly zero)
     np.testing.assert_array_equal(np.abs(w) > 1e-4, ref.coef_ != 0)
     assert np.any(ref.coef_ == 0) or beta < 0.1
+
+
+@pytest.mark.parametrize("solver", ["woodbury", "cg"])
+def test_squared_loss_elastic_net_with_more_features_than_rows(solver):
+    """The mapping of the previous test on 30 rows and 50 features, solved in the sample
+    space (Woodbury) and by truncated Newton-CG: the ridge makes the solution unique."""
+    rng = np.random.default_rng(15)
+    X = rng.normal(size=(30, 50))
+    y = X[:, :3] @ np.array([2.0, -1.0, 1.0]) + 0.3 * rng.normal(size=30) + 1.0
+    alpha, beta = 0.05, 0.1
+    w, b = _solve_squared(X, y, alpha, np.full(50, beta), solver=solver)
+    ref = ElasticNet(alpha=alpha + beta, l1_ratio=beta / (alpha + beta), tol=1e-14,
+                     max_iter=100_000).fit(X, y)
+    np.testing.assert_allclose(w, ref.coef_, atol=1e-5)
+    assert abs(b - ref.intercept_) < 1e-5
+    assert 0 < np.count_nonzero(ref.coef_) < 30
 
 
 def test_per_feature_weights_are_lasso_on_rescaled_columns():
