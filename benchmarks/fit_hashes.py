@@ -403,7 +403,7 @@ def main(argv=None):
         return 0
     commit = source_commit(bisvm.__file__)
     print(f"bisvm {bisvm.__file__} ({commit}); {len(todo)} fits", flush=True)
-    fits, seconds, t0 = {}, {}, time.perf_counter()
+    fits, seconds, t0, c0 = {}, {}, time.perf_counter(), time.process_time()
     for name, thunk in todo.items():
         t = time.perf_counter()
         fits[name] = fit_record(thunk)
@@ -411,13 +411,15 @@ def main(argv=None):
         r = fits[name]
         print(f"{name:52s} {r['coef']} {r['intercept']} {r['beta']} {seconds[name]:6.2f}s",
               flush=True)
-    total = time.perf_counter() - t0
+    total, cpu = time.perf_counter() - t0, time.process_time() - c0
     digest = combined_digest(fits)
-    print(f"{len(fits)} fits in {total:.1f} s; digest {digest}", flush=True)
+    print(f"{len(fits)} fits in {total:.1f} s wall, {cpu:.1f} s CPU; digest {digest}",
+          flush=True)
     if args.out:
         Path(args.out).write_text(json.dumps(
             {"commit": commit, "bisvm_file": bisvm.__file__, "n_fits": len(fits),
-             "digest": digest, "total_seconds": round(total, 1), "fits": fits,
+             "digest": digest, "total_seconds": round(total, 1),
+             "cpu_seconds": round(cpu, 1), "fits": fits,
              "seconds": seconds}, indent=1) + "\n")
     if args.compare:
         bad = compare(fits, args.compare, subset=bool(args.only))
