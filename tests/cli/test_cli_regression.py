@@ -161,6 +161,14 @@ def test_select_stability_selection_of_the_regressor(tables, capsys):
     assert stab["test_r2"] <= 1.0
 
 
+def test_select_a_bundled_feature_as_the_target(capsys):
+    out = cli_json(["select", "--dataset", "iris", "--target", "petal width (cm)",
+                    "--max-iter", "3", "--json"], capsys)
+    assert out["task"] == "regression" and out["target"] == "petal width (cm)"
+    assert out["n_features"] == 3 and "petal width (cm)" not in out["coefficients"]
+    assert out["test_r2"] > 0.8  # petal length and width are nearly proportional
+
+
 def test_text_target_with_task_regression_is_one_line_error(tables):
     r = subprocess.run([sys.executable, "-m", "bisvm", "select", "--data",
                         str(tables / "words.csv"), "--target", "y", "--task", "regression"],

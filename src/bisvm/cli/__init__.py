@@ -3,12 +3,13 @@
 One module per subcommand, each with ``add_parser(subparsers)`` and ``run(args)``:
 ``bisvm select`` is the main job (:mod:`bisvm.cli.select`): learn the sparsity weights of
 a smoothed elastic-net SVM by bilevel optimisation (seed-000) and compare it with the
-thesis's grid search; :mod:`~bisvm.cli.datasets` lists the bundled data;
-:mod:`~bisvm.cli.fit`, :mod:`~bisvm.cli.predict`, :mod:`~bisvm.cli.tune` and
-:mod:`~bisvm.cli.report` do the rest. This module wires them up and turns bad input into
-one line on stderr with exit code 2. Every subcommand has ``--json`` (one JSON object on
-stdout); progress goes to stderr (a bar on a terminal, ``--verbose`` lines elsewhere,
-``--quiet`` none).
+thesis's grid search, or, on a continuous target (:mod:`~bisvm.cli.task`), those of the
+smoothed elastic-net SVR (:mod:`~bisvm.cli.select_regression`);
+:mod:`~bisvm.cli.datasets` lists the bundled data; :mod:`~bisvm.cli.fit`,
+:mod:`~bisvm.cli.predict`, :mod:`~bisvm.cli.tune` and :mod:`~bisvm.cli.report` do the
+rest. This module wires them up and turns bad input into one line on stderr with exit
+code 2. Every subcommand has ``--json`` (one JSON object on stdout); progress goes to
+stderr (a bar on a terminal, ``--verbose`` lines elsewhere, ``--quiet`` none).
 
 Building the parser imports no numerical library: ``bisvm --help``, every subcommand's
 ``--help``, ``--version`` and argument errors answer at once; numpy, scikit-learn, numba

@@ -332,7 +332,8 @@ def add_selection_data_options(g, dataset_default, dataset_help):
                    help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
     add_column_options(g)
     g.add_argument("--test-size", type=float, default=0.25,
-                   help="share of rows held out for the test accuracy (default %(default)s)")
+                   help="share of rows held out for the test scores: accuracy, or R2 and "
+                   "RMSE for a regression (default %(default)s)")
     add_scaling_option(g)
     g.add_argument("--seed", type=int, default=0, help="split seed (default %(default)s)")
     from .task import add_task_option
