@@ -29,16 +29,7 @@ from bisvm import BilevelSVR, load_model, save_model
 # scikit-learn's estimator checks
 # ---------------------------------------------------------------------------------------
 
-_ONE_SAMPLE = (
-    "BilevelSVR refuses one row with 'BilevelSVR needs at least 4 rows, got 1', which "
-    "names none of the phrases the check looks for ('1 sample', 'n_samples=1', "
-    "'one sample', ...); the message needs to say n_samples=1")
-
-
-@parametrize_with_checks([BilevelSVR(max_iter=15, random_state=0)],
-                         expected_failed_checks=lambda est: {
-                             "check_fit2d_1sample": _ONE_SAMPLE},
-                         xfail_strict=True)
+@parametrize_with_checks([BilevelSVR(max_iter=15, random_state=0)])
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         # the null test's warning and solver caps on the checks' tiny random problems
@@ -193,11 +184,6 @@ def test_bad_input_is_refused_with_a_clear_error(case):
         BilevelSVR(**kw).fit(X_, y_, sample_weight=sw)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a numeric-string target (dtype '<U3', which scikit-learn's Lasso, LinearRegression "
-    "and LinearSVR convert to float) passes validate_data(y_numeric=True) unconverted "
-    "(it converts object arrays only) and the fit fails with numpy's UFuncTypeError at "
-    "'ws @ y' (bilevel_svr.py, the weighted mean of y)"))
 def test_numeric_string_target_is_converted_or_refused_clearly():
     X, y, _ = _problem(n=40, d=5)
     y = np.round(y, 3)

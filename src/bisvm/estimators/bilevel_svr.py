@@ -14,12 +14,11 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..selection.bilevel import resolve_solver
 from ..selection.bilevel_fit import scored_fit
 from ..selection.one_se import SCALAR_RULES
 from ..selection.staged import fit_staged
 from ..selection.threads import limit_blas
-from ..solvers.primal.lower_level import LowerLevel
+from ..solvers.primal.lower_level import LowerLevel, resolve_solver
 from ._bilevel_common import BilevelFitMixin
 from ._constraints import AUTO_OR_BOOL, BLAS_THREADS, TOL, non_negative, positive
 from .smoothed_base import SmoothedPenaltyMixin
@@ -266,9 +265,12 @@ blas_threads_, fit_seconds_
                              "BilevelSVC only; use a positive l1_smoothing")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True,
                              accept_sparse=("csr", "csc"), multi_output=False)
+        # y_numeric converts object arrays only: numeric strings too, as scikit-learn's
+        # regressors do (a non-numeric string raises "could not convert")
+        y = y.astype(np.float64, copy=False)
         n = X.shape[0]
         if n < 4:
-            raise ValueError(f"BilevelSVR needs at least 4 rows, got {n}")
+            raise ValueError(f"BilevelSVR needs at least 4 samples, got n_samples={n}")
         sw = _checked_weights(sample_weight, n)
         groups = self._checked_groups(groups, n)
         ws = np.ones(n) if sw is None else sw
@@ -286,7 +288,8 @@ blas_threads_, fit_seconds_
             settings = replace(settings, scalar_rule="min")
         lower = self._lower_level()
         Xa, cs = self._design(X, sw)
-        self.solver_ = resolve_solver(self.solver, Xa)
+        # sparse wide data: CG when it is cheaper than the sample-space factor
+        self.solver_ = resolve_solver(self.solver, Xa, sparse_cg=True)
         lower = self._l2(replace(lower, solver=self.solver_), X, sw)
         if scale == 0:
             # a constant target: the intercept-only model, nothing to select

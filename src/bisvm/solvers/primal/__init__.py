@@ -33,10 +33,17 @@ _DIRECT_LIMIT = 2500
 # step) Hessian-vector products at 2 nnz flops each win (100,000 x 1,000: 1e11 flops
 # against ~4e6 per product).
 _DENSE_HESSIAN_FLOPS = 2e9
+# n^3/3 flops of a sample-space factor against ~100 CG products of 2 nnz flops each
+_SPARSE_CG_FLOPS = 600.0
 
 
-def choose_newton_method(X):
+def choose_newton_method(X, *, sparse_cg=False):
     r"""The Newton-system method for a design ``X`` (n × d), by shape and sparsity.
+
+    With ``sparse_cg``, a sparse X with d > n is solved by CG whenever
+    :math:`n^3 > 600\,\mathrm{nnz}`: factoring the n × n system costs :math:`n^3/3`
+    flops a step, a few hundred Hessian-vector products :math:`2\,\mathrm{nnz}` each
+    (``BilevelSVR`` uses it; ``BilevelSVC`` keeps the shape rule below).
 
     * ``"dense"`` -- Cholesky of the d × d Hessian, when :math:`d \le n` and d is small
       enough to factor and form (:math:`O(nd^2 + d^3)` per step, BLAS-3; at most
@@ -49,6 +56,8 @@ def choose_newton_method(X):
     Never a d × d matrix when d > n.
     """
     n, d = X.shape
+    if sparse_cg and _sp.issparse(X) and d > n and float(n) ** 3 > _SPARSE_CG_FLOPS * X.nnz:
+        return "cg"
     if d <= n:
         if (d <= _DIRECT_LIMIT and n * d * d <= _DENSE_HESSIAN_FLOPS
                 and (not _sp.issparse(X) or d <= 500)):

@@ -83,14 +83,15 @@ LOWER_SOLVERS = ("auto", "newton", "woodbury", "cg", "lbfgs")
 _AUTO = {"dense": "newton", "woodbury": "woodbury", "cg": "cg"}
 
 
-def resolve_solver(solver, X):
+def resolve_solver(solver, X, *, sparse_cg=False):
     """The concrete lower-level solver for ``X``: ``solver`` itself, or for ``"auto"`` the
     Newton system :func:`~bisvm.solvers.primal.choose_newton_method` picks (dense
     Cholesky for d <= n, sample-space Woodbury for d > n, truncated Newton-CG for large
-    sparse or very large data)."""
+    sparse or very large data; with ``sparse_cg``, also for sparse wide data whose
+    sample-space factor costs more than CG)."""
     if solver not in LOWER_SOLVERS:
         raise ValueError(f"solver must be one of {LOWER_SOLVERS}, got {solver!r}")
-    return _AUTO[choose_newton_method(X)] if solver == "auto" else solver
+    return _AUTO[choose_newton_method(X, sparse_cg=sparse_cg)] if solver == "auto" else solver
 
 
 def zero_model_penalty(X, y, hinge_smoothing, sample_weight=None):

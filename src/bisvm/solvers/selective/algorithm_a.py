@@ -68,7 +68,7 @@ from .linesearch import (
     golden_section,
     max_step,
 )
-from .problem import empty_dual
+from .problem import empty_dual, equal_split_duplicates
 
 __all__ = ["solve_dual_newton"]
 
@@ -439,6 +439,20 @@ def _run_fallback(problem, st, sol, primal0, fallback, opts):
     return coef, intercept, gap, n_sweeps
 
 
+def _split_duplicates(problem, st, coef, intercept, gap):
+    """The minimum-norm representative among the solutions that differ only in how
+    identical columns share their coefficient (:func:`~.problem.equal_split_duplicates`).
+
+    Only the reported coefficients change: λ, the face (``partition``, the warm start of
+    the next solve) and its Newton factor stay those the solver ended on, since a face
+    rebuilt from the split coefficients is a worse warm start (it pins every duplicate
+    of a kink as a kink)."""
+    new = equal_split_duplicates(problem.X, coef)
+    if new is coef:
+        return coef, gap
+    return new, problem.duality_gap(st.lam, new, intercept)
+
+
 def _result(problem, st, coef, intercept, gap, n_sweeps):
     """The :class:`SolverResult` of :func:`solve_dual_newton`."""
     rec = ConvergenceRecord(np.array(st.objs), np.array(st.steps), np.array(st.secs))
@@ -547,4 +561,5 @@ def solve_dual_newton(problem, *, alpha0=None, partition0=None, w0=None, interce
             msg += f" and its coordinate-descent fallback after {n_sweeps} sweeps"
         warnings.warn(f"{msg} at selectivity={problem.selectivity:.4g}; duality gap "
                       f"{gap:.3g}", ConvergenceWarning, stacklevel=2)
+    coef, gap = _split_duplicates(problem, st, coef, intercept, gap)
     return _result(problem, st, coef, intercept, gap, n_sweeps)

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ..._numba import njit
+from .linalg import min_norm_psd_solve
 from .problem import selective_loss
 
 __all__ = ["selective_scalar_min", "dual_from_primal", "polish_face", "primal_fallback"]
@@ -103,11 +103,11 @@ def polish_face(problem, coef, intercept):
     G[np.arange(F.size), np.arange(F.size)] += g
     rhs = MR.T @ y
     rhs[F.size: F.size + K.size] -= g * mu * np.sign(coef[K])
-    try:
-        theta = cho_solve(cho_factor(G, lower=True, check_finite=False), rhs,
-                          check_finite=False)
-    except LinAlgError:
-        theta = np.linalg.lstsq(G, rhs, rcond=None)[0]
+    if not (np.all(np.isfinite(G)) and np.all(np.isfinite(rhs))):
+        return None
+    # duplicated kink columns make G singular: the minimum-norm solution shares their
+    # coefficient equally (no SVD iteration that could fail to converge)
+    theta = min_norm_psd_solve(G, rhs)
     if not np.all(np.isfinite(theta)):
         return None
     new = np.zeros_like(coef)

@@ -128,21 +128,27 @@ def face_candidate(X, F, Kidx, sigma, mu, c, ytil, fit_intercept):
     solve :math:`(C^\top A^{-1}C)\theta = C^\top A^{-1}\tilde y - t` and
     :math:`\lambda = A^{-1}(\tilde y - C\theta)`. Identical signed kink columns
     (duplicated features, common in binary fingerprints) are one constraint
-    (:func:`distinct_constraints`); its multiplier :math:`\phi_g` is shared equally by
-    the :math:`m_g` members, :math:`a_i = \sigma_i\phi_g/m_g`, the minimum-norm split of
-    a coefficient that the objective only determines through its sum. Any remaining
-    dependence (:math:`|K| + 1 >` rank, e.g. more kinks than objects or the intercept in
-    the span of the kink columns) gets the minimum-norm multipliers
-    (:func:`min_norm_psd_solve`); whether the constraints hold is then checked on λ.
+    (:func:`distinct_constraints`) on the column :math:`\sqrt{m_g}\,\sigma_i x_i` of a
+    group of :math:`m_g`; its multiplier :math:`\psi_g` is shared equally,
+    :math:`a_i = \sigma_i\psi_g/\sqrt{m_g}`, the minimum-norm split of a coefficient
+    that the objective only determines through its sum. Any remaining dependence
+    (:math:`|K| + 1 >` rank, e.g. more kinks than objects or the intercept in the span of
+    the kink columns) gets the minimum-norm multipliers (:func:`min_norm_psd_solve`), so
+    that θ is the minimum-norm solution of the original, duplicated system (the
+    pseudo-inverse's); whether the constraints hold is then checked on λ.
     """
     A = SelectiveNewtonFactor(X[:, F], c, free_index=F)
     nK = Kidx.size
     if nK:
         V = X[:, Kidx] * sigma
         first, group = distinct_constraints(V)
-        cols, target = [V[:, first]], [np.full(first.size, mu)]
+        # a group of m equal constraints as one, scaled by sqrt(m): the minimum-norm
+        # multiplier psi of the scaled column gives every member sigma_i psi/sqrt(m),
+        # the minimum of sum_i theta_i^2 over the original multipliers
+        root = np.sqrt(np.bincount(group, minlength=first.size).astype(float))
+        cols, target = [V[:, first] * root], [mu * root]
     else:
-        first, group = np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+        group = np.zeros(0, dtype=np.intp)
         cols, target = [], []
     if fit_intercept:
         cols.append(np.ones((X.shape[0], 1)))
@@ -161,8 +167,7 @@ def face_candidate(X, F, Kidx, sigma, mu, c, ytil, fit_intercept):
         return None, None, A
     theta = np.empty(nK + int(bool(fit_intercept)))
     if nK:
-        size = np.bincount(group, minlength=first.size)
-        theta[:nK] = sigma * phi[group] / size[group]
+        theta[:nK] = sigma * phi[group] / root[group]
     if fit_intercept:
         theta[nK] = phi[-1]
     return lam, theta, A

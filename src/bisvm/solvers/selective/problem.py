@@ -41,6 +41,7 @@ __all__ = [
     "empty_dual",
     "selectivity_max",
     "selectivity_grid",
+    "equal_split_duplicates",
 ]
 
 LOSSES = ("squared", "logistic")
@@ -71,12 +72,18 @@ def check_magnitude(X, y, loss, ridge):
     :math:`s_i^2 = (x_i^\top\lambda)^2` with :math:`|\lambda_t| \le |y_t|/\gamma`
     (regression) or :math:`1/(2\gamma)` (logistic). When either exceeds ~1e300 the fit
     would return infinite coefficients or outputs, so a ``ValueError`` asks for
-    standardised features instead. Rescaling internally is not an option: with
-    :math:`X = cX'` the problem is the same one with :math:`\gamma/c^2` and
-    :math:`\mu c`, which underflows for the scales that overflow.
+    standardised features instead; NaN or infinite entries are refused as well.
+    Rescaling internally is not an option: with :math:`X = cX'` the problem is the same
+    one with :math:`\gamma/c^2` and :math:`\mu c`, which underflows for the scales that overflow.
     """
     N, n = X.shape
     xmax = float(np.max(np.abs(X))) if X.size else 0.0
+    # NaN propagates through max: one reduction checks finiteness as well
+    if not np.isfinite(xmax):
+        raise ValueError("X contains NaN or infinity (e.g. 0/0 from standardising a "
+                         "constant column); the selective solver needs finite features")
+    if y.size and not np.isfinite(float(np.max(np.abs(y)))):
+        raise ValueError("y contains NaN or infinity")
     if xmax == 0.0:
         return
     lx = np.log10(xmax)
@@ -242,3 +249,45 @@ def selectivity_grid(mu_max, n_mu=50, min_ratio=1e-8):
     if n_mu == 1:
         return np.array([float(mu_max)])
     return float(mu_max) * np.logspace(0.0, np.log10(min_ratio), n_mu)
+
+
+def equal_split_duplicates(X, coef):
+    r"""Share the coefficients of identical columns of ``X`` equally.
+
+    Columns that are exactly equal (duplicated features, frequent in binary
+    fingerprints) enter :math:`J(a, b)` through the sum of their coefficients only in the
+    loss, and :math:`\sum_{i\in g}\mathrm{pen}_\mu(a_i)` is convex and symmetric in
+    them, so at a fixed sum it is smallest at the equal split (Jensen): replacing every
+    group's coefficients by their mean keeps a minimiser a minimiser, and among the
+    minimisers that differ only in how a group shares its sum it is the one of minimum
+    Euclidean norm (the ridge part already gives duplicates equal coefficients; the
+    linear part :math:`2\mu|a|` does not, and coordinate descent would give one member
+    everything). All-zero columns are left at 0.
+
+    Returns
+    -------
+    coef : ndarray, shape (n,)
+        A new array where a group was changed, else ``coef`` itself.
+    """
+    X = np.asarray(X)
+    nz = np.flatnonzero(coef)
+    if nz.size == 0 or X.shape[1] < 2:
+        return coef
+    # only columns that could duplicate a non-zero one: equal sums and sums of squares
+    s1, s2 = X.sum(axis=0), np.einsum("ti,ti->i", X, X)
+    cand = np.flatnonzero(np.isin(s1, s1[nz]) & np.isin(s2, s2[nz]) & (s2 > 0))
+    if cand.size < 2:
+        return coef
+    _, group = np.unique(np.ascontiguousarray(X[:, cand].T), axis=0, return_inverse=True)
+    group = np.asarray(group, dtype=np.intp).reshape(-1)
+    size = np.bincount(group)
+    if np.all(size == 1):
+        return coef
+    total = np.bincount(group, weights=coef[cand])
+    shared = total[group] / size[group]
+    dup = size[group] > 1
+    if np.array_equal(shared[dup], coef[cand][dup]):
+        return coef
+    out = coef.copy()
+    out[cand[dup]] = shared[dup]
+    return out
