@@ -4,11 +4,10 @@ and continuation."""
 from __future__ import annotations
 
 import dataclasses
-import warnings
 
 import numpy as np
 
-from ..base import ConvergenceWarning, SelectivityPath
+from ..base import SelectivityPath
 from .algorithm_a import solve_dual_newton
 from .problem import SelectiveProblem, selectivity_grid, selectivity_max
 
@@ -65,12 +64,9 @@ def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, mi
         if mu > 0 and prev > mu * max_step_ratio:
             for mid in np.geomspace(prev, mu, int(np.ceil(np.log(prev / mu)
                                                          / np.log(max_step_ratio))) + 1)[1:-1]:
-                # an unreported warm start: its convergence is not the caller's concern
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", ConvergenceWarning)
-                    r_mid = solve_dual_newton(base.with_selectivity(mid), alpha0=lam,
-                                              partition0=part, tol=tol, max_iter=max_iter,
-                                              line_search=line_search)
+                r_mid = solve_dual_newton(base.with_selectivity(mid), alpha0=lam,
+                                          partition0=part, tol=tol, max_iter=max_iter,
+                                          line_search=line_search)
                 lam, part = r_mid.dual_coef, r_mid.partition
         prev = mu
         prob = base.with_selectivity(mu)
