@@ -22,12 +22,13 @@ from bisvm.selection.loo import CRITERIA
 from bisvm.solvers.selective import (
     SelectiveNewtonFactor,
     SelectiveProblem,
+    distinct_constraints,
+    equal_split_duplicates,
     face_candidate,
+    min_norm_psd_solve,
     selectivity_max,
     solve_dual_newton,
 )
-from bisvm.solvers.selective.linalg import distinct_constraints, min_norm_psd_solve
-from bisvm.solvers.selective.problem import equal_split_duplicates
 
 pytestmark = pytest.mark.usefixtures("one_blas_thread")
 

@@ -4,8 +4,9 @@ selective penalty :math:`\mathrm{pen}_\mu`, solved by Newton's method on the exa
 ==================  ====================================================================
 ``problem``         :class:`SelectiveProblem` (primal :math:`J`, dual :math:`W`, the gap),
                     :func:`selectivity_max` and the μ grid of Algorithm B
-``linalg``          :class:`SelectiveNewtonFactor` (the face matrix, Woodbury (48)) and
-                    the constrained Newton candidate
+``linalg``          :class:`SelectiveNewtonFactor` (the face matrix, Woodbury (48)),
+                    the constrained Newton candidate and its minimum-norm solve of
+                    rank-deficient (duplicated) kink constraints
 ``linesearch``      exact and golden-section step lengths on :math:`W`
 ``fallback``        primal coordinate descent for the squared loss
 ``algorithm_a``     :func:`solve_dual_newton` (Algorithm A, §2.5–2.6)
@@ -16,10 +17,16 @@ selective penalty :math:`\mathrm{pen}_\mu`, solved by Newton's method on the exa
 from .algorithm_a import solve_dual_newton
 from .algorithm_b import solve_selectivity_path
 from .fallback import selective_scalar_min
-from .linalg import SelectiveNewtonFactor, face_candidate
+from .linalg import (
+    SelectiveNewtonFactor,
+    distinct_constraints,
+    face_candidate,
+    min_norm_psd_solve,
+)
 from .problem import (
     SelectiveProblem,
     check_magnitude,
+    equal_split_duplicates,
     selective_loss,
     selectivity_grid,
     selectivity_max,
@@ -29,6 +36,9 @@ __all__ = [
     "SelectiveProblem",
     "SelectiveNewtonFactor",
     "face_candidate",
+    "distinct_constraints",
+    "min_norm_psd_solve",
+    "equal_split_duplicates",
     "selectivity_max",
     "selectivity_grid",
     "solve_dual_newton",

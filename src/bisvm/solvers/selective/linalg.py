@@ -84,13 +84,18 @@ def distinct_constraints(V):
     Two kink features with the same signed column :math:`\sigma_i x_i` impose the same
     constraint :math:`\sigma_i x_i^\top\lambda = \mu`; kept twice they make the
     constraint Gram matrix exactly singular. Returns ``first`` (the index of one
-    representative per group) and ``group`` (the group of every column).
+    representative per group) and ``group`` (the group of every column); without
+    duplicates, the identity.
     """
     k = V.shape[1]
     if k <= 1:
         return np.arange(k), np.zeros(k, dtype=np.intp)
     _, first, group = np.unique(np.ascontiguousarray(V.T), axis=0, return_index=True,
                                 return_inverse=True)
+    if first.size == k:
+        # no duplicates: keep the given order (the face system is then the same,
+        # to the bit, as without the grouping)
+        return np.arange(k), np.arange(k)
     return first, np.asarray(group, dtype=np.intp).reshape(-1)
 
 
