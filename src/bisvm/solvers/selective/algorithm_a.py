@@ -518,10 +518,12 @@ def solve_dual_newton(problem, *, alpha0=None, partition0=None, w0=None, interce
     Returns
     -------
     SolverResult
-        ``coef`` (:math:`\hat a`), ``intercept`` (``b``, the multiplier of
-        :math:`\mathbf 1^\top\lambda = 0`), ``dual_coef`` (λ), ``active_set`` (the indices
-        of :math:`\hat a \ne 0`), ``partition`` (``free`` = F, ``kink`` = K and the kink
-        signs σ: the warm start of the next solve), ``objective`` (the primal
+        ``coef`` (:math:`\hat a`; exactly identical columns share their coefficient
+        equally, the minimum-norm choice among the equally optimal splits),
+        ``intercept`` (``b``, the multiplier of :math:`\mathbf 1^\top\lambda = 0`),
+        ``dual_coef`` (λ), ``active_set`` (the indices of :math:`\hat a \ne 0`),
+        ``partition`` (``free`` = F, ``kink`` = K and the kink signs σ of the face the
+        solver ended on: the warm start of the next solve), ``objective`` (the primal
         :math:`J(\hat a, b)`), ``dual_objective`` (:math:`W(\lambda)`),
         ``certificate="duality_gap"`` with value :math:`|J/(2\gamma) + W|` (zero at the
         optimum, :math:`\ge 0` in exact arithmetic: a negative rounding residue is
