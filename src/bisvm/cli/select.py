@@ -20,14 +20,13 @@ from pathlib import Path
 from ..names import CRITERIA
 from . import common, learned
 from .learned import print_select
-
-# JSON records list a value per feature (coefficients, penalty weights, scores) for every
-# feature up to this many features, for the selected ones beyond (an svmlight file can
-# have millions of features).
-LIST_ALL_FEATURES_MAX = 1000
-# Plots draw at most this many features (importance bars, regularisation paths): a
-# figure of thousands of bars or lines shows nothing.
-PLOT_FEATURES_MAX = 40
+from .select_shared import (
+    LIST_ALL_FEATURES_MAX,
+    PLOT_FEATURES_MAX,
+    SelectRun,
+    input_record,
+    listed_by_name,
+)
 
 #: criterion name -> one-line description (the public list :data:`bisvm.names.CRITERIA`)
 CRITERION_NAMES = {name: c.description for name, c in CRITERIA.items()}
@@ -171,26 +170,6 @@ class SelectOptions:
             if values[name] is not None:
                 values[name] = tuple(values[name])
         return cls(**values)
-
-
-@dataclasses.dataclass(frozen=True)
-class SelectRun:
-    """What :func:`run_select` returns: the JSON-able ``result`` record and, for
-    ``bisvm report``, the fitted estimator, the grid (None under ``no_grid`` and for
-    regression), the feature names, the scaled splits, the ±1 target's labels (None for
-    regression) and the fitted StabilitySelection (None without ``stability``). The
-    record's ``task`` says which it was."""
-
-    result: dict
-    estimator: object
-    grid: object
-    names: list
-    X_train: object
-    X_test: object
-    y_train: object
-    y_test: object
-    binary_target: object
-    stability: object = None
 
 
 def run(args):
@@ -505,34 +484,6 @@ def _grid_record(est, grid, fit_seconds):
         "solves_ratio": grid.lower_solves / max(1, est.lower_level_solves_),
         "time_ratio": grid.seconds / fit_seconds if fit_seconds > 0 else None,
     }
-
-
-def input_record(X, X_model):
-    """What was read and what the estimator was given (its type: a sparse X must reach
-    the estimator as a sparse matrix)."""
-    import scipy.sparse as sp
-
-    n, d = X.shape
-    rec = {"sparse": bool(sp.issparse(X)), "estimator_input": type(X_model).__name__}
-    if sp.issparse(X):
-        rec.update(format=X.format, stored_values=int(X.nnz), density=X.nnz / (n * d))
-    return rec
-
-
-def listed_by_name(keys, values, d, order, names, group_names):
-    """``{name: value}`` of an estimator record keyed by its names (``x{j}`` for feature
-    ``j``, group names, ``intercept``), with the user's feature names; above
-    :data:`LIST_ALL_FEATURES_MAX` features only the selected features (indices ``order``)
-    and the entries that are not features."""
-    import numpy as np
-
-    values = np.ravel(values)
-    pairs = list(zip(keys, values))
-    if d > LIST_ALL_FEATURES_MAX and len(keys) > LIST_ALL_FEATURES_MAX:
-        keep = {f"x{j}" for j in order}
-        pairs = [(k, v) for k, v in pairs
-                 if k in keep or not (str(k)[:1] == "x" and str(k)[1:].isdigit())]
-    return {common.feature_key(k, names, group_names): float(v) for k, v in pairs}
 
 
 def _select_plots(opts, est, grid, names, X, y, notes, bar, stability=None):

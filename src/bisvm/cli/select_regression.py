@@ -19,7 +19,7 @@ import warnings
 from pathlib import Path
 
 from . import common, learned
-from .select import (
+from .select_shared import (
     LIST_ALL_FEATURES_MAX,
     PLOT_FEATURES_MAX,
     SelectRun,
