@@ -45,6 +45,7 @@ from bisvm import (
     SVC,
     SVR,
     BilevelSVC,
+    BilevelSVR,
     ElasticNetSVC,
     KernelLogisticRegression,
     KernelRidge,
@@ -177,6 +178,15 @@ def bilevel_params(draw):
 
 
 @st.composite
+def bilevel_svr_params(draw):
+    return dict(model=draw(st.sampled_from(["scalar", "vector"])),
+                loss=draw(st.sampled_from(["epsilon_insensitive", "squared", "huber"])),
+                criterion=draw(st.sampled_from(["mse", "mae"])),
+                cv=draw(st.integers(2, 3)), max_iter=draw(st.integers(1, 4)),
+                warm_init=draw(st.booleans()), random_state=0)
+
+
+@st.composite
 def selective_params(draw):
     return dict(selectivity=draw(st.one_of(st.just(0.0), _log_uniform(1e-4, 1.0))),
                 ridge=draw(_log_uniform(1e-2, 10.0)), fit_intercept=draw(st.booleans()))
@@ -196,6 +206,7 @@ ESTIMATORS = {
     "KernelLogisticRegression": (KernelLogisticRegression, klr_params(), True, False),
     "ElasticNetSVC": (ElasticNetSVC, elastic_net_params(), True, False),
     "BilevelSVC": (BilevelSVC, bilevel_params(), True, True),
+    "BilevelSVR": (BilevelSVR, bilevel_svr_params(), False, True),
     "SVR": (SVR, svr_params(), False, False),
     "LinearSVR": (LinearSVR, linear_svr_params(), False, False),
     "NuSVR": (NuSVR, nu_svr_params(), False, False),
@@ -210,7 +221,9 @@ ESTIMATORS = {
 # classifiers documented as two-class only: three classes must be refused
 BINARY_ONLY = {"SelectiveLogisticRegression", "SelectiveLogisticRegressionCV"}
 # estimators whose folds are drawn over row positions (row order is part of the input)
-FOLDS_BY_POSITION = {"BilevelSVC"}
+FOLDS_BY_POSITION = {"BilevelSVC", "BilevelSVR"}
+# the bilevel estimators split their rows into folds: a tiny problem may be refused
+REFUSE_TINY = {"BilevelSVC", "BilevelSVR"}
 
 
 def test_every_public_estimator_is_covered():
@@ -319,7 +332,7 @@ def _check_fit_or_clear_error(name, params, X, y, labels):
             assert ev[0] < -1e-10 * np.abs(ev).max(), (msg, ev[[0, -1]])
             return
         # only degenerate tiny problems may be refused
-        assert X.shape[0] <= 8 or name == "BilevelSVC", f"{name} refused n={X.shape}: {msg}"
+        assert X.shape[0] <= 8 or name in REFUSE_TINY, f"{name} refused n={X.shape}: {msg}"
         return
     _finite_fitted_attributes(est)
     pred = est.predict(X)
@@ -363,7 +376,7 @@ def test_two_samples_one_feature_every_estimator():
         try:
             _fit_quiet(est, X, y)
         except ValueError as exc:
-            assert name == "BilevelSVC" and PROBLEM_WORDS.search(str(exc)), (name, exc)
+            assert name in REFUSE_TINY and PROBLEM_WORDS.search(str(exc)), (name, exc)
             continue
         pred = est.predict(X)
         if name.endswith("CV"):  # leave-one-out on 2 points may pick the empty model
@@ -395,7 +408,7 @@ def _tight(name, params):
 INVARIANCE_ATOL = {
     "SVC": 1e-4, "SVR": 1e-4, "NuSVR": 1e-4, "LinearSVC": 1e-4, "LinearSVR": 1e-4,
     "ElasticNetSVC": 1e-6,
-    "KernelLogisticRegression": 1e-6, "KernelRidge": 1e-8, "BilevelSVC": 1e-6,
+    "KernelLogisticRegression": 1e-6, "KernelRidge": 1e-8, "BilevelSVC": 1e-6, "BilevelSVR": 1e-6,
     "SelectiveRegression": 1e-7, "SelectiveLogisticRegression": 1e-7,
     "SelectiveRegressionCV": 1e-7, "SelectiveLogisticRegressionCV": 1e-7,
 }
