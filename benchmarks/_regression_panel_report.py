@@ -20,6 +20,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 import _regression_panel_data as data  # noqa: E402
 from _regression_panel_worker import BASELINES, METHODS  # noqa: E402
 
+METHODS_NOTE = (
+    "Methods: `LassoCV(cv=5)`, `ElasticNetCV(l1_ratio=[.1, .5, .9, .95, 1], cv=5)`, sparho "
+    "0.2.0's weighted Lasso (one L1 weight per feature, `hoag_search` with its defaults on a "
+    "70/30 held-out split of the training rows, starting at α_max/10), "
+    "`RFECV(LinearSVR(), step=0.1, cv=5)` with y standardised on the training rows, bisvm's "
+    "`SelectiveRegressionCV()`, each behind a `StandardScaler` fitted on the training rows "
+    "(`with_mean=False` on sparse input); `BilevelSVR()` with its defaults on the raw "
+    "columns. A method reported as a timeout used more than the stated CPU seconds in its "
+    "worker on the first seed that timed out; its later seeds were not run.")
 CANDIDATE = "bisvm"
 REFERENCE = "selective-cv"
 LABELS = {"lassocv": "LassoCV", "enetcv": "ElasticNetCV", "sparho-wl": "sparho WL",
@@ -64,7 +73,7 @@ def _se(v):
     return float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
 
 
-def _table_rows(tables, methods, by):
+def _table_rows(tables, methods, by, n_seeds):
     r2, kept, cpu = [], [], []
     for t in tables:
         a, b, c = [t], [t], [t]
@@ -78,7 +87,8 @@ def _table_rows(tables, methods, by):
             if not ok:
                 a.append(bad), b.append(bad), c.append(bad)
                 continue
-            suffix = f" ({bad})" if bad else ""
+            suffix = f" ({bad})" if bad else (
+                f" [{len(ok)} seeds]" if len(ok) < n_seeds else "")
             v = [r["r2"] for r in ok]
             a.append(f"{np.mean(v):.4f} ± {_se(v):.4f}{suffix}")
             b.append(f"{np.mean([r['kept'] for r in ok]):.1f}")
@@ -244,11 +254,11 @@ def write_report(records, out, commands, quick):
              f"`fit` only, after the imports and a warm-up fit (recorded apart in the JSON "
              f"as `import_cpu`, `warmup_cpu`). The machine's 2 cores are shared with other "
              f"jobs, so wall times are noisy; CPU times less so.", "",
-             "## Tables", ""]
+             METHODS_NOTE, "", "## Tables", ""]
     lines += _md(["table", "source", "n × d (whole table)", "training rows × d", "note"],
                  _table_info(tables, by, quick))
     head = ["table"] + [LABELS[m] for m in methods]
-    r2, kept, cpu = _table_rows(tables, methods, by)
+    r2, kept, cpu = _table_rows(tables, methods, by, len(seeds))
     lines += ["", "## Test R² (mean ± SE over seeds)", ""] + _md(head, r2)
     lines += ["", "## Features kept (mean over seeds)", ""] + _md(head, kept)
     lines += ["", "## CPU seconds of the fit (median over seeds)", ""] + _md(head, cpu)

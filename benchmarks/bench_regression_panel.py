@@ -172,12 +172,23 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=1,
                     help="worker processes at once (each single-threaded)")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--out", default=None,
+                    help="results file (default results/bench_regression_panel.json, "
+                         "_quick with --quick); two runs at once need two files")
+    ap.add_argument("--merge", default=None,
+                    help="a results file of another run whose records (and commands) "
+                         "are copied into this one's, replacing those with the same key")
     args = ap.parse_args(argv)
     if args.seeds is None:
         args.seeds = 2 if args.quick else 5
     name = "bench_regression_panel" + ("_quick" if args.quick else "")
-    path = RESULTS / f"{name}.json"
+    path = Path(args.out) if args.out else RESULTS / f"{name}.json"
     records, commands = load_records(path)
+    if args.merge:
+        other, other_commands = load_records(Path(args.merge))
+        records.update(other)
+        commands += [c for c in other_commands if c not in commands]
+        save(path, records, {"commands": commands, "quick": args.quick, "threads": 1})
     command = "python benchmarks/bench_regression_panel.py " + " ".join(
         sys.argv[1:] if argv is None else argv)
     if not args.report_only:
