@@ -290,8 +290,22 @@ class SquaredEpsilonInsensitive:
     dual_box.__doc__ = _DUAL_BOX_DOC
 
 
+class _OnePass:
+    """``value``, ``derivative`` and ``second_derivative`` read from
+    ``value_derivatives``, for losses computed in one pass."""
+
+    def value(self, y, z):
+        return self.value_derivatives(y, z)[0]
+
+    def derivative(self, y, z):
+        return self.value_derivatives(y, z)[1]
+
+    def second_derivative(self, y, z):
+        return self.value_derivatives(y, z)[2]
+
+
 @dataclass(frozen=True)
-class SmoothedEpsilonInsensitive:
+class SmoothedEpsilonInsensitive(_OnePass):
     r"""The ε-insensitive loss with softplus edges, the regression counterpart of the
     smoothed hinge (Lee, Hsieh & Huang 2005, "ε-SSVR: a smooth support vector machine
     for ε-insensitive regression", smooth the same tube with the same function):
@@ -332,18 +346,9 @@ class SmoothedEpsilonInsensitive:
         val = mu * (np.logaddexp(0.0, up) + np.logaddexp(0.0, lo))
         return val, sp - sn, (sp * (1.0 - sp) + sn * (1.0 - sn)) / mu
 
-    def value(self, y, z):
-        return self.value_derivatives(y, z)[0]
-
-    def derivative(self, y, z):
-        return self.value_derivatives(y, z)[1]
-
-    def second_derivative(self, y, z):
-        return self.value_derivatives(y, z)[2]
-
 
 @dataclass(frozen=True)
-class PseudoHuberLoss:
+class PseudoHuberLoss(_OnePass):
     r"""The Pseudo-Huber loss of the residual :math:`r = z - y`,
     :math:`\delta^2(\sqrt{1 + (r/\delta)^2} - 1)` (Charbonnier et al. 1997; Hartley &
     Zisserman 2003, A6.8): quadratic, :math:`r^2/2`, for :math:`|r| \ll \delta` and
@@ -370,18 +375,9 @@ class PseudoHuberLoss:
         q = np.sqrt(1.0 + (r / self.delta) ** 2)
         return self.delta**2 * (q - 1.0), r / q, 1.0 / q**3
 
-    def value(self, y, z):
-        return self.value_derivatives(y, z)[0]
-
-    def derivative(self, y, z):
-        return self.value_derivatives(y, z)[1]
-
-    def second_derivative(self, y, z):
-        return self.value_derivatives(y, z)[2]
-
 
 @dataclass(frozen=True)
-class ModifiedHuber:
+class ModifiedHuber(_OnePass):
     r"""Modified Huber loss in scikit-learn's convention (``SGDClassifier``):
     :math:`\max(0, 1 - yz)^2` for :math:`yz \ge -1`, else :math:`-4yz` (Zhang 2004): the
     squared hinge continued linearly, so that outliers weigh less. Once differentiable;
@@ -398,15 +394,6 @@ class ModifiedHuber:
         lin = xi > 2.0
         return (np.where(lin, 4.0 * (xi - 1.0), r * r), np.where(lin, -4.0 * y, -2.0 * y * r),
                 np.where((xi > 0.0) & ~lin, 2.0, 0.0))
-
-    def value(self, y, z):
-        return self.value_derivatives(y, z)[0]
-
-    def derivative(self, y, z):
-        return self.value_derivatives(y, z)[1]
-
-    def second_derivative(self, y, z):
-        return self.value_derivatives(y, z)[2]
 
 
 @dataclass(frozen=True)

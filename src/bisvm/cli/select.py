@@ -24,6 +24,7 @@ from .select_shared import (
     LIST_ALL_FEATURES_MAX,
     PLOT_FEATURES_MAX,
     SelectRun,
+    frequency_plots,
     input_record,
     listed_by_name,
 )
@@ -533,17 +534,5 @@ def _select_plots(opts, est, grid, names, X, y, notes, bar, stability=None):
                                trees.feature_importances_[cols])
     written.append(str(plots.save(ax, out / "importance.png")))
     bar(1)
-    freq = getattr(est, "selection_frequency_", None)
-    if freq is not None:
-        ax = plots.plot_selection_frequency(names, freq, max_bars=PLOT_FEATURES_MAX,
-                                            title="Selection frequency over the fold models")
-        written.append(str(plots.save(ax, out / "selection_frequency.png")))
-        bar(1)
-    if stability is not None:
-        ax = plots.plot_selection_frequency(names, stability.selection_frequency_,
-                                            threshold=stability.threshold,
-                                            max_bars=PLOT_FEATURES_MAX,
-                                            title="Stability selection")
-        written.append(str(plots.save(ax, out / "stability.png")))
-        bar(1)
+    written += frequency_plots(est, names, stability, out, bar)
     return written

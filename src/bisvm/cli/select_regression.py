@@ -23,6 +23,7 @@ from .select_shared import (
     LIST_ALL_FEATURES_MAX,
     PLOT_FEATURES_MAX,
     SelectRun,
+    frequency_plots,
     input_record,
     listed_by_name,
 )
@@ -256,19 +257,7 @@ def regression_plots(opts, est, names, X, y, X_test, y_test, notes, bar, stabili
                                           title="BilevelSVR on the test rows")
         written.append(str(plots.save(ax, out / "predicted_vs_true.png")))
     bar(1)
-    freq = getattr(est, "selection_frequency_", None)
-    if freq is not None:
-        ax = plots.plot_selection_frequency(names, freq, max_bars=PLOT_FEATURES_MAX,
-                                            title="Selection frequency over the fold models")
-        written.append(str(plots.save(ax, out / "selection_frequency.png")))
-    bar(1)
-    if stability is not None:
-        ax = plots.plot_selection_frequency(names, stability.selection_frequency_,
-                                            threshold=stability.threshold,
-                                            max_bars=PLOT_FEATURES_MAX,
-                                            title="Stability selection")
-        written.append(str(plots.save(ax, out / "stability.png")))
-    bar(1)
+    written += frequency_plots(est, names, stability, out, bar, tick_always=True)
     return written
 
 

@@ -10,7 +10,7 @@ import dataclasses
 from . import common
 
 __all__ = ["LIST_ALL_FEATURES_MAX", "PLOT_FEATURES_MAX", "SelectRun", "input_record",
-           "listed_by_name"]
+           "listed_by_name", "frequency_plots"]
 
 # JSON records list a value per feature (coefficients, penalty weights, scores) for every
 # feature up to this many features, for the selected ones beyond (an svmlight file can
@@ -68,3 +68,28 @@ def listed_by_name(keys, values, d, order, names, group_names):
         pairs = [(k, v) for k, v in pairs
                  if k in keep or not (str(k)[:1] == "x" and str(k)[1:].isdigit())]
     return {common.feature_key(k, names, group_names): float(v) for k, v in pairs}
+
+
+def frequency_plots(est, names, stability, out, bar, *, tick_always=False):
+    """``selection_frequency.png`` (the fold models' selection frequencies, when the
+    estimator has them) and ``stability.png`` (with a stability selection); ``bar(1)``
+    after each (after each slot with ``tick_always``). Returns the paths written."""
+    from .. import plots
+
+    written = []
+    freq = getattr(est, "selection_frequency_", None)
+    if freq is not None:
+        ax = plots.plot_selection_frequency(names, freq, max_bars=PLOT_FEATURES_MAX,
+                                            title="Selection frequency over the fold models")
+        written.append(str(plots.save(ax, out / "selection_frequency.png")))
+    if freq is not None or tick_always:
+        bar(1)
+    if stability is not None:
+        ax = plots.plot_selection_frequency(names, stability.selection_frequency_,
+                                            threshold=stability.threshold,
+                                            max_bars=PLOT_FEATURES_MAX,
+                                            title="Stability selection")
+        written.append(str(plots.save(ax, out / "stability.png")))
+    if stability is not None or tick_always:
+        bar(1)
+    return written
