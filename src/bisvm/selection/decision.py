@@ -56,18 +56,26 @@ def out_of_fold(objective, coefs):
     weights over k) and each row's fold majority label, at the fold solutions
     ``coefs`` of ``objective`` (a :class:`~bisvm.selection.bilevel.BilevelObjective`).
     """
-    fs, ys, ws, maj = [], [], [], []
+    def majority(fold):
+        sw = np.ones(fold.y_train.shape[0]) if fold.w_train is None else fold.w_train
+        # the constant minimising the mean hinge loss is the (weighted) majority label
+        return 1.0 if float(sw @ (fold.y_train > 0)) >= float(sw @ (fold.y_train < 0)) else -1.0
+
+    return _pooled_outputs(objective, coefs, majority)
+
+
+def _pooled_outputs(objective, coefs, constant):
+    """Outputs, targets and weights of every fold's validation rows, pooled, with the
+    intercept-only prediction ``constant(fold)`` of each row's fold."""
+    fs, ys, ws, const = [], [], [], []
     k = len(coefs)
     for fold, crit, w in zip(objective.folds, objective.criteria, coefs):
         _, om = crit.terms(w)
         fs.append(np.asarray(crit.V @ w, dtype=float))
         ys.append(np.asarray(crit.eta, dtype=float))
         ws.append(om / k)
-        sw = np.ones(fold.y_train.shape[0]) if fold.w_train is None else fold.w_train
-        # the constant minimising the mean hinge loss is the (weighted) majority label
-        m = 1.0 if float(sw @ (fold.y_train > 0)) >= float(sw @ (fold.y_train < 0)) else -1.0
-        maj.append(np.full(fold.X_val.shape[0], m))
-    return np.concatenate(fs), np.concatenate(ys), np.concatenate(ws), np.concatenate(maj)
+        const.append(np.full(fold.X_val.shape[0], constant(fold)))
+    return np.concatenate(fs), np.concatenate(ys), np.concatenate(ws), np.concatenate(const)
 
 
 def out_of_fold_counts(objective):
@@ -421,16 +429,11 @@ def out_of_fold_regression(objective, coefs):
     """Pooled out-of-fold predictions, targets, weights (each fold's normalised
     criterion weights over k) and the intercept-only prediction of each row (the
     weighted mean of its fold's training targets), at the fold solutions ``coefs``."""
-    fs, ys, ws, null = [], [], [], []
-    k = len(coefs)
-    for fold, crit, w in zip(objective.folds, objective.criteria, coefs):
-        _, om = crit.terms(w)
-        fs.append(np.asarray(crit.V @ w, dtype=float))
-        ys.append(np.asarray(crit.eta, dtype=float))
-        ws.append(om / k)
+    def mean(fold):
         sw = np.ones(fold.y_train.shape[0]) if fold.w_train is None else fold.w_train
-        null.append(np.full(fold.X_val.shape[0], float(sw @ fold.y_train) / float(sw.sum())))
-    return np.concatenate(fs), np.concatenate(ys), np.concatenate(ws), np.concatenate(null)
+        return float(sw @ fold.y_train) / float(sw.sum())
+
+    return _pooled_outputs(objective, coefs, mean)
 
 
 def beats_null_regression(f, y, w, null_pred):
