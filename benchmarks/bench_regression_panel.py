@@ -184,13 +184,14 @@ def main(argv=None):
     name = "bench_regression_panel" + ("_quick" if args.quick else "")
     path = Path(args.out) if args.out else RESULTS / f"{name}.json"
     records, commands = load_records(path)
+    command = "python benchmarks/bench_regression_panel.py " + " ".join(
+        sys.argv[1:] if argv is None else argv)
     if args.merge:
         other, other_commands = load_records(Path(args.merge))
         records.update(other)
         commands += [c for c in other_commands if c not in commands]
+        commands.append(command)
         save(path, records, {"commands": commands, "quick": args.quick, "threads": 1})
-    command = "python benchmarks/bench_regression_panel.py " + " ".join(
-        sys.argv[1:] if argv is None else argv)
     if not args.report_only:
         commands.append(command)
         meta = {"commands": commands, "quick": args.quick, "threads": 1,
