@@ -51,8 +51,9 @@ class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEsti
     edges (Lee, Hsieh & Huang 2005), the squared error or the Pseudo-Huber loss; the
     upper level chooses the L1 weights β (one, one per feature, or one per group) to
     minimise a k-fold validation criterion by BiSVM L-BFGS with the implicit (KKT)
-    hypergradient, the method of Bilevel sparse SVM feature selection (Kunapuli et al.
-    2008; Couellan & Wang 2015) carried to regression. The stages, the decision rules and
+    hypergradient: the bilevel sparse SVM of González Vallejo (2024, seed-000) carried
+    to regression, where bilevel model selection of ε-SVR goes back to Bennett et al.
+    (2006, "Model selection via bilevel optimization"). The stages, the decision rules and
     the solvers are those of :class:`~bisvm.estimators.sparse.BilevelSVC`
     (:mod:`bisvm.selection.staged`): a scan and BiSVM run on the scalar weight, the
     per-feature refinement judged on held-out rows, the refit restricted to the
