@@ -294,17 +294,10 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
     from . import plots
 
     names = [str(n) for n in feature_names]
-    rep = Report(title or "bisvm: bilevel feature selection",
-                 "Smoothed elastic-net SVM whose L1 weights are learned by BiSVM L-BFGS "
-                 "(seed-000).")
-    for n in notes:
-        rep.paragraph(n, note=True)
-    rep.section("Summary")
-    rep.table(summary or {})
-    imp = np.asarray(est.feature_importances_)
-    order = [j for j in np.argsort(-imp) if imp[j] > 0]
-    rep.section("Selected features")
-    _selected_table(rep, est, names, order, coef_units)
+    rep, imp, order = _selection_head(
+        est, names, title or "bisvm: bilevel feature selection",
+        "Smoothed elastic-net SVM whose L1 weights are learned by BiSVM L-BFGS "
+        "(seed-000).", notes, summary, coef_units)
     kept = kept_model(est)
     pw = np.ravel(est.penalty_weights_)
     if kept == "scalar":
@@ -347,6 +340,21 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
     return rep
 
 
+def _selection_head(est, names, title, lead, notes, summary, coef_units, sort_kind=None):
+    """A selection report's opening: title, notes, the summary table and the selected
+    features (by decreasing importance); returns (report, importances, their order)."""
+    rep = Report(title, lead)
+    for n in notes:
+        rep.paragraph(n, note=True)
+    rep.section("Summary")
+    rep.table(summary or {})
+    imp = np.asarray(est.feature_importances_)
+    order = [j for j in np.argsort(-imp, kind=sort_kind) if imp[j] > 0]
+    rep.section("Selected features")
+    _selected_table(rep, est, names, order, coef_units)
+    return rep, imp, order
+
+
 def _selected_table(rep, est, names, order, coef_units):
     """The selected features: importance, the thesis's score where it tells features
     apart (per feature: the vector model), the fold models' selection frequency where
@@ -386,17 +394,10 @@ def regression_report(est, *, feature_names, X_test=None, y_test=None, summary=N
     from . import plots
 
     names = [str(n) for n in feature_names]
-    rep = Report(title or "bisvm: bilevel feature selection for regression",
-                 "Smoothed elastic-net support vector regression whose L1 weights are "
-                 "learned by BiSVM L-BFGS.")
-    for n in notes:
-        rep.paragraph(n, note=True)
-    rep.section("Summary")
-    rep.table(summary or {})
-    imp = np.asarray(est.feature_importances_)
-    order = [j for j in np.argsort(-imp, kind="stable") if imp[j] > 0]
-    rep.section("Selected features")
-    _selected_table(rep, est, names, order, coef_units)
+    rep, imp, order = _selection_head(
+        est, names, title or "bisvm: bilevel feature selection for regression",
+        "Smoothed elastic-net support vector regression whose L1 weights are learned by "
+        "BiSVM L-BFGS.", notes, summary, coef_units, sort_kind="stable")
     pw = np.ravel(est.penalty_weights_)
     if kept_model(est) == "scalar":
         rep.table([["β (every coefficient)", float(pw[0])]], ["penalty weight", "value"],

@@ -113,6 +113,24 @@ def scaling_plan(requested, params, name):
 # ------------------------------------------------------------------- kept weights
 
 
+def scaled_split(opts, est, name, Xtr, Xte, notes):
+    """Apply ``--scaling`` to a train/test split for the estimator ``est`` (named
+    ``name``): its parameters set by the :func:`scaling_plan`, the scaler fitted on the
+    training rows, and the plan's notes appended to ``notes``. Returns (plan, scaler,
+    scaled training rows, scaled test rows)."""
+    from .. import data
+
+    plan = scaling_plan(opts.scaling, est.get_params(deep=False), name)
+    est.set_params(**plan.params)
+    scaler = data.Scaler(plan.method).fit(Xtr)
+    Xtr_s, Xte_s = scaler.transform(Xtr), scaler.transform(Xte)
+    if plan.note:
+        notes.append(plan.note)
+    if scaler.effective_method_ != plan.method:
+        notes.append(f"scaling: {scaler.describe()}")
+    return plan, scaler, Xtr_s, Xte_s
+
+
 def kept_model(est):
     """The model a BilevelSVC kept (:func:`bisvm.report.kept_model`)."""
     from ..report import kept_model as kept
@@ -267,19 +285,12 @@ def print_stability(s, width=24):
         p(f"  test accuracy of the refit on the stable set {s['test_accuracy']:.4f}")
 
 
-def print_select(r):
-    """The text report of a ``bisvm select`` run (stdout)."""
-    from .output import print_notes
-
+def print_learned(r, scaled):
+    """The part of ``bisvm select``'s text report that classification and regression
+    share: the selected features (importance, fold frequency, coefficient), the learned
+    L1 weights and the validation objective; ``scaled`` names the features' scaling.
+    Returns the width of the feature column."""
     p = print
-    sparse = r["input"]["sparse"]
-    p(f"bisvm select: {r['model']} model on {r['source']} "
-      f"({r['n_train']} training rows, {r['n_test']} test rows"
-      + (f", sparse X: {r['input']['stored_values']} stored values, "
-         f"{r['input']['density']:.2%} dense)" if sparse else ")"))
-    print_notes(r["notes"])
-    p(f"selected {r['n_selected']} of {r['n_features']} features (coef > 0 favours class "
-      f"{r['positive_class']!r}, < 0 class {r['negative_class']!r}):")
     shown = r["selected_features"][:PRINT_FEATURES_MAX]
     freq = r.get("selection_frequency")
     width = max([len(n) for n in shown] + [8])
@@ -293,8 +304,6 @@ def print_select(r):
     if r["n_selected"] > len(shown):
         p(f"  ... and {r['n_selected'] - len(shown)} more (--json lists them all)")
     if shown:
-        scaled = "standardised" if r["standardized_inside"] or r["scaling"] == "standard" \
-            else f"{r['scaling']}-scaled"
         p(f"  (importance: share of the |coef| of the {scaled} features"
           + ("; frequency: share of the fold models that select the feature)" if freq
              else ")"))
@@ -309,6 +318,25 @@ def print_select(r):
               f"{max(pw):.4g} (--json lists them)")
     p(f"validation objective  {r['validation_objective']:.4f}  "
       f"({r['validation_objective_name']})")
+    return width
+
+
+def print_select(r):
+    """The text report of a ``bisvm select`` run (stdout)."""
+    from .output import print_notes
+
+    p = print
+    sparse = r["input"]["sparse"]
+    p(f"bisvm select: {r['model']} model on {r['source']} "
+      f"({r['n_train']} training rows, {r['n_test']} test rows"
+      + (f", sparse X: {r['input']['stored_values']} stored values, "
+         f"{r['input']['density']:.2%} dense)" if sparse else ")"))
+    print_notes(r["notes"])
+    p(f"selected {r['n_selected']} of {r['n_features']} features (coef > 0 favours class "
+      f"{r['positive_class']!r}, < 0 class {r['negative_class']!r}):")
+    scaled = "standardised" if r["standardized_inside"] or r["scaling"] == "standard" \
+        else f"{r['scaling']}-scaled"
+    width = print_learned(r, scaled)
     p(f"test accuracy         {r['test_accuracy']:.4f}  "
       f"(test halved MSE of raw outputs {r['test_halved_mse']:.4f})")
     p(f"BiSVM L-BFGS          {r['iterations']} iterations, {r['lower_level_solves']} "

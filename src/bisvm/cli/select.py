@@ -320,14 +320,7 @@ def run_select(opts):
         X, bt.y, test_size=opts.test_size, random_state=opts.seed
     )
     est = _estimator(opts, BilevelSVC, groups)
-    plan = learned.scaling_plan(opts.scaling, est.get_params(deep=False), "BilevelSVC")
-    est.set_params(**plan.params)
-    scaler = data.Scaler(plan.method).fit(Xtr)
-    Xtr_s, Xte_s = scaler.transform(Xtr), scaler.transform(Xte)
-    if plan.note:
-        notes.append(plan.note)
-    if scaler.effective_method_ != plan.method:
-        notes.append(f"scaling: {scaler.describe()}")
+    plan, scaler, Xtr_s, Xte_s = learned.scaled_split(opts, est, "BilevelSVC", Xtr, Xte, notes)
     warm_seconds, fit_seconds, grid = _fit(opts, est, Xtr_s, ytr)
     notes.extend(learned.refinement_messages(est))
     if np.any(getattr(est, "null_model_", False)):

@@ -124,14 +124,7 @@ def run_regression(opts, ds, reason, *, t_start, import_seconds):
     Xtr, Xte, ytr, yte = data.train_test_split_seeded(
         X, y, test_size=opts.test_size, random_state=opts.seed, stratify=False)
     est = regression_estimator(opts, groups)
-    plan = learned.scaling_plan(opts.scaling, est.get_params(deep=False), "BilevelSVR")
-    est.set_params(**plan.params)
-    scaler = data.Scaler(plan.method).fit(Xtr)
-    Xtr_s, Xte_s = scaler.transform(Xtr), scaler.transform(Xte)
-    if plan.note:
-        notes.append(plan.note)
-    if scaler.effective_method_ != plan.method:
-        notes.append(f"scaling: {scaler.describe()}")
+    plan, scaler, Xtr_s, Xte_s = learned.scaled_split(opts, est, "BilevelSVR", Xtr, Xte, notes)
     if not opts.no_grid:
         notes.append("no grid baseline: the thesis's 149-point grid is over the "
                      "classifier's β")
@@ -272,33 +265,7 @@ def print_select_regression(r):
       + (f", sparse X: {r['input']['stored_values']} stored values)" if sparse else ")"))
     print_notes(r["notes"])
     p(f"selected {r['n_selected']} of {r['n_features']} features:")
-    shown = r["selected_features"][:learned.PRINT_FEATURES_MAX]
-    freq = r.get("selection_frequency")
-    width = max([len(n) for n in shown] + [8])
-    if shown:
-        p(f"  {'feature':<{width}s}  importance" + ("  frequency" if freq else "")
-          + f"  coef ({r['coef_units']})")
-    for name in shown:
-        p(f"  {name:<{width}s}  {r['importance'][name]:>10.4f}"
-          + (f"  {freq[name]:>9.2f}" if freq else "")
-          + f"  {r['coefficients'][name]:+.4g}")
-    if r["n_selected"] > len(shown):
-        p(f"  ... and {r['n_selected'] - len(shown)} more (--json lists them all)")
-    if shown:
-        p("  (importance: share of the |coef| of the standardised features"
-          + ("; frequency: share of the fold models that select the feature)" if freq
-             else ")"))
-    if r["model"] == "scalar" and "beta" in r["penalty_weights"]:
-        p(f"L1 weight             β = {r['penalty_weights']['beta']:.4g}, one for every "
-          "coefficient (scalar model)")
-    else:
-        pw = [v for k, v in r["penalty_weights"].items() if k != "intercept"]
-        if pw:
-            p(f"learned L1 weights    {len(pw)}, one per "
-              f"{'group' if r['model'] == 'group' else 'feature'}, from {min(pw):.4g} to "
-              f"{max(pw):.4g} (--json lists them)")
-    p(f"validation objective  {r['validation_objective']:.4f}  "
-      f"({r['validation_objective_name']})")
+    width = learned.print_learned(r, "standardised")
     r2 = "n/a" if r["test_r2"] is None else f"{r['test_r2']:.4f}"
     p(f"test R²               {r2}  ({r['n_test']} held-out rows)")
     p(f"test RMSE             {r['test_rmse']:.6g}  (target units; the training mean "
