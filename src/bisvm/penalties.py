@@ -87,7 +87,9 @@ class L2:
         return self.strength * self._m(w) * w
 
     def hessian_diag(self, w):
-        return self.strength * np.broadcast_to(self._m(w), w.shape).astype(float)
+        if self.mask is None:
+            return np.full(w.shape, float(self.strength))
+        return self.strength * self.mask.astype(float)
 
     def hessian(self, w):
         return np.diag(self.hessian_diag(w))
@@ -98,7 +100,7 @@ class L2:
 
     def add_hessian(self, H, w):
         """Add the Hessian to the square matrix ``H`` in place; returns ``H``."""
-        H[np.diag_indices_from(H)] += self.hessian_diag(w)
+        H.flat[::H.shape[0] + 1] += self.hessian_diag(w)
         return H
 
     def curvature(self, w):
@@ -215,12 +217,12 @@ class GroupPseudoHuber:
         s = self._s(w)
         if self._singleton:
             # beta (1/s - w^2/s^3) = beta gamma^2 / s^3
-            H[np.diag_indices_from(H)] += self.per_coordinate(self.weights * self.smoothing**2
+            H.flat[::H.shape[0] + 1] += self.per_coordinate(self.weights * self.smoothing**2
                                                           / s**3)
             return H
         u = self.per_coordinate(np.sqrt(self.weights / s**3)) * w
         H -= np.outer(u, u) * self._same
-        H[np.diag_indices_from(H)] += self.per_coordinate(self.weights / s)
+        H.flat[::H.shape[0] + 1] += self.per_coordinate(self.weights / s)
         return H
 
     def hessian(self, w):

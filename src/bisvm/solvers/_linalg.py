@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg.lapack import dpotrf, dpotrs
 
 __all__ = [
+    "cholesky_factor",
+    "cholesky_factor_solve",
     "NewtonFactor",
     "shifted_cho_factor",
     "cholesky_solve",
@@ -19,6 +22,38 @@ __all__ = [
     "RefinedFactor",
     "structured_hessian_matvec",
 ]
+
+
+def cholesky_factor(M, lower=False):
+    """``scipy.linalg.cho_factor(M, lower=lower, check_finite=False)``, the same LAPACK
+    ``potrf`` call and the same bits, without scipy's per-call wrappers: the Newton
+    loops of small problems factor thousands of tiny matrices, where those wrappers
+    cost more than the factorisation. Raises ``LinAlgError`` if ``M`` is not positive
+    definite."""
+    M = np.asarray(M)
+    if M.dtype != np.float64 or M.ndim != 2:
+        return cho_factor(M, lower=lower, check_finite=False)
+    c, info = dpotrf(M, lower=lower, clean=False, overwrite_a=False)
+    if info > 0:
+        raise LinAlgError(f"{info}-th leading minor of the array is not positive definite")
+    if info < 0:
+        raise ValueError(f"illegal value in argument {-info} of LAPACK potrf")
+    return c, lower
+
+
+def cholesky_factor_solve(factor, b):
+    """``scipy.linalg.cho_solve(factor, b, check_finite=False)`` for a ``factor`` of
+    :func:`cholesky_factor` (the same LAPACK ``potrs`` call and bits, without scipy's
+    per-call wrappers)."""
+    c, lower = factor
+    b = np.asarray(b)
+    if c.dtype != np.float64 or b.dtype != np.float64 or b.ndim not in (1, 2) \
+            or b.shape[0] != c.shape[0]:
+        return cho_solve(factor, b, check_finite=False)
+    x, info = dpotrs(c, b, lower=lower, overwrite_b=False)
+    if info != 0:
+        raise ValueError(f"illegal value in argument {-info} of LAPACK potrs")
+    return x
 
 
 def shifted_cho_factor(M, *, lower=False, rel_shift=1e-12, tries=14):
@@ -37,8 +72,8 @@ def shifted_cho_factor(M, *, lower=False, rel_shift=1e-12, tries=14):
     scale = max(float(np.max(np.abs(np.diag(M)))), 1e-300)
     for _ in range(tries):
         try:
-            return cho_factor(M + shift * np.eye(M.shape[0]) if shift else M,
-                              lower=lower, check_finite=False)
+            return cholesky_factor(M + shift * np.eye(M.shape[0]) if shift else M,
+                                   lower=lower)
         except LinAlgError:
             shift = max(shift * 10.0, rel_shift * scale)
     raise LinAlgError("matrix is not positive definite even after diagonal shifting")
@@ -70,7 +105,7 @@ def cholesky_solve(H, b):
     """Solve ``H x = b`` (``b`` a vector or a matrix of right-hand sides) for symmetric
     positive definite ``H`` by Cholesky, never forming an inverse; a tiny diagonal shift
     is added if ``H`` is numerically singular."""
-    return cho_solve(shifted_cho_factor(H, tries=12), b, check_finite=False)
+    return cholesky_factor_solve(shifted_cho_factor(H, tries=12), b)
 
 
 class DenseFactor(NewtonFactor):
@@ -85,7 +120,7 @@ class DenseFactor(NewtonFactor):
 
     def solve(self, rhs, x0=None, rtol=None):
         """:math:`H^{-1}` ``rhs`` (a vector or a matrix of right-hand sides)."""
-        return cho_solve(self._c, rhs, check_finite=False)
+        return cholesky_factor_solve(self._c, rhs)
 
     def matvec(self, v):
         return self.H @ v

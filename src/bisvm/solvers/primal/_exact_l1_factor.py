@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import LinAlgError, cho_solve
+from scipy.linalg import LinAlgError
 from scipy.sparse.linalg import LinearOperator, cg
 
-from .._linalg import shifted_cho_factor
+from .._linalg import cholesky_factor_solve, shifted_cho_factor
 from ..base import NewtonFactor
 
 __all__ = ["SupportNewtonFactor", "group_l1_weight_vjp", "group_l1_weight_jvp"]
@@ -167,7 +167,7 @@ class SupportNewtonFactor(NewtonFactor):
                 H = (XS.T @ sp.diags(self._c) @ XS).toarray()
             else:
                 H = XS.T @ (XS * self._c[:, None])
-            H[np.diag_indices_from(H)] += self._ridge
+            H.flat[::H.shape[0] + 1] += self._ridge
             for loc, b, wk, nk in self._blocks:
                 uk = wk / nk
                 H[np.ix_(loc, loc)] += (b / nk) * (np.eye(loc.size) - np.outer(uk, uk))
@@ -223,7 +223,7 @@ class SupportNewtonFactor(NewtonFactor):
         if not S.size:
             return out
         if self.direct:
-            out[S] = cho_solve(self._factor(), r[S], check_finite=False)
+            out[S] = cholesky_factor_solve(self._factor(), r[S])
             self._check_finite(out)
             return out
         x0s = None if x0 is None else np.asarray(x0, dtype=np.float64)[S]

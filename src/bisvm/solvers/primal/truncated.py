@@ -30,9 +30,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import cho_solve
 
-from .._linalg import preconditioned_cg, shifted_cho_factor, structured_hessian_matvec
+from .._linalg import (
+    cholesky_factor_solve,
+    preconditioned_cg,
+    shifted_cho_factor,
+    structured_hessian_matvec,
+)
 from ..base import NewtonFactor
 from .newton import newton_loop
 
@@ -188,7 +192,7 @@ class CGFactor(NewtonFactor):
             M = data.correlation * np.outer(s, s)
             M += D.dense()
             cf = shifted_cho_factor(M, tries=12)
-            self._precond = lambda r: cho_solve(cf, r, check_finite=False)
+            self._precond = lambda r: cholesky_factor_solve(cf, r)
         else:
             self._precond = D.with_diagonal(extra).solve
         self.n_matvec = 0

@@ -31,10 +31,14 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk as syrk
 
-from .._linalg import shifted_cho_factor, structured_hessian_matvec
+from .._linalg import (
+    cholesky_factor,
+    cholesky_factor_solve,
+    shifted_cho_factor,
+    structured_hessian_matvec,
+)
 from ..base import NewtonFactor
 from .newton import newton_loop
 
@@ -75,9 +79,9 @@ class WoodburyFactor(NewtonFactor):
             Q = X @ V
             Q = sc[:, None] * (Q.toarray() if sp.issparse(Q) else np.asarray(Q))
             M += (Q * t) @ Q.T
-        M[np.diag_indices_from(M)] += 1.0
+        M.flat[::M.shape[0] + 1] += 1.0
         # only the upper triangle is referenced (syrk fills no more)
-        self._M = cho_factor(M, lower=False, check_finite=False)
+        self._M = cholesky_factor(M)
         self.free = D.free
         if self.free.size:
             XF = X[:, self.free]
@@ -93,7 +97,7 @@ class WoodburyFactor(NewtonFactor):
         r""":math:`(D + X^\top CX)^{-1}` on the penalised coordinates (free ones ignored)."""
         y = self.D.solve(r)
         t = self._sc * np.asarray(self.X @ y)
-        t = self._sc * cho_solve(self._M, t, check_finite=False)
+        t = self._sc * cholesky_factor_solve(self._M, t)
         return y - self.D.solve(np.asarray(self.X.T @ t))
 
     def solve(self, rhs, x0=None, rtol=None):
@@ -106,7 +110,7 @@ class WoodburyFactor(NewtonFactor):
         rP = rhs.copy()
         rP[self.free] = 0.0
         a = self._ainv(rP)
-        xF = cho_solve(self._S, rhs[self.free] - self._B.T @ a, check_finite=False)
+        xF = cholesky_factor_solve(self._S, rhs[self.free] - self._B.T @ a)
         x = a - self._W @ xF
         x[self.free] = xF
         return x
