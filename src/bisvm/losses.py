@@ -339,12 +339,36 @@ class SmoothedEpsilonInsensitive(_OnePass):
 
     def value_derivatives(self, y, z):
         """``(value, derivative, second_derivative)`` in one pass."""
-        mu, eps = self.smoothing, self.epsilon
-        r = np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
-        up, lo = (r - eps) / mu, (-r - eps) / mu
-        sp, sn = expit(up), expit(lo)
-        val = mu * (np.logaddexp(0.0, up) + np.logaddexp(0.0, lo))
-        return val, sp - sn, (sp * (1.0 - sp) + sn * (1.0 - sn)) / mu
+        return _softplus_tube(np.ascontiguousarray(y, dtype=np.float64),
+                              np.ascontiguousarray(z, dtype=np.float64),
+                              float(self.epsilon), float(self.smoothing))
+
+
+@njit
+def _softplus_edge(u):
+    # (log(1 + e^u), sigma(u)), stable for either sign of u
+    if u > 0.0:
+        e = np.exp(-u)
+        return u + np.log1p(e), 1.0 / (1.0 + e)
+    e = np.exp(u)
+    return np.log1p(e), e / (1.0 + e)
+
+
+@njit
+def _softplus_tube(y, z, eps, mu):
+    # the two soft edges of the tube, at u = (r - eps)/mu and (-r - eps)/mu
+    n = y.shape[0]
+    val = np.empty(n)
+    d1 = np.empty(n)
+    d2 = np.empty(n)
+    for i in range(n):
+        r = z[i] - y[i]
+        vp, sp = _softplus_edge((r - eps) / mu)
+        vn, sn = _softplus_edge((-r - eps) / mu)
+        val[i] = mu * (vp + vn)
+        d1[i] = sp - sn
+        d2[i] = (sp * (1.0 - sp) + sn * (1.0 - sn)) / mu
+    return val, d1, d2
 
 
 @dataclass(frozen=True)
