@@ -15,12 +15,20 @@ I} c_i (1 - y_i x_i^\top w)^2`, i.e. solves
 .. math::
     (R + 2 X_I^\top C_I X_I)\,\bar w = 2 X_I^\top C_I\, y_I ,
 
-(Cholesky, or linear CG of :mod:`bisvm.solvers.primal.cg` when ``d`` is large); then
+(Cholesky; or, when ``d`` is large, truncated: preconditioned CG stopped by the
+quadratic-model rule of :func:`~bisvm.solvers.primal.cg.truncated_newton_cg`); then
 :math:`w^{k+1} = w^k + \delta^k (\bar w - w^k)` with the *exact* minimiser
 :math:`\delta^k` of the one-dimensional piecewise quadratic (:func:`exact_line_search`: the
 derivative is piecewise linear and increasing, its breakpoints are sorted once and its
-root found in :math:`O(n \log n)`). The method stops in finitely many iterations: once the
-active set no longer changes, the full step lands on the optimum.
+root found in :math:`O(n \log n)`; the linear solvers use the one-pass search of
+:meth:`~bisvm.solvers.primal.linear_design.LinearDesign.line_search`, which needs no
+per-sample storage). With exact steps the method stops in finitely many iterations: once
+the active set no longer changes, the full step lands on the optimum.
+
+The data are read in place (:class:`~bisvm.solvers.primal.linear_design.LinearDesign`:
+no copy of CSR float64 or C-ordered float64 ``X``, the intercept an implicit feature,
+products over fixed row blocks, identical for every ``n_jobs``); the per-sample work
+memory is two vectors of length ``n``.
 
 ``R = I`` and ``c_i = C`` give LIBLINEAR's primal L2-loss SVM; ``R = K_{JJ}`` (with a zero
 row and column for an unpenalised intercept) and the design ``K_{:,J}`` give the kernel
@@ -39,16 +47,20 @@ import dataclasses
 import time
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ...losses import SquaredHinge
 from ...penalties import L2
+from ...progress import Progress, mode_for_verbose
 from .._linalg import cholesky_solve
 from .._record import IterationLog, check_tol_max_iter
 from ..base import ConvergenceRecord, SolverResult, warn_cap
-from ..problems import LinearProblem, augment_intercept, split_intercept
-from .cg import conjugate_gradient
+from ..problems import LinearProblem, split_intercept
+from ._linear_kernels import SQUARED_HINGE
+from .cg import truncated_newton_cg
+from .linear_design import LinearDesign
+
+FORCING = 0.3
 
 __all__ = [
     "exact_line_search",
@@ -57,6 +69,7 @@ __all__ = [
     "solve_finite_newton_problem",
     "greedy_kernel_finite_newton",
     "check_linear_problem",
+    "piecewise_newton",
     "with_intercept",
 ]
 
@@ -122,11 +135,13 @@ def exact_line_search(wRd, dRd, a, b, c):
     return float(max(roots[k], lo[k], 0.0))
 
 
-def check_linear_problem(problem, loss_type, *, linear_solver, tol, max_iter):
+def check_linear_problem(problem, loss_type, *, linear_solver, tol, max_iter, n_jobs=None):
     """The checks of the finite Newton solvers: the loss, the linear solver, ``tol``,
-    ``max_iter`` and the costs. Returns ``(X, y, cost, linear_solver)`` with the
-    intercept column appended (``problem.bias``) and ``"auto"`` resolved: Cholesky up to
-    ``d = 2000`` dense (5000 sparse), CG beyond."""
+    ``max_iter``, the labels and the costs. Returns ``(design, y, c, linear_solver)``:
+    the :class:`~bisvm.solvers.primal.linear_design.LinearDesign` over the caller's ``X``
+    (the intercept feature implicit), ``y`` and ``c`` as float64 vectors (no copy when
+    they already are), and ``"auto"`` resolved: Cholesky up to ``d = 2000`` dense (5000
+    sparse) when its Gram matrix is small beside the data, truncated Newton-CG otherwise."""
     if not isinstance(problem, LinearProblem) or not isinstance(problem.loss, loss_type):
         raise ValueError(f"expected a LinearProblem with the {loss_type.__name__} loss, got "
                          f"{type(problem).__name__}")
@@ -134,15 +149,23 @@ def check_linear_problem(problem, loss_type, *, linear_solver, tol, max_iter):
         raise ValueError(f"linear_solver must be 'auto', 'cholesky' or 'cg', got "
                          f"{linear_solver!r}")
     check_tol_max_iter(tol, max_iter)
-    X = augment_intercept(problem.X, problem.bias)
-    n, d = X.shape
-    y = np.asarray(problem.y, dtype=float)
-    c = np.broadcast_to(np.asarray(problem.cost, dtype=float), (n,)).copy()
-    if np.any(c < 0) or not np.all(np.isfinite(c)):
+    design = LinearDesign(problem.X, problem.bias, n_jobs=n_jobs)
+    n = design.n
+    y = np.ascontiguousarray(problem.y, dtype=np.float64)
+    if y.shape != (n,):
+        raise ValueError(f"y must have shape ({n},), got {y.shape}")
+    if not np.all(np.isfinite(y)):
+        raise ValueError("y must be finite")
+    c = np.asarray(problem.cost, dtype=np.float64)
+    c = np.ascontiguousarray(np.broadcast_to(c, (n,)) if c.ndim == 0 else c)
+    if c.shape != (n,):
+        raise ValueError(f"cost must be a scalar or have shape ({n},), got {c.shape}")
+    if not (np.all(np.isfinite(c)) and np.all(c >= 0)):
         raise ValueError("cost must be finite and non-negative")
     if linear_solver == "auto":
-        linear_solver = "cholesky" if d <= (5000 if sp.issparse(X) else 2000) else "cg"
-    return X, y, c, linear_solver
+        limit = 5000 if design.csr is not None else 2000
+        linear_solver = "cholesky" if design.direct_ok(limit) else "cg"
+    return design, y, c, linear_solver
 
 
 def finite_newton_loop(value_grad, step, w, z, *, scale, tol, max_iter, start_tol=None,
@@ -199,7 +222,7 @@ def finite_newton_loop(value_grad, step, w, z, *, scale, tol, max_iter, start_to
 
 
 def solve_finite_newton(problem, *, w0=None, tol=1e-10, max_iter=100, linear_solver="auto",
-                        warn=True):
+                        warn=True, n_jobs=None, verbose=0):
     r"""Minimise :math:`\tfrac12 w^\top R w + \sum_i c_i \max(0, 1 - y_i x_i^\top w)^2` by
     the finite Newton method with exact line search.
 
@@ -209,19 +232,31 @@ def solve_finite_newton(problem, *, w0=None, tol=1e-10, max_iter=100, linear_sol
         With the :class:`~bisvm.losses.SquaredHinge` loss, labels in {-1, +1}, costs
         :math:`c_i \ge 0` and ``quadratic`` :math:`R` (a scalar :math:`rI`, a diagonal,
         a matrix; the identity by default). With ``bias > 0`` the intercept feature is
-        appended (LIBLINEAR's ``-B``, penalised by :math:`R`, whose size is then d + 1).
+        implicit (LIBLINEAR's ``-B``, penalised by :math:`R`, whose size is then d + 1).
+        CSR float64 with int32/int64 indices and C-ordered float64 ``X`` are used without
+        a copy.
     w0 : ndarray, optional
         Warm start over the columns (the intercept feature's weight last; zeros by
         default).
     tol : float
         Stop when :math:`\|\nabla f(w)\|_2 \le` ``tol`` :math:`\cdot \max(1, \|\nabla
-        f(w_0)\|_2)`, or at once when the active set is unchanged after a full step
+        f(w_0)\|_2)`, or at once when the active set is unchanged after a full exact step
         (finite termination).
     max_iter : int
     linear_solver : {"auto", "cholesky", "cg"}
-        "auto" uses Cholesky up to ``d = 2000`` dense (5000 sparse), CG beyond.
+        "cholesky" solves each Newton system exactly (the Gram matrix of the active rows,
+        formed from row chunks); "cg" is truncated Newton: preconditioned CG to the
+        relative residual :math:`\min(0.1, \sqrt{\|\nabla f\|/\|\nabla f(w_0)\|})`, the
+        exact line search keeping every step a descent step. "auto" uses Cholesky up to
+        ``d = 2000`` dense (5000 sparse) when its Gram matrix is small beside the data, CG
+        otherwise.
     warn : bool
         :class:`~sklearn.exceptions.ConvergenceWarning` on the cap.
+    n_jobs : int or None
+        Threads for the products with ``X`` (row blocks); the iterates are identical for
+        every value.
+    verbose : int
+        Progress (objective, gradient norm, step) on stderr per Newton iteration.
 
     Returns
     -------
@@ -230,48 +265,92 @@ def solve_finite_newton(problem, *, w0=None, tol=1e-10, max_iter=100, linear_sol
         the intercept feature, ``active_set`` the samples with :math:`y_i x_i^\top w < 1`
         at the solution; certificate ``"relative_gradient_norm"``.
     """
-    X, y, c, linear_solver = check_linear_problem(
-        problem, SquaredHinge, linear_solver=linear_solver, tol=tol, max_iter=max_iter)
-    d = X.shape[1]
-    Rv, Rdense = _as_operator(problem.quadratic, d)
-    loss = problem.loss
-    w = np.zeros(d) if w0 is None else np.array(w0, dtype=float, copy=True)
-    z = np.asarray(X @ w).ravel()
-
-    def value_grad(w, z):
-        r = np.maximum(0.0, 1.0 - y * z)
-        return (0.5 * float(w @ Rv(w)) + float(c @ loss.value(y, z)),
-                Rv(w) - 2.0 * np.asarray(X.T @ (c * y * r)).ravel())
-
-    def step(w, z, g):
-        I = np.flatnonzero((y * z < 1.0) & (c > 0))
-        dvec = _active_minimiser(X[I], c[I], y[I], Rv, Rdense, w, linear_solver, tol) - w
-        q = np.asarray(X @ dvec).ravel()
-        Rd = Rv(dvec)
-        delta = exact_line_search(float(w @ Rd), float(dvec @ Rd), 1.0 - y * z, y * q, c)
-        same_set = np.array_equal(np.flatnonzero((y * (z + q) < 1.0) & (c > 0)), I)
-        return w + delta * dvec, z + delta * q, delta, delta == 1.0 and same_set
-
-    res, z = finite_newton_loop(value_grad, step, w, z, scale=lambda gn: max(1.0, gn),
-                                tol=tol, max_iter=max_iter, warn=warn)
-    return with_intercept(res, problem.bias, active_set=np.flatnonzero(y * z < 1.0))
+    design, y, c, linear_solver = check_linear_problem(
+        problem, SquaredHinge, linear_solver=linear_solver, tol=tol, max_iter=max_iter,
+        n_jobs=n_jobs)
+    res, z = piecewise_newton(design, y, c, SQUARED_HINGE, 0.0, problem.quadratic, w0,
+                              tol=tol, max_iter=max_iter, linear_solver=linear_solver,
+                              scale=lambda gn: max(1.0, gn), name="finite Newton",
+                              warn=warn, verbose=verbose)
+    return with_intercept(res, design.bias,
+                          active_set=design.active_rows(y, z, SQUARED_HINGE))
 
 
-def _active_minimiser(XI, cI, yI, Rv, Rdense, w, linear_solver, tol):
-    r"""The minimiser of the quadratic with the pieces ``I`` active:
-    :math:`(R + 2 X_I^\top C_I X_I)\,\bar w = 2 X_I^\top C_I y_I` (Cholesky, or CG to
-    :math:`10^{-3}` ``tol`` from ``w``)."""
-    rhs = 2.0 * np.asarray(XI.T @ (cI * yI)).ravel()
-    if linear_solver == "cholesky":
-        if sp.issparse(XI):
-            XtCX = np.asarray((XI.T @ sp.diags(cI) @ XI).todense())
-        else:
-            XtCX = (XI.T * cI) @ XI
-        return cholesky_solve(Rdense() + 2.0 * XtCX, rhs)
+def piecewise_newton(design, y, c, loss, eps, quadratic, w0, *, tol, max_iter, linear_solver,
+                     scale, start_tol=None, name="finite Newton", warn=True, verbose=0,
+                     report=None):
+    r"""The finite Newton iteration of :func:`finite_newton_loop` on
+    :math:`\tfrac12 w^\top R w + \sum_i c_i \ell_i(\tilde x_i^\top w)` for a
+    piecewise-quadratic loss (``loss`` a code of
+    :mod:`~bisvm.solvers.primal._linear_kernels`, ``eps`` its tube half-width) over a
+    :class:`~bisvm.solvers.primal.linear_design.LinearDesign`.
 
-    def matvec(v):
-        return Rv(v) + 2.0 * np.asarray(XI.T @ (cI * (XI @ v))).ravel()
-    return conjugate_gradient(matvec, rhs, w, tol=1e-3 * tol, max_iter=10 * w.shape[0])[0]
+    The Newton system :math:`(R + \sum_{i \in I}\ell_i''\tilde x_i\tilde x_i^\top)s =
+    -\nabla f` is solved by Cholesky, or by conjugate gradients preconditioned with
+    :math:`0.01\,\mathrm{diag}(H) + 0.99\,I` (Hsia, Chiang & Lin 2018, "Preconditioned
+    conjugate gradient methods in truncated Newton frameworks for large-scale linear
+    classification") to the forcing tolerance :math:`\eta = \min(0.1, \sqrt{\|\nabla
+    f\|/\|\nabla f(w_0)\|})` (Eisenstat & Walker 1996: superlinear once
+    :math:`\eta \to 0`). The margins :math:`z` and the direction's margins :math:`q` are
+    the only per-sample vectors. ``report(k, f, gradient_norm, delta)``, when given,
+    replaces the progress display of ``verbose``. Returns ``(result, z)``.
+    """
+    d1 = design.d1
+    Rv, Rdense = _as_operator(quadratic, d1)
+    Rdiag = _diagonal(quadratic, d1)
+    w = np.zeros(d1) if w0 is None else np.array(w0, dtype=float, copy=True)
+    if w.shape != (d1,):
+        raise ValueError(f"w0 must have shape ({d1},), got {w.shape}")
+    exact_steps = linear_solver == "cholesky"
+    st = {"diag": None, "g0": None}
+    with design.threads():
+        z = design.margins(w)
+        q = np.empty(design.n)
+
+        def value_grad(w, z):
+            fl, g, diag = design.loss_grad(y, c, z, loss, eps, want_diag=not exact_steps)
+            Rw = Rv(w)
+            st["diag"] = diag
+            return 0.5 * float(w @ Rw) + fl, Rw + g
+
+        def step(w, z, g):
+            gn = float(np.linalg.norm(g))
+            if st["g0"] is None:
+                st["g0"] = gn
+            if exact_steps:
+                s = cholesky_solve(Rdense() + design.gram(y, c, z, loss, eps), -g)
+            else:
+                M = 0.01 * (Rdiag + st["diag"]) + 0.99
+                eta = min(FORCING, float(np.sqrt(gn / st["g0"]))) if st["g0"] > 0 else FORCING
+                s = truncated_newton_cg(
+                    lambda v: Rv(v) + design.hess_vec(y, c, z, loss, eps, v),
+                    lambda r: r / M, g, forcing=eta)[0]
+            design.margins(s, out=q)
+            Rs = Rv(s)
+            delta = design.line_search(y, c, z, q, loss, eps, float(w @ Rs), float(s @ Rs))
+            changed = design.step_margins(y, c, z, q, loss, eps, delta)
+            return w + delta * s, z, delta, exact_steps and delta == 1.0 and changed == 0
+
+        progress = Progress(name, mode=mode_for_verbose(verbose and report is None),
+                            unit="it", lazy=True)
+        with progress:
+            def show(k, f, gn, delta):
+                progress(1, objective=f"{f:.10g}", grad=f"{gn:.3e}", step=f"{delta:.3g}")
+            if report is None and verbose:
+                report = show
+            return finite_newton_loop(value_grad, step, w, z, scale=scale, tol=tol,
+                                      max_iter=max_iter, start_tol=start_tol, name=name,
+                                      warn=warn, report=report)
+
+
+def _diagonal(R, d):
+    """The diagonal of ``R`` (a scalar, a diagonal or a matrix; the identity if None)."""
+    if R is None:
+        return np.ones(d)
+    R = np.asarray(R, dtype=float)
+    if R.ndim == 0:
+        return np.full(d, float(R))
+    return R.copy() if R.ndim == 1 else np.diag(R).copy()
 
 
 def with_intercept(res, bias, **fields):
