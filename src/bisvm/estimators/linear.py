@@ -51,7 +51,7 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ..losses import Hinge, MulticlassHinge, SquaredHinge
 from ..solvers.dual.crammer_singer import crammer_singer_objective, solve_crammer_singer
-from ..solvers.dual.dual_cd import solve_dual_cd, svm_primal_objective
+from ..solvers.dual.dual_cd import STOPPING_RULES, solve_dual_cd, svm_primal_objective
 from ..solvers.primal.finite_newton import solve_finite_newton
 from ..solvers.primal.l1_linear import (
     solve_l1_hinge_lp,
@@ -66,31 +66,33 @@ __all__ = ["LinearSVC", "primal_objective"]
 _LOSSES = {"hinge": Hinge(), "squared_hinge": SquaredHinge()}
 
 
-def _dual_cd(est, X, yk, cost, bias, rng):
+def _dual_cd(est, X, yk, cost, bias, rng, start):
     problem = LinearProblem(X, yk, _LOSSES[est.loss], cost, bias=bias)
-    return solve_dual_cd(problem, tol=est.tol, max_iter=est.max_iter,
-                         shrinking=est.shrinking,
+    return solve_dual_cd(problem, alpha0=start, tol=est.tol, max_iter=est.max_iter,
+                         shrinking=est.shrinking, stopping=est.stopping,
                          random_state=int(rng.randint(np.iinfo(np.int32).max)), warn=False,
                          verbose=est.verbose)
 
 
-def _finite_newton(est, X, yk, cost, bias, rng):
+def _finite_newton(est, X, yk, cost, bias, rng, start):
     problem = LinearProblem(X, yk, SquaredHinge(), cost, bias=bias, quadratic=1.0)
-    return solve_finite_newton(problem, tol=est.tol, max_iter=est.max_iter, warn=False)
+    return solve_finite_newton(problem, w0=start, tol=est.tol, max_iter=est.max_iter,
+                               warn=False)
 
 
-def _l1_squared_hinge(est, X, yk, cost, bias, rng):
+def _l1_squared_hinge(est, X, yk, cost, bias, rng, start):
     problem = LinearProblem(X, yk, SquaredHinge(), cost, bias=bias)
     return solve_l1_squared_hinge(problem, tol=est.tol, max_iter=est.max_iter)
 
 
-def _l1_hinge_lp(est, X, yk, cost, bias, rng):
+def _l1_hinge_lp(est, X, yk, cost, bias, rng, start):
     return solve_l1_hinge_lp(LinearProblem(X, yk, Hinge(), cost, bias=bias))
 
 
 #: The binary solver of each method of :meth:`LinearSVC._solver_method`: ``(estimator, X,
-#: labels ±1, costs, bias, rng) -> SolverResult`` with ``coef`` over the features and the
-#: ``intercept``.
+#: labels ±1, costs, bias, rng, start) -> SolverResult`` with ``coef`` over the features
+#: and the ``intercept``; ``start`` is a warm start (the dual variables for ``dual_cd``,
+#: ``w`` with the intercept feature's weight last for ``finite_newton``) or None.
 _BINARY_SOLVERS = {
     "dual_cd": _dual_cd,
     "finite_newton": _finite_newton,
@@ -118,9 +120,9 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     multi_class : {"ovr", "crammer_singer"}, default="ovr"
         One-vs-rest binary problems, or Crammer and Singer's joint multiclass SVM.
     tol : float, default=1e-4
-        Stopping tolerance: projected-gradient spread (dual CD), gradient norm relative to
-        its value at 0 (finite Newton), projected gradient of L-BFGS-B (L1, squared
-        hinge); unused by the linear program.
+        Stopping tolerance: relative duality gap or projected-gradient spread (dual CD,
+        see ``stopping``), gradient norm relative to its value at 0 (finite Newton),
+        projected gradient of L-BFGS-B (L1, squared hinge); unused by the linear program.
     C : float, default=1.0
         Cost of the losses, :math:`C > 0`.
     fit_intercept : bool, default=True
@@ -133,6 +135,23 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         Cap on epochs (dual) or iterations (primal).
     shrinking : bool, default=True
         Shrinking of the dual coordinate descent.
+    stopping : {"duality_gap", "projected_gradient"}, default="duality_gap"
+        Stopping rule of the dual coordinate descent: the relative duality gap
+        :math:`(P(w) - D(\alpha))/P(w) \le` ``tol``, which bounds how far the primal
+        objective is from its optimum, or LIBLINEAR's projected-gradient spread (the
+        rule of scikit-learn's ``LinearSVC``, for parity). A relative gap :math:`g` puts
+        :math:`w` within :math:`\sqrt{2 g P(w)}` of the optimum (the primal is 1-strongly
+        convex), so tight weights ask for a small ``tol``. With the squared hinge a dual
+        solve that stalls (its gap stops falling, as on nearly collinear columns) or
+        reaches ``max_iter`` is finished by the primal finite Newton method, as
+        LIBLINEAR's ``-s 1`` does; ``verbose`` says so.
+    warm_start : bool, default=False
+        Start from the previous fit's solution when refitting on data of the same shape
+        and classes: the dual variables of each one-vs-rest problem, multiplied by the
+        ratio of the new ``C`` to the old and clipped to the new box (dual coordinate
+        descent), or the previous ``w`` (finite Newton). Fitting along an ascending grid
+        of ``C`` this way costs less than independent fits (:class:`LinearSVCCV` does it
+        per fold). Other solvers and ``multi_class="crammer_singer"`` start cold.
     verbose : int, default=0
         1 prints a summary of each solve, 2 one line per epoch or iteration (dual
         coordinate descent and Crammer-Singer).
@@ -146,6 +165,18 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         Largest number of iterations over the one-vs-rest problems.
     objective_ : ndarray
         Primal objective of each binary problem at the solution.
+    certificate_ : ndarray of shape (n_problems,)
+        The final value of each binary problem's stopping certificate (one problem with
+        two classes or with Crammer-Singer, one per class in one-vs-rest), named by
+        ``certificate_name_``: ``"duality_gap"`` (relative duality gap),
+        ``"projected_gradient_spread"``, ``"relative_gradient_norm"`` (finite Newton,
+        also after a dual solve finished in the primal), ``"max_violation"``
+        (Crammer-Singer), ``"lp_optimal"`` (0, the linear program) or ``"gradient_norm"``
+        (L-BFGS-B); the keys of :data:`bisvm.solvers.base.CERTIFICATES`.
+    certificate_name_ : ndarray of str, shape (n_problems,)
+    dual_coef_ : ndarray of shape (n_problems, n_samples)
+        The dual variables α of each binary problem (``w = Σ α_i y_i x_i``), kept only
+        when ``warm_start`` and the dual was solved.
     n_features_in_ : int
     """
 
@@ -165,12 +196,14 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         "random_state": "no_validation",  # checked by check_random_state in fit
         "max_iter": MAX_ITER,
         "shrinking": "no_validation",  # read as a truth value
+        "stopping": [StrOptions(set(STOPPING_RULES))],
+        "warm_start": ["boolean"],
     }
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0,
                  multi_class="ovr", fit_intercept=True, intercept_scaling=1.0,
                  class_weight=None, verbose=0, random_state=None, max_iter=1000,
-                 shrinking=True):
+                 shrinking=True, stopping="duality_gap", warm_start=False):
         self.penalty = penalty
         self.loss = loss
         self.dual = dual
@@ -184,6 +217,8 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         self.random_state = random_state
         self.max_iter = max_iter
         self.shrinking = shrinking
+        self.stopping = stopping
+        self.warm_start = warm_start
 
     def _solver_method(self, X):
         """The solver of the (penalty, loss, dual) combination on ``X``; refuses the
@@ -227,8 +262,10 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         self
         """
         self._validate_params()
+        previous = self._warm_state(X)
+        # CSR float64 with int32 or int64 indices reaches the solvers as it is
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
-                             accept_large_sparse=False)
+                             accept_large_sparse=True)
         check_classification_targets(y)
         method = self._solver_method(X)
         self.classes_ = np.unique(y)
@@ -247,45 +284,75 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
         rng = check_random_state(self.random_state)
         if method == "crammer_singer":
-            coef, intercept, n_iter, objs, converged = self._fit_crammer_singer(
+            coef, intercept, n_iter, results = self._fit_crammer_singer(
                 X, y_ind, cw, sw, bias, rng)
         else:
-            coef, intercept, n_iter, objs, converged = self._fit_ovr(
-                X, y_ind, cw, sw, bias, rng, method)
-        if not converged:
+            coef, intercept, n_iter, results = self._fit_ovr(
+                X, y_ind, cw, sw, bias, rng, method, previous)
+        if not all(r.converged for r in results):
+            gaps = [r.stats["relative_gap"] for r in results if "relative_gap" in r.stats]
+            reached = f", relative duality gap reached {max(gaps):.3g}" if gaps else ""
             warnings.warn(f"LinearSVC ({method}) stopped on max_iter={self.max_iter} before "
-                          f"tol={self.tol}; increase max_iter", ConvergenceWarning,
+                          f"tol={self.tol}{reached}; increase max_iter", ConvergenceWarning,
                           stacklevel=2)
         self.coef_ = np.ascontiguousarray(coef)
         self.intercept_ = intercept if self.fit_intercept else np.zeros(coef.shape[0])
         self.n_iter_ = int(n_iter)
-        self.objective_ = np.array(objs)
+        self.objective_ = np.array([r.objective for r in results])
+        self.certificate_ = np.array([r.certificate_value for r in results], dtype=float)
+        self.certificate_name_ = np.array([r.certificate for r in results])
+        if self.warm_start and method == "dual_cd":
+            self.dual_coef_ = np.vstack([r.dual_coef for r in results])
+        elif hasattr(self, "dual_coef_"):
+            del self.dual_coef_
+        self._warm = (float(self.C), X.shape, method, self.classes_.copy())
         return self
 
-    def _fit_ovr(self, X, y_ind, cw, sw, bias, rng, method):
+    def _warm_state(self, X):
+        """The previous fit's ``(C, shape, method, classes)`` when ``warm_start`` may
+        use it (None otherwise); the rest is checked against the new data in
+        :meth:`_starts`."""
+        if not self.warm_start or not hasattr(self, "_warm") or not hasattr(X, "shape"):
+            return None
+        return self._warm
+
+    def _starts(self, previous, method, X, n_tasks, bias):
+        """One warm start per binary problem, or ``None`` each: the previous dual
+        variables scaled by ``C / C_old`` (the solver clips them to the new box), or the
+        previous ``w``, when the data has the shape, classes and solver of the previous
+        fit."""
+        if (previous is None or previous[1] != X.shape or previous[2] != method
+                or not np.array_equal(previous[3], self.classes_)):
+            return [None] * n_tasks
+        if method == "dual_cd" and hasattr(self, "dual_coef_"):
+            if self.dual_coef_.shape[0] == n_tasks:
+                return list(self.dual_coef_ * (float(self.C) / previous[0]))
+        if method == "finite_newton" and self.coef_.shape[0] == n_tasks:
+            if bias > 0:
+                return list(np.c_[self.coef_, self.intercept_ / bias])
+            return list(self.coef_)
+        return [None] * n_tasks
+
+    def _fit_ovr(self, X, y_ind, cw, sw, bias, rng, method, previous):
         """One binary problem (two classes) or one per class, each by the solver of
-        ``_BINARY_SOLVERS[method]``; returns ``(coef, intercept, n_iter, objectives,
-        converged)``."""
+        ``_BINARY_SOLVERS[method]``; returns ``(coef, intercept, n_iter, results)``."""
         if self.classes_.size == 2:
             tasks = [(np.where(y_ind == 1, 1.0, -1.0), cw[y_ind])]
         else:
             tasks = [(np.where(y_ind == k, 1.0, -1.0), np.where(y_ind == k, cw[k], 1.0))
                      for k in range(self.classes_.size)]
         solver = _BINARY_SOLVERS[method]
-        coefs, intercepts, n_iters, objs = [], [], [], []
-        converged = True
-        for yk, cwk in tasks:
-            r = solver(self, X, yk, self.C * cwk * sw, bias, rng)
+        starts = self._starts(previous, method, X, len(tasks), bias)
+        results = []
+        for (yk, cwk), start in zip(tasks, starts, strict=True):
+            r = solver(self, X, yk, self.C * cwk * sw, bias, rng, start)
             if self.verbose and method != "dual_cd":
                 print(f"LinearSVC ({method}): {r.n_iter} iterations, objective "
                       f"{r.objective:.10g}")
-            coefs.append(r.coef)
-            intercepts.append(r.intercept)
-            n_iters.append(r.n_iter)
-            objs.append(r.objective)
-            converged &= r.converged
-        return (np.vstack(coefs), np.array(intercepts, dtype=float), max(n_iters), objs,
-                converged)
+            results.append(r)
+        return (np.vstack([r.coef for r in results]),
+                np.array([r.intercept for r in results], dtype=float),
+                max(r.n_iter for r in results), results)
 
     def _fit_crammer_singer(self, X, y_ind, cw, sw, bias, rng):
         """The joint multiclass problem; with two classes the two weight vectors are
@@ -299,7 +366,7 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         coef, intercept = r.coef, np.asarray(r.intercept, dtype=float)
         if self.classes_.size == 2:
             coef, intercept = (coef[1] - coef[0])[None, :], intercept[1:] - intercept[:1]
-        return coef, intercept, r.n_iter, [r.objective], r.converged
+        return coef, intercept, r.n_iter, [r]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

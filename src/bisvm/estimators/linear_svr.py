@@ -36,7 +36,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ..losses import EpsilonInsensitive, SquaredEpsilonInsensitive
-from ..solvers.dual.dual_cd import solve_dual_cd_svr, svr_primal_objective
+from ..solvers.dual.dual_cd import STOPPING_RULES, solve_dual_cd_svr, svr_primal_objective
 from ..solvers.primal.svr_finite_newton import solve_svr_finite_newton
 from ..solvers.problems import LinearProblem
 from ._constraints import DUAL, MAX_ITER, TOL, check_intercept_scaling, non_negative, positive
@@ -59,8 +59,9 @@ class LinearSVR(RegressorMixin, LinearModel):
     epsilon : float, default=0.0
         Half-width :math:`\epsilon \ge 0` of the insensitive tube (in the units of ``y``).
     tol : float, default=1e-4
-        Stopping tolerance: summed violation of the dual optimality conditions relative to
-        the first epoch (dual), gradient norm relative to its value at 0 (primal).
+        Stopping tolerance: relative duality gap or summed violation of the dual
+        optimality conditions relative to the first epoch (dual, see ``stopping``),
+        gradient norm relative to its value at 0 (primal).
     C : float, default=1.0
         Cost of the losses, :math:`C > 0`.
     loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}, default="epsilon_insensitive"
@@ -76,6 +77,17 @@ class LinearSVR(RegressorMixin, LinearModel):
         Seed of the dual solver's per-epoch permutations.
     max_iter : int, default=1000
         Cap on epochs (dual) or Newton iterations (primal).
+    stopping : {"duality_gap", "projected_gradient"}, default="duality_gap"
+        Stopping rule of the dual coordinate descent: the relative duality gap
+        :math:`(P(w) - D(\beta))/P(w) \le` ``tol``, which bounds how far the primal
+        objective is from its optimum, or LIBLINEAR's relative violation (the rule of
+        scikit-learn's ``LinearSVR``). With the squared loss a dual solve that stalls or
+        reaches ``max_iter`` is finished by the primal finite Newton method; ``verbose``
+        says so.
+    warm_start : bool, default=False
+        Start from the previous fit's solution when refitting on data of the same shape:
+        its dual variables times the ratio of the new ``C`` to the old, clipped to the
+        new box (dual), or its ``w`` (primal).
 
     Attributes
     ----------
@@ -84,6 +96,12 @@ class LinearSVR(RegressorMixin, LinearModel):
     n_iter_ : int
     objective_ : float
         Primal objective at the solution.
+    certificate_ : ndarray of shape (1,)
+        The final value of the stopping certificate, named by ``certificate_name_``
+        (``"duality_gap"``, ``"relative_violation"`` or ``"relative_gradient_norm"``,
+        keys of :data:`bisvm.solvers.base.CERTIFICATES`); one entry, as
+        :class:`LinearSVC` has one per binary problem.
+    certificate_name_ : ndarray of str, shape (1,)
     dual_coef_ : ndarray of shape (n_samples,) or None
         The dual variables :math:`\beta` (``w = Σ β_i x_i``) when the dual was solved.
     n_features_in_ : int
@@ -102,11 +120,14 @@ class LinearSVR(RegressorMixin, LinearModel):
         "verbose": "no_validation",  # read by the solvers as a level
         "random_state": "no_validation",  # checked by check_random_state in fit
         "max_iter": MAX_ITER,
+        "stopping": [StrOptions(set(STOPPING_RULES))],
+        "warm_start": ["boolean"],
     }
 
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive",
                  fit_intercept=True, intercept_scaling=1.0, dual="auto", verbose=0,
-                 random_state=None, max_iter=1000):
+                 random_state=None, max_iter=1000, stopping="duality_gap",
+                 warm_start=False):
         self.epsilon = epsilon
         self.tol = tol
         self.C = C
@@ -117,6 +138,8 @@ class LinearSVR(RegressorMixin, LinearModel):
         self.verbose = verbose
         self.random_state = random_state
         self.max_iter = max_iter
+        self.stopping = stopping
+        self.warm_start = warm_start
 
     def _solve_dual(self, X):
         """Whether the dual is solved on ``X``; refuses the primal of the non-smooth loss
@@ -149,9 +172,13 @@ class LinearSVR(RegressorMixin, LinearModel):
         self
         """
         self._validate_params()
+        previous = getattr(self, "_warm", None) if self.warm_start else None
+        # CSR float64 with int32 or int64 indices reaches the solvers as it is
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
-                             y_numeric=True, accept_large_sparse=False)
+                             y_numeric=True, accept_large_sparse=True)
         dual = self._solve_dual(X)
+        if previous is not None and (previous[1] != X.shape or previous[2] != dual):
+            previous = None
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         cost = float(self.C) * sw
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
@@ -163,27 +190,40 @@ class LinearSVR(RegressorMixin, LinearModel):
                 eps = float(self.epsilon)
                 loss = (EpsilonInsensitive(eps) if self.loss == "epsilon_insensitive"
                         else SquaredEpsilonInsensitive(eps))
+                start = None
+                if previous is not None and getattr(self, "dual_coef_", None) is not None:
+                    start = self.dual_coef_ * (float(self.C) / previous[0])
                 r = solve_dual_cd_svr(
-                    LinearProblem(X, y, loss, cost, bias=bias), tol=self.tol,
-                    max_iter=self.max_iter, random_state=seed, warn=False,
-                    verbose=self.verbose)
+                    LinearProblem(X, y, loss, cost, bias=bias), alpha0=start, tol=self.tol,
+                    max_iter=self.max_iter, random_state=seed, stopping=self.stopping,
+                    warn=False, verbose=self.verbose)
                 self.dual_coef_ = r.dual_coef
                 coef, intercept = r.coef, r.intercept
             else:
                 problem = LinearProblem(X, y, SquaredEpsilonInsensitive(float(self.epsilon)),
                                         cost, bias=bias)
-                r = solve_svr_finite_newton(problem, tol=self.tol, max_iter=self.max_iter,
-                                            warn=False, verbose=self.verbose)
+                start = None
+                if previous is not None:
+                    start = (np.r_[self.coef_, self.intercept_[0] / bias] if bias > 0
+                             else self.coef_)
+                r = solve_svr_finite_newton(problem, w0=start, tol=self.tol,
+                                            max_iter=self.max_iter, warn=False,
+                                            verbose=self.verbose)
                 self.dual_coef_ = None
                 coef, intercept = r.coef, r.intercept
         if not r.converged:
+            gap = r.stats.get("relative_gap")
+            reached = "" if gap is None else f", relative duality gap reached {gap:.3g}"
             warnings.warn(f"LinearSVR ({'dual' if dual else 'primal'}) stopped on "
-                          f"max_iter={self.max_iter} before tol={self.tol}; increase "
-                          "max_iter", ConvergenceWarning, stacklevel=2)
+                          f"max_iter={self.max_iter} before tol={self.tol}{reached}; "
+                          "increase max_iter", ConvergenceWarning, stacklevel=2)
         self.coef_ = np.ascontiguousarray(coef)
         self.intercept_ = np.array([intercept]) if self.fit_intercept else np.zeros(1)
         self.n_iter_ = int(r.n_iter)
         self.objective_ = float(r.objective)
+        self.certificate_ = np.array([r.certificate_value], dtype=float)
+        self.certificate_name_ = np.array([r.certificate])
+        self._warm = (float(self.C), X.shape, dual)
         return self
 
     def primal_objective(self, X, y, sample_weight=None):

@@ -15,6 +15,12 @@ Per sample ``i`` (Hsieh et al. 2008, Alg. 1 with the shrinking of their §3.2):
 * :math:`\alpha_i \leftarrow \min(\max(\alpha_i - G/Q_{ii}, 0), U_i)`,
   :math:`w \mathrel{+}= (\alpha_i - \alpha_i^{old})\, y_i x_i`.
 
+Each epoch also returns the exact change of the dual objective (the sum of the
+per-step changes :math:`G\delta + \tfrac12\bar Q_{ii}\delta^2`, so the caller tracks the
+dual objective without an :math:`O(n + d)` pass per epoch) and the sum of the visited
+samples' duality-gap terms (Fenchel-Young gaps, each :math:`\ge 0`), the estimate that
+decides when the exact gap is worth a pass over ``X`` (:func:`loss_sum`).
+
 The random order makes every row a cache miss once ``X`` outgrows the cache; the epochs
 prefetch the row and per-sample entries ``_AHEAD`` samples ahead (and the CSR row
 pointers twice as far), which hides most of that latency. The arithmetic, and therefore
@@ -29,8 +35,7 @@ from ..._numba import njit, prefetch
 
 __all__ = ["rng_state", "pack_state", "epoch_dense", "epoch_csr", "dual_objective",
            "svr_epoch_dense", "svr_epoch_csr", "svr_dual_objective", "row_sq_norms_csr",
-           "shuffle_prefix",
-           "ALPHA"]
+           "shuffle_prefix", "loss_sum", "ALPHA"]
 
 
 def rng_state(seed):
@@ -112,7 +117,7 @@ def _prefetch_csr(data, indices, indptr, index, s, active_size, S):
         p1 = indptr[i + 1]
         for p in range(p0, p1, 8):  # 8 float64 per 64-byte line
             prefetch(data, p)
-        for p in range(p0, p1, 16):  # 16 int32 per line
+        for p in range(p0, p1, 64 // indices.itemsize):  # one per 64-byte line
             prefetch(indices, p)
         if p1 > p0:
             prefetch(data, p1 - 1)
@@ -147,71 +152,108 @@ def _pg(alpha_i, G, upper_i, pgmax_old, pgmin_old):
 
 
 @njit(fastmath=True)
-def epoch_dense(X, bias, S, w, index, active_size, pgmax_old, pgmin_old, shrinking, state):
-    """One epoch on dense ``X``; returns ``(active_size, PGmax_new, PGmin_new)``."""
+def _svm_gap_term(a, m1, diag, upper):
+    r"""Sample ``i``'s share of the duality gap, :math:`\alpha_i (m_i - 1) + \tfrac12
+    D_{ii}\alpha_i^2 + C_i \xi_i` with :math:`m_i = y_i w^\top x_i` (``m1`` is
+    :math:`m_i - 1`). It is the Fenchel-Young gap of the sample's loss and its conjugate,
+    hence :math:`\ge 0`, and the terms add up to the primal plus the dual objective
+    because :math:`\|w\|^2 = \sum_i \alpha_i m_i`. :math:`C_i` is ``upper`` for the
+    hinge and :math:`1/(2D_{ii})` for the squared hinge."""
+    t = max(-m1, 0.0)
+    if diag == 0.0:
+        return a * m1 + upper * t
+    return a * m1 + 0.5 * diag * a * a + t * t / (2.0 * diag)
+
+
+@njit(fastmath=True)
+def _svm_step(S, i, G, pgmax_old, pgmin_old):
+    """The coordinate step of sample ``i`` given its dual gradient ``G`` (``S`` updated in
+    place). Returns ``(shrink, PG, step of w along x_i, change of the dual objective,
+    gap term after the step)``."""
+    old = S[i, ALPHA]
+    upper = S[i, UPPER]
+    PG, shrink = _pg(old, G, upper, pgmax_old, pgmin_old)
+    if shrink:
+        return True, 0.0, 0.0, 0.0, 0.0
+    a = old
+    if abs(PG) > 1e-12:
+        a = min(max(old - G / S[i, QD], 0.0), upper)
+        S[i, ALPHA] = a
+    delta = a - old
+    qd = S[i, QD]
+    diag = S[i, DIAG]
+    # f(α + δe_i) - f(α) = Gδ + ½Q̄_ii δ², and the partial derivative moves to G + Q̄_ii δ
+    gap = _svm_gap_term(a, G + qd * delta - diag * a, diag, upper)
+    return False, PG, delta * S[i, Y], delta * (G + 0.5 * qd * delta), gap
+
+
+@njit(fastmath=True)
+def epoch_dense(X, bias, S, w, index, active_size, pgmax_old, pgmin_old, state):
+    """One epoch on dense ``X`` (shrinking off: pass ``±inf`` thresholds). Returns
+    ``(active_size, PGmax_new, PGmin_new, change of the dual objective, Σ gap terms of
+    the visited samples)``."""
     d = X.shape[1]
     shuffle_prefix(index, active_size, state)
     pgmax_new = -np.inf
     pgmin_new = np.inf
+    ddual = 0.0
+    gap = 0.0
     s = 0
     while s < active_size:
         _prefetch_dense(X, index, s, active_size, S)
         i = index[s]
-        yi = S[i, Y]
-        old = S[i, ALPHA]
-        G = yi * _dot_dense(X, i, w, d, bias) - 1.0 + S[i, DIAG] * old
-        PG, shrink = _pg(old, G, S[i, UPPER], pgmax_old, pgmin_old)
-        if shrink and shrinking:
+        G = S[i, Y] * _dot_dense(X, i, w, d, bias) - 1.0 + S[i, DIAG] * S[i, ALPHA]
+        shrink, PG, step, dd, g = _svm_step(S, i, G, pgmax_old, pgmin_old)
+        if shrink:
             active_size -= 1
             index[s] = index[active_size]
             index[active_size] = i
             continue
         pgmax_new = max(pgmax_new, PG)
         pgmin_new = min(pgmin_new, PG)
-        if abs(PG) > 1e-12:
-            a = min(max(old - G / S[i, QD], 0.0), S[i, UPPER])
-            S[i, ALPHA] = a
-            step = (a - old) * yi
+        ddual += dd
+        gap += g
+        if step != 0.0:
             for j in range(d):  # w[:d] += step * X[i]
                 w[j] += step * X[i, j]
             if bias > 0.0:
                 w[d] += step * bias
         s += 1
-    return active_size, pgmax_new, pgmin_new
+    return active_size, pgmax_new, pgmin_new, ddual, gap
 
 
 @njit(fastmath=True)
 def epoch_csr(data, indices, indptr, d, bias, S, w, index, active_size, pgmax_old,
-              pgmin_old, shrinking, state):
-    """One epoch on CSR ``X``; returns ``(active_size, PGmax_new, PGmin_new)``."""
+              pgmin_old, state):
+    """One epoch on CSR ``X``; as :func:`epoch_dense`."""
     shuffle_prefix(index, active_size, state)
     pgmax_new = -np.inf
     pgmin_new = np.inf
+    ddual = 0.0
+    gap = 0.0
     s = 0
     while s < active_size:
         _prefetch_csr(data, indices, indptr, index, s, active_size, S)
         i = index[s]
-        yi = S[i, Y]
-        old = S[i, ALPHA]
-        G = yi * _dot_csr(data, indices, indptr, i, w, d, bias) - 1.0 + S[i, DIAG] * old
-        PG, shrink = _pg(old, G, S[i, UPPER], pgmax_old, pgmin_old)
-        if shrink and shrinking:
+        G = (S[i, Y] * _dot_csr(data, indices, indptr, i, w, d, bias) - 1.0
+             + S[i, DIAG] * S[i, ALPHA])
+        shrink, PG, step, dd, g = _svm_step(S, i, G, pgmax_old, pgmin_old)
+        if shrink:
             active_size -= 1
             index[s] = index[active_size]
             index[active_size] = i
             continue
         pgmax_new = max(pgmax_new, PG)
         pgmin_new = min(pgmin_new, PG)
-        if abs(PG) > 1e-12:
-            a = min(max(old - G / S[i, QD], 0.0), S[i, UPPER])
-            S[i, ALPHA] = a
-            step = (a - old) * yi
+        ddual += dd
+        gap += g
+        if step != 0.0:
             for p in range(indptr[i], indptr[i + 1]):
                 w[indices[p]] += step * data[p]
             if bias > 0.0:
                 w[d] += step * bias
         s += 1
-    return active_size, pgmax_new, pgmin_new
+    return active_size, pgmax_new, pgmin_new, ddual, gap
 
 
 @njit(fastmath=True)
@@ -273,69 +315,102 @@ def _svr_step(beta, G, H, eps, upper, gmax_old):
 
 
 @njit(fastmath=True)
-def svr_epoch_dense(X, bias, eps, S, w, index, active_size, gmax_old, shrinking, state):
-    """One SVR epoch on dense ``X`` (``S[:, Y]`` holds the targets, ``S[:, ALPHA]`` β);
-    returns ``(active_size, Gmax_new, Gnorm1_new)``: the largest and the summed
-    violations."""
+def _svr_gap_term(b, r, eps, diag, upper):
+    r"""Sample ``i``'s share of the SVR duality gap, :math:`\epsilon|\beta_i| - \beta_i
+    r_i + \tfrac12 D_{ii}\beta_i^2 + C_i\xi(r_i)` with the residual :math:`r_i = y_i -
+    w^\top x_i` (Fenchel-Young, :math:`\ge 0`; the terms add up to primal plus dual)."""
+    t = max(abs(r) - eps, 0.0)
+    if diag == 0.0:
+        return eps * abs(b) - b * r + upper * t
+    return eps * abs(b) - b * r + 0.5 * diag * b * b + t * t / (2.0 * diag)
+
+
+@njit(fastmath=True)
+def _svr_update(S, i, G, eps, gmax_old):
+    """The SVR coordinate step of sample ``i`` (``S`` updated in place): returns
+    ``(shrink, violation, step of w, change of the dual objective, gap term)``."""
+    old = S[i, ALPHA]
+    qd = S[i, QD]
+    diag = S[i, DIAG]
+    upper = S[i, UPPER]
+    b, viol, shrink = _svr_step(old, G, qd, eps, upper, gmax_old)
+    if shrink:
+        return True, 0.0, 0.0, 0.0, 0.0
+    delta = b - old
+    S[i, ALPHA] = b
+    dd = delta * (G + 0.5 * qd * delta) + eps * (abs(b) - abs(old))
+    # after the step the smooth partial derivative is G + H δ = -r_i + D_ii β_i
+    gap = _svr_gap_term(b, diag * b - (G + qd * delta), eps, diag, upper)
+    return False, viol, delta, dd, gap
+
+
+@njit(fastmath=True)
+def svr_epoch_dense(X, bias, eps, S, w, index, active_size, gmax_old, state):
+    """One SVR epoch on dense ``X`` (``S[:, Y]`` holds the targets, ``S[:, ALPHA]`` β;
+    shrinking off: ``gmax_old = inf``). Returns ``(active_size, Gmax_new, Gnorm1_new,
+    change of the dual objective, Σ gap terms)``: the largest and the summed violations
+    first."""
     d = X.shape[1]
     shuffle_prefix(index, active_size, state)
     gmax_new = 0.0
     gnorm1 = 0.0
+    ddual = 0.0
+    gap = 0.0
     s = 0
     while s < active_size:
         _prefetch_dense(X, index, s, active_size, S)
         i = index[s]
-        old = S[i, ALPHA]
-        G = _dot_dense(X, i, w, d, bias) - S[i, Y] + S[i, DIAG] * old
-        b, viol, shrink = _svr_step(old, G, S[i, QD], eps, S[i, UPPER], gmax_old)
-        if shrink and shrinking:
+        G = _dot_dense(X, i, w, d, bias) - S[i, Y] + S[i, DIAG] * S[i, ALPHA]
+        shrink, viol, step, dd, g = _svr_update(S, i, G, eps, gmax_old)
+        if shrink:
             active_size -= 1
             index[s] = index[active_size]
             index[active_size] = i
             continue
         gmax_new = max(gmax_new, viol)
         gnorm1 += viol
-        if b != old:
-            S[i, ALPHA] = b
-            step = b - old
+        ddual += dd
+        gap += g
+        if step != 0.0:
             for j in range(d):
                 w[j] += step * X[i, j]
             if bias > 0.0:
                 w[d] += step * bias
         s += 1
-    return active_size, gmax_new, gnorm1
+    return active_size, gmax_new, gnorm1, ddual, gap
 
 
 @njit(fastmath=True)
 def svr_epoch_csr(data, indices, indptr, d, bias, eps, S, w, index, active_size, gmax_old,
-                  shrinking, state):
+                  state):
     """One SVR epoch on CSR ``X``; as :func:`svr_epoch_dense`."""
     shuffle_prefix(index, active_size, state)
     gmax_new = 0.0
     gnorm1 = 0.0
+    ddual = 0.0
+    gap = 0.0
     s = 0
     while s < active_size:
         _prefetch_csr(data, indices, indptr, index, s, active_size, S)
         i = index[s]
-        old = S[i, ALPHA]
-        G = _dot_csr(data, indices, indptr, i, w, d, bias) - S[i, Y] + S[i, DIAG] * old
-        b, viol, shrink = _svr_step(old, G, S[i, QD], eps, S[i, UPPER], gmax_old)
-        if shrink and shrinking:
+        G = _dot_csr(data, indices, indptr, i, w, d, bias) - S[i, Y] + S[i, DIAG] * S[i, ALPHA]
+        shrink, viol, step, dd, g = _svr_update(S, i, G, eps, gmax_old)
+        if shrink:
             active_size -= 1
             index[s] = index[active_size]
             index[active_size] = i
             continue
         gmax_new = max(gmax_new, viol)
         gnorm1 += viol
-        if b != old:
-            S[i, ALPHA] = b
-            step = b - old
+        ddual += dd
+        gap += g
+        if step != 0.0:
             for p in range(indptr[i], indptr[i + 1]):
                 w[indices[p]] += step * data[p]
             if bias > 0.0:
                 w[d] += step * bias
         s += 1
-    return active_size, gmax_new, gnorm1
+    return active_size, gmax_new, gnorm1, ddual, gap
 
 
 @njit(fastmath=True)
@@ -349,6 +424,37 @@ def svr_dual_objective(w, S, eps):
         b = S[i, ALPHA]
         t += b * (0.5 * S[i, DIAG] * b - S[i, Y]) + eps * abs(b)
     return 0.5 * s + t
+
+
+@njit(fastmath=True)
+def loss_sum(dense, X, data, indices, indptr, d, bias, w, y, cost, squared, regression,
+             eps):
+    r""":math:`\sum_i c_i\,\xi_i(w)` over all rows in storage order (one sequential pass,
+    the cheap half of the primal objective): the hinge :math:`\max(0, 1 - y_i z_i)` or,
+    for ``regression``, :math:`\max(0, |y_i - z_i| - \epsilon)`, squared when
+    ``squared``, with :math:`z_i = w^\top x_i` (+ ``bias`` ``w[d]``). Rows of zero cost
+    are skipped."""
+    n = y.shape[0]
+    wb = bias * w[d] if bias > 0.0 else 0.0
+    total = 0.0
+    for i in range(n):
+        c = cost[i]
+        if c == 0.0:
+            continue
+        if dense:
+            z = wb
+            for j in range(d):
+                z += X[i, j] * w[j]
+        else:
+            z = wb
+            for p in range(indptr[i], indptr[i + 1]):
+                z += data[p] * w[indices[p]]
+        if regression:
+            t = max(abs(y[i] - z) - eps, 0.0)
+        else:
+            t = max(1.0 - y[i] * z, 0.0)
+        total += c * (t * t if squared else t)
+    return total
 
 
 @njit
