@@ -1,0 +1,380 @@
+r"""The bilevel engine for kernel SVMs: C and the RBF widths (one shared, or one per
+feature) learned by hypergradient descent of a k-fold validation criterion.
+
+The four roles of :mod:`bisvm.selection.bilevel`, filled for the kernel model:
+
+* **model**: :class:`~bisvm.solvers.dual.kernel_lower_level.KernelL2SVM`, the L2-SVM
+  (squared hinge) solved by bisvm's SMO and polished to its exact free-set KKT solution
+  (in the solver layer); :class:`KernelHyperModel` maps the outer variables onto
+  :math:`(C, \gamma)`;
+* **criterion**: the existing validation criteria of :mod:`~bisvm.selection.criteria`
+  applied to the validation *outputs* :math:`f_V` (their ``V`` is the identity, so
+  ``value_and_grad(f_V)`` returns :math:`J` and :math:`\partial J/\partial f_V`);
+* **hypergradient**: :class:`KernelKKTAdjoint`, one adjoint solve with the free-set
+  factor per binary problem and fold (Keerthi, Sindhwani & Chapelle 2007);
+* **outer optimiser**: :class:`~bisvm.selection.outer.BiSVMLBFGS` unchanged, with HOAG's
+  tolerance schedule (Pedregosa 2016), on :math:`\log\beta` where
+  :math:`C = C_0\beta_0`, :math:`\gamma_j = \gamma_0\beta_j`.
+
+Multiclass problems are split as ``SVC`` splits them (one-vs-one by default): every fold
+holds one :class:`~bisvm.solvers.dual.kernel_lower_level.KernelPair` per binary machine,
+all share one set of hyperparameters, and the criterion is the mean over folds and
+machines of each machine's criterion on the validation rows of its two classes.
+
+Around the engine: :func:`scan_C` (the start: C from a short warm-started scan at the
+median-heuristic width, :func:`median_gamma`) and :func:`width_support` (the
+one-standard-error rule that decides which per-feature widths matter).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..kernels import squared_distances
+from ..solvers.dual.kernel_lower_level import KernelL2SVM, KernelPair
+from .bilevel import Evaluation
+from .criteria import Criterion, make_criterion
+from .hypergradient import Hypergradient
+from .model import check_role
+from .one_se import weighted_mean_se
+
+__all__ = [
+    "KERNEL_CRITERIA",
+    "KernelHyperModel",
+    "KernelKKTAdjoint",
+    "KernelBilevelObjective",
+    "kernel_pairs",
+    "median_gamma",
+    "scan_C",
+    "width_support",
+    "SupportDecision",
+    "smo_tolerance",
+]
+
+#: Validation criteria of :func:`~bisvm.selection.criteria.make_criterion` that judge
+#: classifier outputs (``"squared"`` would also penalise confidently correct outputs).
+KERNEL_CRITERIA = ("squared_hinge", "scaled_squared_hinge", "logistic")
+
+
+def smo_tolerance(tol):
+    """SMO's stopping gap for the outer loop's lower-level tolerance ``tol`` (HOAG's
+    :math:`\\epsilon_k`, from 1e-5 down to the run's ``inner_tol``): 100 ε, between
+    1e-8 and LIBSVM's default 1e-3."""
+    return float(min(1e-3, max(1e-8, 100.0 * tol)))
+
+
+@dataclass(frozen=True)
+class KernelHyperModel:
+    r"""Map of the outer variables :math:`\beta > 0` onto :math:`(C, \gamma)`:
+    :math:`C = C_0\beta_0`, :math:`\gamma_j = \gamma_0\beta_{1+j}` (one shared entry, or
+    one per feature). The references :math:`C_0, \gamma_0` are the start, so that
+    BiSVM L-BFGS starts at :math:`\beta = 1` and works on :math:`\log\beta`.
+    """
+
+    widths: str
+    n_features: int
+    C_ref: float
+    gamma_ref: float
+    names: tuple = ()
+    learn_l2: bool = False
+
+    @property
+    def n_hyper(self):
+        return 1 + (self.n_features if self.widths == "per_feature" else 1)
+
+    def params(self, beta):
+        """``(C, gamma)`` at ``beta`` (gamma of shape (1,) or (d,))."""
+        beta = np.asarray(beta, dtype=float)
+        return self.C_ref * float(beta[0]), self.gamma_ref * beta[1:]
+
+    def beta(self, C, gamma):
+        """Inverse of :meth:`params`."""
+        g = np.broadcast_to(np.asarray(gamma, float), (self.n_hyper - 1,))
+        return np.concatenate([[C / self.C_ref], g / self.gamma_ref])
+
+
+def median_gamma(X, max_rows=1000, random_state=0):
+    r"""The median heuristic :math:`\gamma = 1/\operatorname{median}_{a<b}\lVert x_a -
+    x_b\rVert^2` on at most ``max_rows`` rows (Schölkopf & Smola 2002, *Learning with
+    Kernels*; Gretton et al. 2012 use it for kernel two-sample tests): a kernel value of
+    :math:`e^{-1}` at the typical distance, neither all ones nor the identity."""
+    n = X.shape[0]
+    if n > max_rows:
+        X = X[np.random.default_rng(random_state).choice(n, max_rows, replace=False)]
+    D = squared_distances(X, X)
+    med = float(np.median(D[np.triu_indices_from(D, k=1)])) if D.shape[0] > 1 else 0.0
+    if not med > 0:
+        pos = D[D > 0]
+        med = float(np.median(pos)) if pos.size else 1.0
+    return 1.0 / med
+
+
+def kernel_pairs(X, y_enc, n_classes, splits, multiclass="ovo", cache_distances=False):
+    """One tuple of :class:`KernelPair` per fold: the binary machines of ``multiclass``
+    (one per pair of classes, or one per class against the rest; one for two classes),
+    label +1 for the machine's first class, as :class:`~bisvm.estimators.svm.SVC` builds
+    them. Machines whose training or validation rows lack a class are left out."""
+    if n_classes == 2:
+        machines = [(1, 0)]
+    elif multiclass == "ovo":
+        machines = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
+    else:
+        machines = [(a, None) for a in range(n_classes)]
+    folds = []
+    for tr, va in splits:
+        pairs = []
+        for a, b in machines:
+            itr = tr if b is None else tr[np.isin(y_enc[tr], (a, b))]
+            iva = va if b is None else va[np.isin(y_enc[va], (a, b))]
+            yt = np.where(y_enc[itr] == a, 1.0, -1.0)
+            yv = np.where(y_enc[iva] == a, 1.0, -1.0)
+            if iva.size == 0 or np.ptp(yt) == 0:
+                continue
+            pairs.append(KernelPair.build(X[itr], yt, X[iva], yv, cache_distances))
+        if pairs:
+            folds.append(tuple(pairs))
+    if not folds:
+        raise ValueError("no fold has training rows of two classes and validation rows")
+    return tuple(folds)
+
+
+@dataclass(frozen=True)
+class KernelKKTAdjoint:
+    r"""The *hypergradient* role for the kernel model (the
+    :class:`~bisvm.selection.hypergradient.Hypergradient` interface): the adjoint of the
+    L2-SVM's free-set KKT system, one Cholesky solve per binary problem and fold for all
+    hyperparameters (:func:`~bisvm.solvers.dual.kernel_lower_level.l2svm_hypergradient`).
+    ``hyper`` maps the gradient in :math:`(\log C, \log\gamma)` onto β:
+    :math:`\partial J/\partial\beta_k = \beta_k^{-1}\,\partial J/\partial\log p_k`."""
+
+    def gradient(self, model, hyper, problem, result, dJ, tol, lam0=None):
+        """``(grad in (log C, log gamma), adjoint, factor)`` of one binary problem;
+        ``problem`` is the :class:`KernelPair`, ``result`` its solution, ``dJ`` the
+        criterion's gradient in the validation outputs. The factor is direct, so neither
+        ``tol`` nor the warm start ``lam0`` is needed."""
+        _, KVF = model.outputs(problem, result)
+        grad, lam = model.hypergradient(problem, result, dJ, KVF)
+        return grad, lam, result.factor
+
+    def predict(self, model, problem, w, factor, db, dl2):
+        r"""First-order prediction of α after :math:`(\log C, \log\gamma)` move by ``db``
+        (``w`` is the solution, ``factor`` unused: the solution carries it; ``dl2``
+        must be 0, there is no ridge weight); the previous α where the prediction leaves
+        the feasible set :math:`\alpha \ge 0`."""
+        da, _ = model.tangent(problem, w, db[0], db[1:])
+        a = w.alpha + da
+        return a if np.all(a >= 0) else w.alpha
+
+
+@dataclass(frozen=True)
+class KernelBilevelObjective:
+    r"""The upper level :math:`\beta \mapsto J(\beta)`, the mean over folds and binary
+    machines of the validation criterion of the L2-SVM's outputs, with its hypergradient;
+    the object :class:`~bisvm.selection.outer.BiSVMLBFGS` minimises.
+
+    Parameters
+    ----------
+    folds : tuple of tuple of KernelPair
+        Per fold, its binary problems (:func:`kernel_pairs`).
+    lower : KernelL2SVM
+    hyper : KernelHyperModel
+    loss : str
+        One of :data:`KERNEL_CRITERIA`.
+    hypergradient : Hypergradient
+
+    Notes
+    -----
+    ``coefs`` of an :class:`~bisvm.selection.bilevel.Evaluation` hold, per fold, the α of
+    its binary problems concatenated (the warm start of the next solve); ``factors``
+    the per-fold tuples of solutions (each carries its free-set factor).
+    """
+
+    folds: tuple
+    lower: KernelL2SVM
+    hyper: KernelHyperModel
+    loss: str = "squared_hinge"
+    hypergradient: Hypergradient = field(default_factory=KernelKKTAdjoint)
+    _criteria: tuple = field(init=False, repr=False)
+
+    def __post_init__(self):
+        if self.loss not in KERNEL_CRITERIA:
+            raise ValueError(f"loss must be one of {KERNEL_CRITERIA}, got {self.loss!r}")
+        check_role(self.hypergradient, Hypergradient, "hypergradient")
+        crits = tuple(tuple(make_criterion(self.loss, sp.identity(p.y_val.size, format="csr"),
+                                           p.y_val) for p in fold) for fold in self.folds)
+        for fold in crits:
+            for c in fold:
+                check_role(c, Criterion, "criterion")
+        object.__setattr__(self, "_criteria", crits)
+
+    @property
+    def n_problems(self):
+        """Binary problems over all folds."""
+        return sum(len(f) for f in self.folds)
+
+    def _split(self, warm, i):
+        """Per-problem warm starts of fold ``i`` (None, a tuple of per-fold vectors, or a
+        list of such tuples from the predictor: the last whose entries are all >= 0)."""
+        if warm is None:
+            return [None] * len(self.folds[i])
+        if isinstance(warm, list):
+            cands = [c[i] for c in warm if c is not None and np.all(np.asarray(c[i]) >= 0)]
+            if not cands:
+                return [None] * len(self.folds[i])
+            warm = None
+            vec = cands[-1]
+        else:
+            vec = warm[i]
+        sizes = np.cumsum([p.y_train.size for p in self.folds[i]])[:-1]
+        return np.split(np.asarray(vec, dtype=float), sizes)
+
+    def solve(self, C, gamma, warm=None, tol=1e-5):
+        """Solutions of every binary problem at ``(C, gamma)``: per fold a tuple."""
+        st = smo_tolerance(tol)
+        out = []
+        for i, fold in enumerate(self.folds):
+            starts = self._split(warm, i)
+            out.append(tuple(self.lower.solve(p, C, gamma, a0, st)
+                             for p, a0 in zip(fold, starts)))
+        return tuple(out)
+
+    @staticmethod
+    def coefs(solutions):
+        """Per fold, the concatenated α (the warm start format)."""
+        return tuple(np.concatenate([s.alpha for s in fold]) for fold in solutions)
+
+    def terms(self, C, gamma, warm=None, tol=1e-5):
+        """Pooled per-row criterion terms and weights (``value = weights @ terms``; each
+        binary problem of each fold weighs equally), and the solutions."""
+        sols = self.solve(C, gamma, warm, tol)
+        ts, ws = [], []
+        for fold, crits, fs in zip(self.folds, self._criteria, sols):
+            for p, crit, s in zip(fold, crits, fs):
+                f, _ = self.lower.outputs(p, s)
+                t, w = crit.terms(f)
+                ts.append(t)
+                ws.append(w / self.n_problems)
+        return np.concatenate(ts), np.concatenate(ws), sols
+
+    def value(self, beta, warm=None, tol=1e-5):
+        """``(J, coefs)`` at ``beta`` (no hypergradient)."""
+        t, w, sols = self.terms(*self.hyper.params(beta), warm, tol)
+        return float(w @ t), self.coefs(sols)
+
+    def evaluate(self, beta, warm=None, tol=1e-5, adjoint_warm=None):
+        r""":math:`J(\beta)` and :math:`\nabla_\beta J`, means over folds and binary
+        problems (``adjoint_warm`` is accepted for the outer loop's interface; the
+        adjoint is solved directly)."""
+        beta = np.asarray(beta, dtype=float)
+        C, gamma = self.hyper.params(beta)
+        sols = self.solve(C, gamma, warm, tol)
+        vals, grads, lams = [], [], []
+        for fold, crits, fs in zip(self.folds, self._criteria, sols):
+            fl = []
+            for p, crit, s in zip(fold, crits, fs):
+                f, _ = self.lower.outputs(p, s)
+                J, e = crit.value_and_grad(f)
+                g, lam, _ = self.hypergradient.gradient(self.lower, self.hyper, p, s,
+                                                        np.asarray(e).ravel(), tol)
+                vals.append(J)
+                grads.append(g)
+                fl.append(lam)
+            lams.append(tuple(fl))
+        grad_log = np.mean(grads, axis=0)
+        return Evaluation(
+            beta=beta, value=float(np.mean(vals)), grad=grad_log / beta,
+            coefs=self.coefs(sols), lower_iterations=sum(s.n_iter for f in sols for s in f),
+            lower_solves=self.n_problems, multipliers=tuple(lams), factors=sols,
+            problems=self.folds)
+
+    def predict_coefs(self, ev, beta):
+        """First-order prediction of every fold's α at ``beta`` from the evaluation
+        ``ev`` (:meth:`KernelKKTAdjoint.predict`)."""
+        db = np.log(np.asarray(beta, float)) - np.log(ev.beta)
+        return tuple(
+            np.concatenate([self.hypergradient.predict(self.lower, p, s, None, db, 0.0)
+                            for p, s in zip(fold, fs)])
+            for fold, fs in zip(self.folds, ev.factors))
+
+
+def scan_C(objective, gamma, Cs, tol=1e-4):
+    """The start of the outer loop: the criterion at each C of ``Cs`` (increasing) at
+    the width ``gamma``, each solve warm-started from the previous C's α (feasible for
+    any C: the L2-SVM's box has no upper bound). Returns ``(best C, its coefs, values)``
+    (cost: ``len(Cs)`` solves per binary problem and fold)."""
+    warm, best, vals = None, None, []
+    for C in Cs:
+        t, w, sols = objective.terms(C, gamma, warm, tol)
+        warm = objective.coefs(sols)
+        vals.append(float(w @ t))
+        if best is None or vals[-1] < best[1]:
+            best = (C, vals[-1], warm)
+    return best[0], best[2], np.array(vals)
+
+
+@dataclass(frozen=True)
+class SupportDecision:
+    """Outcome of :func:`width_support`: the features kept (sorted), the relevance
+    threshold, each tested support size with its criterion increase over the full
+    model and the full model's standard error, and the criterion evaluations made."""
+
+    support: np.ndarray
+    threshold: float
+    tested: tuple
+    n_solves: int
+
+
+def width_support(objective, C, gamma, importances, warm=None, tol=1e-5):
+    r"""Which per-feature widths matter: the smallest top-k set of features (by
+    ``importances``) whose model, the others' widths set to 0, has a k-fold criterion
+    within one standard error of the full model's.
+
+    The criterion is a weighted mean of one term per validation row (and binary
+    machine), :math:`J = \sum_i\omega_it_i`, whose standard error at the full model is
+    :math:`s = (\sum_i\omega_i^2(t_i - J)^2)^{1/2}`
+    (:func:`~bisvm.selection.one_se.weighted_mean_se`). A support S is accepted when
+    :math:`J(S) \le J(\text{all}) + s`: its model is indistinguishable from the full one
+    on these rows, the one-standard-error rule of Breiman et al. (1984), as glmnet's
+    ``lambda.1se`` and ``BilevelSVC``'s decisions apply it. (The standard error of the
+    *paired* differences would not do: it vanishes as the two models coincide, so a
+    width of 1e-4 would be judged significant.) The nested supports are searched by
+    bisection on k, which assumes the criterion rises as features are removed in
+    increasing order of importance.
+
+    Cost: :math:`\lceil\log_2 d\rceil + 1` evaluations of the criterion, each one
+    warm-started L2-SVM solve per binary problem and fold.
+
+    Returns
+    -------
+    SupportDecision
+    """
+    imp = np.asarray(importances, float)
+    d = imp.size
+    order = np.argsort(-imp, kind="stable")
+    t0, w, sols = objective.terms(C, gamma, warm, tol)
+    J0, se = weighted_mean_se(t0, w)
+    warm = objective.coefs(sols)
+    tested, n = [], 1
+
+    def accepted(k):
+        nonlocal n
+        g = np.zeros(d)
+        g[order[:k]] = gamma[order[:k]]
+        t, _, _ = objective.terms(C, g, warm, tol)
+        n += 1
+        delta = float(w @ t) - J0
+        tested.append((k, delta, se))
+        return delta <= se
+
+    lo, hi = 1, d
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if accepted(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    keep = np.sort(order[:lo])
+    return SupportDecision(keep, float(imp[order[lo - 1]]), tuple(tested), n)
