@@ -314,6 +314,35 @@ def get_column(s, cache, kd):
     return best * S
 
 
+@njit(inline="always")
+def cached_offset(s, slot_of, stamp, ctr, spec, sgen):
+    """The hit path of :func:`get_column` on the cache's own arrays: the pool offset of
+    the column of ``s`` when it is cached in the current layout (LRU clock, stamp and
+    guess accounting updated exactly as :func:`get_column` does), else -1 with nothing
+    changed, so that the caller falls back to :func:`get_column`.
+
+    Why: a numba call that takes the cache or kernel-data tuple takes a reference to
+    every array in it on entry and drops it on exit (two atomic operations per array,
+    some thirty arrays), which on a small active set costs more than the iteration's
+    arithmetic; the hit path touches five arrays only."""
+    slot = slot_of[s]
+    if slot < 0 or sgen[slot] != ctr[8]:
+        return -1
+    ctr[0] += 1
+    stamp[slot] = ctr[0]
+    if spec[s]:
+        spec[s] = False
+        ctr[6] += 1
+    return slot * ctr[7]
+
+
+@njit(inline="always")
+def still_cached(s, base, slot_of, ctr):
+    """:func:`is_cached` on the cache's own arrays (see :func:`cached_offset`)."""
+    slot = slot_of[s]
+    return slot >= 0 and slot * ctr[7] == base
+
+
 @njit
 def batchable(kd):
     """Whether columns can be computed four at a time: dense rows, inner-product kernel."""

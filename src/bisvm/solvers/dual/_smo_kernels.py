@@ -34,16 +34,17 @@ import numpy as np
 from ..._numba import njit
 from ._smo_blocks import cycles
 from ._smo_columns import (
+    cached_offset,
     get_column,
     gradient_from_scratch,
     gradient_since,
-    is_cached,
     new_cache,
     reset_cache,
     restrict_cache,
+    still_cached,
 )
-from ._smo_select import fetch, select, select_nu
-from ._smo_threads import MIN_PARALLEL, TAU, parallel_update
+from ._smo_select import fetch, first_i, pick_j, pick_j_second_order, select_nu
+from ._smo_threads import MIN_PARALLEL, TAU, parallel_pick_j, parallel_update
 
 LOWER, UPPER, FREE = 0, 1, 2
 
@@ -250,12 +251,13 @@ def _two_variable_update(ai, aj, gi, gj, same_sign, a, ci, cj):
 
 
 @njit
-def _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags, pool,
-          n_threads):
+def _step(ki, kj, base_i, base_j, ya, Ga, qa, fa, pa, va, n_active, C, shift, alpha, status,
+          flags, pool, n_threads, nu):
     """Analytic two-variable step (:func:`_two_variable_update`) and the gradient update
     :math:`G \\mathrel{+}= Q_{:i}\\Delta\\alpha_i + Q_{:j}\\Delta\\alpha_j` over the active
-    set, fused with the search for the next ``i``. Returns ``(k_next, gmax_next)``."""
-    ya, Ga, qa, fa, pa, va = cmp
+    set, fused with the search for the next ``i``. Returns ``(kp, gp, kn, gn)``, the
+    per-sign maximisers of :math:`-y_tG_t` over :math:`I_{up}`. The compact arrays come
+    one by one (see :func:`~bisvm.solvers.dual._smo_select.pick_j`)."""
     i = va[ki]
     j = va[kj]
     a = qa[ki] + qa[kj] - 2.0 * pool[base_i + pa[kj]]
@@ -282,6 +284,9 @@ def _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags,
     if n_threads > 1 and n_active >= MIN_PARALLEL:
         return parallel_update(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active,
                                n_threads)
+    if not nu:
+        k, g = _update_max(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active)
+        return k, g, -1, -np.inf
     gp = -np.inf
     gn = -np.inf
     kp = -1
@@ -301,6 +306,27 @@ def _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags,
                 gn = v
                 kn = k
     return kp, gp, kn, gn
+
+
+@njit
+def _update_max(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active):
+    """The gradient update of :func:`_step` with one equality constraint: the next ``i``
+    is the last maximiser of :math:`-y_tG_t` over :math:`I_{up}` whatever its sign, which
+    the per-sign maxima of the ν solver reach too (the later one on a tie). Written with
+    selects instead of branches: the signs of consecutive variables are random, so a
+    branch on them is mispredicted about half of the time."""
+    gmax = -np.inf
+    kmax = -1
+    for k in range(n_active):
+        q = pa[k]
+        yk = ya[k]
+        g = Ga[k] + yk * (dai * pool[base_i + q] + daj * pool[base_j + q])
+        Ga[k] = g
+        v = -yk * g
+        take = (fa[k] & 1) != 0 and v >= gmax
+        gmax = v if take else gmax
+        kmax = k if take else kmax
+    return kmax, gmax
 
 
 @njit
@@ -400,6 +426,11 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     converged = False
     gap = np.inf
     sum_active = 0.0
+    # the per-iteration path reads these arrays directly: calls that take the cache, the
+    # kernel data or cmp as tuples (column misses, shrinking, ν) are made only when needed
+    pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof_c, spec, sgen, runs = cache
+    ya, Ga, qa, fa, pa, va = cmp
+    nth = kd[14]
     # the next i per sign class when found during the gradient update (kp = -2: not found)
     pre = (-2, 0.0, -1, 0.0)
     while max_iter < 0 or n_iter < max_iter:
@@ -425,11 +456,27 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
                 kp, gp, kn, gn = pre
                 # the overall last maximiser: the later of the two classes' on a tie
                 if gp > gn or (gp == gn and kp > kn) or kp == -2:
-                    next_k, next_gmax = kp, gp
+                    ki, gmax = first_i(kp, gp, ya, Ga, fa, n_active)
                 else:
-                    next_k, next_gmax = kn, gn
-                ki, kj, gap, base_i = select(second_order, cmp, n_active, sidx, cache, kd,
-                                             tol, next_k, next_gmax)
+                    ki, gmax = kn, gn
+                base_i = -1
+                if second_order and ki >= 0:
+                    si = sidx[va[ki]]
+                    base_i = cached_offset(si, slot_of, stamp, ctr, spec, sgen)
+                    if base_i < 0:
+                        base_i = fetch(si, cache, kd, cmp, n_active, sidx)
+                if nth > 1 and n_active >= MIN_PARALLEL:
+                    kj, _, gmax2 = parallel_pick_j(ki, max(base_i, 0), gmax, 0.0, cmp,
+                                                   n_active, pool, second_order, nth)
+                elif second_order and ki >= 0:
+                    kj, _, gmax2 = pick_j_second_order(ki, base_i, gmax, ya, Ga, qa, fa, pa,
+                                                       n_active, pool)
+                else:
+                    kj, _, gmax2 = pick_j(ki, max(base_i, 0), gmax, 0.0, ya, Ga, qa, fa, pa,
+                                          n_active, pool, second_order)
+                gap = gmax + gmax2
+                if ki < 0 or gap < tol:
+                    kj = -1
             prof[1] += cycles() - t0 - (prof[0] - c0)
             if kj >= 0 or n_active == l or attempt == 1:
                 break
@@ -447,16 +494,20 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
 
         n_iter += 1
         sum_active += n_active
-        si = sidx[cmp[5][ki]]
-        sj = sidx[cmp[5][kj]]
-        if base_i < 0 or not is_cached(si, base_i, cache):
-            base_i = get_column(si, cache, kd)
-        base_j = fetch(sj, cache, kd, cmp, n_active, sidx)
-        if not is_cached(si, base_i, cache):  # evicted by j's fetch (one-slot cache only)
-            base_i = get_column(si, cache, kd)
+        si = sidx[va[ki]]
+        sj = sidx[va[kj]]
+        if base_i < 0 or not still_cached(si, base_i, slot_of, ctr):
+            base_i = cached_offset(si, slot_of, stamp, ctr, spec, sgen)
+            if base_i < 0:
+                base_i = get_column(si, cache, kd)
+        base_j = cached_offset(sj, slot_of, stamp, ctr, spec, sgen)
+        if base_j < 0:
+            base_j = fetch(sj, cache, kd, cmp, n_active, sidx)
+            if not still_cached(si, base_i, slot_of, ctr):  # evicted (one-slot cache only)
+                base_i = get_column(si, cache, kd)
         t0 = cycles()
-        pre = _step(ki, kj, base_i, base_j, cmp, n_active, C, shift, alpha, status, flags,
-                    pool, kd[14])
+        pre = _step(ki, kj, base_i, base_j, ya, Ga, qa, fa, pa, va, n_active, C, shift, alpha,
+                    status, flags, pool, nth, nu)
         prof[2] += cycles() - t0
 
     _scatter(n_active, cmp, G)
