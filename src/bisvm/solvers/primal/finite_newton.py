@@ -60,7 +60,7 @@ from ._linear_kernels import SQUARED_HINGE
 from .cg import truncated_newton_cg
 from .linear_design import LinearDesign
 
-FORCING = 0.3
+FORCING = 0.5
 
 __all__ = [
     "exact_line_search",

@@ -1,0 +1,149 @@
+"""Linear SVMs at scale: bisvm's primal solvers beside LIBLINEAR (liblinear-official) and
+scikit-learn on rcv1/news20-shaped sparse data (``_linear_scale_data``), one thread against
+one thread, each fit in its own process (``_linear_scale_worker``).
+
+* L2-regularised squared hinge: bisvm's finite Newton (``solve_finite_newton``) beside
+  LIBLINEAR ``-s 2`` (its primal Newton) and ``-s 1`` (dual CD);
+* L1-regularised squared hinge: bisvm's coordinate descent (``solve_l1_cd``) beside
+  ``-s 5``;
+* L2-loss SVR: bisvm's finite Newton (``solve_svr_finite_newton``) beside ``-s 11`` (primal),
+  ``-s 12`` (dual), and ``-s 13`` (the L1-loss SVR, another objective, for its time);
+* scikit-learn's ``LinearSVC``/``LinearSVR`` (LIBLINEAR inside, plus its input copies).
+
+C = 1, no intercept, ε = 0.1. The bisvm solvers are called directly (the estimators' own
+validation is measured by the ``bisvm_LinearSVC_primal`` row). Figures: CPU seconds of the
+fit (LIBLINEAR: its ``train`` alone, and the conversion to its input format beside), the
+growth of the resident set during the fit against the CSR data's bytes, and the objective
+computed from the returned weights by one formula for every library.
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 \\
+        python benchmarks/bench_linear_scale.py                 # 1,000,000 x 100,000
+    python benchmarks/bench_linear_scale.py --rows 100000 --cols 20000 --out /tmp/x
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from _linear_scale_data import load  # noqa: E402
+
+#: (method, tol) of each fit, by problem; tol None is the library's default
+FITS = {
+    "l2_sq": [("bisvm_l2_sq", 1e-3), ("bisvm_l2_sq", 1e-4), ("liblinear_s2", None),
+              ("liblinear_s2", 1e-4), ("liblinear_s1", None), ("bisvm_LinearSVC_primal", 1e-4),
+              ("sklearn_l2_sq", 1e-4)],
+    "l1_sq": [("bisvm_l1_sq", 1e-2), ("bisvm_l1_sq", 5e-3), ("liblinear_s5", None),
+              ("liblinear_s5", 5e-3), ("sklearn_l1_sq", 1e-4)],
+    "svr_sq": [("bisvm_svr_sq", 1e-3), ("bisvm_svr_sq", 1e-4), ("liblinear_s11", None),
+               ("liblinear_s11", 1e-4), ("liblinear_s12", None), ("liblinear_s13", None),
+               ("sklearn_svr_sq", 1e-4)],
+}
+#: the LIBLINEAR solver each bisvm solver is measured against
+MATCH = {"l2_sq": "liblinear_s2", "l1_sq": "liblinear_s5", "svr_sq": "liblinear_s11"}
+TITLES = {"l2_sq": "L2-regularised squared hinge (LinearSVC, dual=False)",
+          "l1_sq": "L1-regularised squared hinge (LinearSVC, penalty='l1')",
+          "svr_sq": "L2-loss SVR (LinearSVR, loss='squared_epsilon_insensitive')"}
+
+
+def run_one(spec, timeout):
+    """One fit in a child process, single-threaded."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               MKL_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    cmd = [sys.executable, os.path.join(HERE, "_linear_scale_worker.py"), json.dumps(spec)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return dict(spec, error=f"wall-clock timeout {timeout} s")
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+    if out.returncode != 0 or not lines:
+        return dict(spec, error=(out.stderr.strip().splitlines() or ["failed"])[-1][:200])
+    return json.loads(lines[-1])
+
+
+def _time(r):
+    return r.get("train_cpu", r.get("cpu"))
+
+
+def report(results, args, command):
+    """The markdown report: one table per problem, ratios to the matching LIBLINEAR run."""
+    lines = [f"# bench_linear_scale: {args.rows:,} x {args.cols:,} sparse, ~{args.nnz} "
+             "nonzeros a row", "", f"Command: `{command}`", "",
+             "One thread against one thread (OMP/OpenBLAS/NUMBA threads 1), each fit in its "
+             "own process. CPU seconds of the fit; for LIBLINEAR, `train` alone (its input "
+             "conversion beside). Growth: peak resident set during the fit minus the resident "
+             "set at its start, over the CSR data's bytes (the data themselves excluded). "
+             "Objectives from the returned weights, one formula for all; `vs best` is the "
+             "relative excess over the lowest objective of the table. `time ratio` divides "
+             "by the default run of the matching LIBLINEAR solver. Machine: 2 cores shared "
+             "with other jobs (1-minute load average before/after each fit in the JSON).", ""]
+    for kind, title in TITLES.items():
+        rows = [r for r in results if r.get("kind", FITS_KIND.get(r["method"])) == kind]
+        if not rows:
+            continue
+        ok = [r for r in rows if "error" not in r and r["kind"] == kind]
+        best = min((r["objective"] for r in ok if r["kind"] == kind), default=None)
+        ref = next((r for r in ok if r["method"] == MATCH[kind] and r.get("tol") is None),
+                   None)
+        lines += [f"## {title}", "", "| method | tol/-e | CPU s | conversion s | objective | "
+                  "vs best | growth / data | time ratio | nnz(w) |", "|---|---|---|---|---|"
+                  "---|---|---|---|"]
+        for r in rows:
+            tol = "default" if r.get("tol") is None else f"{r['tol']:g}"
+            if "error" in r:
+                lines.append(f"| {r['method']} | {tol} | {r['error']} | | | | | | |")
+                continue
+            excess = (r["objective"] - best) / best if best else 0.0
+            ratio = f"{_time(r) / _time(ref):.2f}" if ref else ""
+            conv = f"{r['convert_cpu']:.1f}" if "convert_cpu" in r else ""
+            lines.append(f"| {r['method']} | {tol} | {_time(r):.1f} | {conv} | "
+                         f"{r['objective']:.10g} | {excess:.1e} | "
+                         f"{r['growth'] / r['data_bytes']:.2f} | {ratio} | {r['nnz_w']} |")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+FITS_KIND = {m: k for k, fits in FITS.items() for m, _ in fits}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rows", type=int, default=1_000_000)
+    p.add_argument("--cols", type=int, default=100_000)
+    p.add_argument("--nnz", type=int, default=50)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--problems", default="l2_sq,l1_sq,svr_sq")
+    p.add_argument("--methods", default="", help="only these methods (comma separated)")
+    p.add_argument("--timeout", type=float, default=3600.0, help="wall seconds per fit")
+    p.add_argument("--out", default=os.path.join(HERE, "results", "bench_linear_scale"))
+    args = p.parse_args(argv)
+    command = "python benchmarks/bench_linear_scale.py " + " ".join(argv or sys.argv[1:])
+    t0 = time.time()
+    load(args.rows, args.cols, args.nnz, args.seed)  # build the /tmp cache once
+    print(f"data ready in {time.time() - t0:.0f} s", file=sys.stderr)
+    keep = set(filter(None, args.methods.split(",")))
+    results = []
+    for kind in args.problems.split(","):
+        for method, tol in FITS[kind]:
+            if keep and method not in keep:
+                continue
+            spec = dict(rows=args.rows, cols=args.cols, nnz=args.nnz, seed=args.seed,
+                        method=method, tol=tol, C=1.0)
+            r = run_one(spec, args.timeout)
+            results.append(r)
+            print(json.dumps(r), file=sys.stderr)
+    with open(args.out + ".json", "w") as f:
+        json.dump({"command": command, "results": results}, f, indent=1)
+    with open(args.out + ".md", "w") as f:
+        f.write(report(results, args, command))
+
+
+if __name__ == "__main__":
+    main()
