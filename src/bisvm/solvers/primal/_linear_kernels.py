@@ -27,7 +27,8 @@ from ..._numba import njit
 
 __all__ = ["SQUARED_HINGE", "SQUARED_EPSILON_INSENSITIVE", "row_blocks", "sum_parts",
            "csr_margins", "dense_margins", "csr_loss_grad", "dense_loss_grad",
-           "csr_hess_vec", "dense_hess_vec", "line_sums", "update_margins",
+           "csr_hess_vec", "dense_hess_vec", "active_curvatures", "csr_hess_vec_rows",
+           "dense_hess_vec_rows", "line_sums", "update_margins",
            "row_curvatures", "active_rows"]
 
 SQUARED_HINGE = 0
@@ -192,6 +193,55 @@ def dense_hess_vec(X, bias, lo, hi, y, c, z, loss, eps, v, p):
         for j in range(d):
             t += X[i, j] * v[j]
         t *= h
+        for j in range(d):
+            p[j] += t * X[i, j]
+        if bias > 0.0:
+            p[d] += t * bias
+
+
+@njit
+def active_curvatures(y, c, z, loss, eps, rows, h):
+    r"""The active rows (ascending) and their curvatures :math:`\ell_i''(z_i)` into
+    ``rows`` and ``h``; returns their number."""
+    m = 0
+    for i in range(z.shape[0]):
+        hi = _loss(loss, y[i], z[i], c[i], eps)[2]
+        if hi > 0.0:
+            rows[m] = i
+            h[m] = hi
+            m += 1
+    return m
+
+
+@njit
+def csr_hess_vec_rows(data, indices, indptr, bias, rows, h, lo, hi, v, p):
+    r"""``p`` :math:`= \sum_r h_r\,(\tilde x_{i_r}^\top v)\,\tilde x_{i_r}` over the
+    listed rows ``rows[lo:hi]`` (the active rows of a Newton step, listed once)."""
+    d = p.shape[0] - (1 if bias > 0.0 else 0)
+    p[:] = 0.0
+    for r in range(lo, hi):
+        i = rows[r]
+        t = bias * v[d] if bias > 0.0 else 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            t += data[k] * v[indices[k]]
+        t *= h[r]
+        for k in range(indptr[i], indptr[i + 1]):
+            p[indices[k]] += t * data[k]
+        if bias > 0.0:
+            p[d] += t * bias
+
+
+@njit
+def dense_hess_vec_rows(X, bias, rows, h, lo, hi, v, p):
+    """:func:`csr_hess_vec_rows` for dense row-major ``X``."""
+    d = X.shape[1]
+    p[:] = 0.0
+    for r in range(lo, hi):
+        i = rows[r]
+        t = bias * v[d] if bias > 0.0 else 0.0
+        for j in range(d):
+            t += X[i, j] * v[j]
+        t *= h[r]
         for j in range(d):
             p[j] += t * X[i, j]
         if bias > 0.0:

@@ -322,9 +322,10 @@ def piecewise_newton(design, y, c, loss, eps, quadratic, w0, *, tol, max_iter, l
             else:
                 M = 0.01 * (Rdiag + st["diag"]) + 0.99
                 eta = min(FORCING, float(np.sqrt(gn / st["g0"]))) if st["g0"] > 0 else FORCING
-                s = truncated_newton_cg(
-                    lambda v: Rv(v) + design.hess_vec(y, c, z, loss, eps, v),
-                    lambda r: r / M, g, forcing=eta)[0]
+                hessian = design.curvature_list(y, c, z, loss, eps)
+                s = truncated_newton_cg(lambda v: Rv(v) + design.hess_vec_rows(hessian, v),
+                                        lambda r: r / M, g, forcing=eta)[0]
+                del hessian
             design.margins(s, out=q)
             Rs = Rv(s)
             delta = design.line_search(y, c, z, q, loss, eps, float(w @ Rs), float(s @ Rs))

@@ -177,6 +177,35 @@ class LinearDesign:
         K.sum_parts(parts, out)
         return out
 
+    def curvature_list(self, y, c, z, loss, eps=0.0):
+        """``(rows, h, starts)``: the active rows at ``z`` (int32 while ``n`` fits), their
+        curvatures, and where each row block starts in the list: the Hessian of one Newton
+        step, listed once for all its products (:meth:`hess_vec_rows`)."""
+        rows = np.empty(self.n, dtype=np.int32 if self.n < 2**31 else np.int64)
+        h = np.empty(self.n)
+        m = K.active_curvatures(y, c, z, loss, eps, rows, h)
+        rows, h = rows[:m], h[:m]
+        return rows, h, np.searchsorted(rows, self.bounds).astype(np.int64)
+
+    def hess_vec_rows(self, hessian, v):
+        r""":math:`\sum_r h_r (\tilde x_{i_r}^\top v)\,\tilde x_{i_r}` for ``hessian`` from
+        :meth:`curvature_list`, block by block as :meth:`hess_vec`."""
+        rows, h, starts = hessian
+        v = np.ascontiguousarray(v, dtype=np.float64)
+        parts = self._parts
+
+        def task(b, lo, hi):
+            r0, r1 = int(starts[b]), int(starts[b + 1])
+            if self.csr is not None:
+                K.csr_hess_vec_rows(*self.csr, self.bias, rows, h, r0, r1, v, parts[b])
+            else:
+                K.dense_hess_vec_rows(self.X, self.bias, rows, h, r0, r1, v, parts[b])
+
+        self._blocks(task)
+        out = np.empty(self.d1)
+        K.sum_parts(parts, out)
+        return out
+
     def line_search(self, y, c, z, q, loss, eps, wRs, sRs):
         r"""The exact minimiser :math:`\delta > 0` of :math:`\varphi(\delta) = \delta\,
         w^\top R s + \tfrac12\delta^2 s^\top R s + \sum_i c_i\ell_i(z_i + \delta q_i)`.
