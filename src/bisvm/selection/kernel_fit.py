@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..solvers.dual.kernel_lower_level import KernelL2SVM
 from .kernel_bilevel import (
@@ -34,7 +35,7 @@ from .kernel_bilevel import (
 from .outer import BiSVMLBFGS
 
 __all__ = ["KernelTuneResult", "tune_kernel_svc", "SCAN_C", "BETA_MAX",
-           "distance_cache_fits"]
+           "distance_cache_fits", "DISTANCE_CACHE_BYTES", "SPARSE_DENSIFY_ENTRIES"]
 
 #: The C values of the starting scan (log-spaced over the range where the L2-SVM on
 #: standardised features moves from nearly constant outputs to nearly interpolating).
@@ -50,6 +51,12 @@ BETA_MAX = 1e4
 #: Squared-distance caches (shared width) are kept when all folds' blocks fit in this
 #: many bytes; beyond, distances are recomputed at each width.
 DISTANCE_CACHE_BYTES = 256 * 2**20
+
+#: Sparse training data with at most this many entries (32 MB dense) is tuned on a dense
+#: copy: the kernel values are the same, and every outer iteration's weighted products
+#: then run in BLAS instead of building several scipy sparse matrices per solve, whose
+#: fixed cost dominates on tables of this size. Larger sparse data stays sparse.
+SPARSE_DENSIFY_ENTRIES = 2**22
 
 
 def distance_cache_fits(n_rows, n_folds, n_machines=1):
@@ -144,6 +151,8 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
     """
     lower = KernelL2SVM() if lower is None else lower
     n, d = X.shape
+    if sp.issparse(X) and n * d <= SPARSE_DENSIFY_ENTRIES:
+        X = X.toarray()
     n_machines = 1 if n_classes == 2 else (
         n_classes * (n_classes - 1) // 2 if multiclass == "ovo" else n_classes)
     folds = kernel_pairs(X, y_enc, n_classes, splits, multiclass,

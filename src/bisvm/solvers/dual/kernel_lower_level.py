@@ -79,6 +79,10 @@ __all__ = [
 
 _PRECOMPUTED = Kernel("precomputed")
 
+#: Active-set rounds tried from a warm start's free set before SMO is run: each round is
+#: one Cholesky factorisation of the free block.
+WARM_ROUNDS = 3
+
 
 def _sq(X):
     """Elementwise square (dense or sparse)."""
@@ -97,20 +101,31 @@ def _dense(A):
 def weighted_sq_distances(X, Y, weights):
     r""":math:`D_{ab} = \sum_j c_j(x_{aj} - y_{bj})^2` for feature weights ``c``.
 
-    Non-negative weights go through :func:`~bisvm.kernels.squared_distances` on the
-    rescaled rows (exact zeros for equal rows); signed weights (a direction of the widths,
-    :func:`l2svm_tangent`) through the expansion
-    :math:`x^\top Cx + y^\top Cy - 2x^\top Cy`.
+    Dense rows with non-negative weights go through
+    :func:`~bisvm.kernels.squared_distances` on the rescaled rows (exact zeros for
+    equal rows); sparse rows and signed weights (a direction of the widths,
+    :func:`l2svm_tangent`) through the expansion :math:`x^\top Cx + y^\top Cy -
+    2x^\top Cy`, clipped at 0 for non-negative weights (sparse products keep the
+    cost proportional to the non-zeros; the rows that near-zero widths make nearly
+    equal would otherwise each be recomputed one sparse row at a time).
     """
     c = np.asarray(weights, dtype=float)
-    if np.all(c >= 0):
+    nonneg = bool(np.all(c >= 0))
+    if nonneg and not (sp.issparse(X) or sp.issparse(Y)):
         s = np.sqrt(c)
         Xs = _scale_cols(X, s)
         return squared_distances(Xs, Xs if Y is X else _scale_cols(Y, s))
     xx = np.asarray(_sq(X) @ c).ravel()
-    yy = np.asarray(_sq(Y) @ c).ravel()
-    G = _dense(_scale_cols(X, c) @ Y.T)
-    return xx[:, None] + yy[None, :] - 2.0 * G
+    yy = xx if Y is X else np.asarray(_sq(Y) @ c).ravel()
+    D = _dense(_scale_cols(X, c) @ Y.T)
+    D *= -2.0
+    D += xx[:, None]
+    D += yy[None, :]
+    if nonneg:
+        np.maximum(D, 0.0, out=D)
+        if Y is X:
+            np.fill_diagonal(D, 0.0)
+    return D
 
 
 def rbf_gram(X, Y, gamma, sqdist=None):
@@ -192,7 +207,7 @@ class L2SVMSolution:
     factor : FreeBlockFactor or None
         Factor of M on F (None when F is empty or M is singular).
     n_iter : int
-        SMO iterations.
+        SMO iterations (0 when the warm start's free set was corrected directly).
     polished : bool
         Whether α is the exact KKT solution on F (else SMO's, to its tolerance).
     """
@@ -267,7 +282,11 @@ def solve_l2svm(pair, C, gamma, *, alpha0=None, tol=1e-3, shrinking=True, cache_
         Passed to :func:`~bisvm.solvers.dual.smo.solve_smo`.
     polish : bool
         Replace SMO's α by the exact solution of the free-set system when the active-set
-        correction settles (the normal case); otherwise keep SMO's.
+        correction settles (the normal case); otherwise keep SMO's. With a warm start,
+        the correction is first tried from the warm start's free set
+        (:data:`WARM_ROUNDS` rounds), and SMO runs only if it does not settle there; a
+        settled correction satisfies every KKT condition of the convex dual (within
+        ``tol`` on the bound rows), so it is the solution SMO would approach.
 
     Returns
     -------
@@ -280,9 +299,17 @@ def solve_l2svm(pair, C, gamma, *, alpha0=None, tol=1e-3, shrinking=True, cache_
         raise ValueError("gamma must be finite and non-negative")
     K = pair.gram(g)
     y = pair.y_train
-    problem = csvc_dual(K, y, _PRECOMPUTED, float(C), loss="squared_hinge")
     if alpha0 is not None:
         alpha0 = np.maximum(np.asarray(alpha0, dtype=float), 0.0)
+        if polish:
+            # along an outer path the free set rarely changes much: the active-set
+            # correction from the warm start's free set certifies the exact optimum
+            # (KKT on every row) without an SMO pass
+            out = _polish(K, y, alpha0, float(C), tol, max_rounds=WARM_ROUNDS)
+            if out is not None:
+                alpha, b, F, fac = out
+                return L2SVMSolution(alpha, b, F, float(C), g, K, fac, 0, True)
+    problem = csvc_dual(K, y, _PRECOMPUTED, float(C), loss="squared_hinge")
     res = solve_smo(problem, alpha0=alpha0, tol=tol, shrinking=shrinking,
                     cache_size=cache_size, n_jobs=n_jobs)
     alpha, b = np.asarray(res.dual_coef, dtype=float), float(res.intercept)
