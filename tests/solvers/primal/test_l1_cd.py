@@ -96,3 +96,11 @@ def test_bad_input_is_refused():
         solve_l1_cd(LinearProblem(X, y, SquaredHinge(), np.ones(len(y))), random_state=None)
     with pytest.raises(ValueError, match="w0"):
         solve_l1_cd(LinearProblem(X, y, SquaredHinge(), np.ones(len(y))), w0=np.zeros(3))
+
+
+def test_verbose_shows_progress_on_stderr(capsys):
+    X, y = _data()
+    solve_l1_cd(LinearProblem(X, y, SquaredHinge(), np.ones(len(y))), tol=1e-3, verbose=1)
+    captured = capsys.readouterr()
+    assert "L1 coordinate descent" in captured.err and "objective" in captured.err
+    assert captured.out == ""

@@ -181,3 +181,12 @@ def test_bad_n_jobs_and_cost_are_refused():
         solve_finite_newton(LinearProblem(X, y, SquaredHinge(), -np.ones(len(y))))
     with pytest.raises(ValueError, match="cost"):
         solve_finite_newton(LinearProblem(X, y, SquaredHinge(), np.ones(3)))
+
+
+def test_verbose_shows_progress_on_stderr(capsys):
+    X, y, _ = _sparse()
+    solve_finite_newton(LinearProblem(X, y, SquaredHinge(), np.ones(len(y))), tol=1e-8,
+                        linear_solver="cg", verbose=1)
+    captured = capsys.readouterr()
+    assert "finite Newton" in captured.err and "grad" in captured.err
+    assert captured.out == ""
