@@ -55,6 +55,23 @@ def test_scan_values_are_the_objective_at_each_beta():
         scalar_scan(_objective(model="vector"))
 
 
+def test_scan_with_patience_stops_past_its_minimum_and_keeps_the_same_best():
+    obj = _objective()
+    betas = beta_upper_bound(obj.folds) / 10 * np.logspace(-6, 0, 13)
+    full = scalar_scan(obj, betas)
+    short = scalar_scan(obj, betas, patience=2)
+    seen = np.isfinite(short.values)
+    k = int(np.flatnonzero(seen)[0])
+    # the visited points are the largest weights, solved exactly as on the full walk
+    assert seen[k:].all() and not seen[:k].any() and k > 0
+    np.testing.assert_array_equal(short.values[k:], full.values[k:])
+    assert all(c is None for c in short.coefs[:k])
+    # it stopped after two consecutive points above the minimum seen before them
+    assert np.all(short.values[k:k + 2] > short.values[k + 2:].min())
+    assert short.best_index == full.best_index
+    assert short.lower_solves == (betas.size - k) * len(obj.folds)
+
+
 def test_scalar_stage_is_no_worse_than_the_best_scan_point():
     X, y = make_classification(200, 15, n_informative=4, n_redundant=0, flip_y=0.15,
                                random_state=5)

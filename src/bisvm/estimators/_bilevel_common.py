@@ -84,7 +84,11 @@ class BilevelFitMixin:
             refit="support" if self.refit == "support" else bool(self.refit),
             cv_repeats=getattr(self, "cv_repeats", 1), null_test=self.null_test,
             threshold="zero" if regression else self.threshold,
-            standardize=bool(self.standardize), n_jobs=self.n_jobs, task=task)
+            standardize=bool(self.standardize), n_jobs=self.n_jobs, task=task,
+            # the regression scan stops two points past its minimum (the unvisited
+            # small weights are the densest solves); the classifier walks the whole
+            # path, as its held-out panel was measured
+            scan_patience=2 if regression else None)
 
     def _set_stacked(self, per_class, hyper, l2s):
         """The fitted attributes common to every bilevel estimator, from the scored fit

@@ -153,7 +153,7 @@ def last_argmin(values, *, rtol=1e-9, atol=1e-12):
     return int(np.flatnonzero(values <= m + atol + rtol * abs(m))[-1])
 
 
-def scalar_scan(objective, betas=None, *, inner_tol=1e-9, warm=None):
+def scalar_scan(objective, betas=None, *, inner_tol=1e-9, warm=None, patience=None):
     """The criterion on a path of scalar β, each fold's solve warm-started from the
     previous point's solution, walking from the largest β (sparsest, cheapest) down.
 
@@ -168,6 +168,12 @@ def scalar_scan(objective, betas=None, *, inner_tol=1e-9, warm=None):
         Gradient-norm tolerance of the lower-level solves.
     warm : tuple of ndarray, optional
         Warm start of the first (largest-β) solves.
+    patience : int, optional
+        Stop the walk once this many consecutive points lie above the smallest value
+        seen so far: the smaller β left unvisited are the densest, costliest solves,
+        and past a minimum the criterion of a lasso-type path rarely falls again
+        (their values are reported as ``inf``, their solutions as None). None walks
+        the whole path.
 
     Returns
     -------
@@ -181,13 +187,19 @@ def scalar_scan(objective, betas=None, *, inner_tol=1e-9, warm=None):
     if betas.ndim != 1 or betas.size == 0 or not np.all(betas > 0):
         raise ValueError("betas must be a non-empty 1-D array of positive values")
     betas = np.sort(betas)
-    vals, coefs, iters = np.empty(betas.size), [None] * betas.size, 0
+    vals, coefs, iters = np.full(betas.size, np.inf), [None] * betas.size, 0
+    rises, visited = 0, 0
     for k in range(betas.size - 1, -1, -1):
         ws, it = objective.solve(betas[k:k + 1], warm, inner_tol)
         warm, coefs[k] = ws, ws
         iters += it
+        visited += 1
         vals[k] = np.mean([c.value_and_grad(w)[0] for c, w in zip(objective.criteria, ws)])
+        if patience is not None:
+            rises = rises + 1 if vals[k] > np.min(vals[k + 1:], initial=np.inf) else 0
+            if rises >= patience:
+                break
     best = last_argmin(vals)
     return ScanResult(betas=betas, values=vals, coefs=tuple(coefs), best_index=best,
-                      lower_solves=betas.size * len(objective.folds),
+                      lower_solves=visited * len(objective.folds),
                       lower_iterations=iters, seconds=time.perf_counter() - t0)

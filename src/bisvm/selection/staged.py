@@ -130,6 +130,7 @@ class StagedSettings:
     standardize: bool = False
     n_jobs: object = None
     task: str = "classification"
+    scan_patience: object = None  # None or int: see search.scalar_scan
 
     @property
     def judge(self):
@@ -415,7 +416,7 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
         # solved as accurately as BiSVM's first iterate (its HOAG schedule starts at
         # 1e-5): the scan only chooses a start, and tighter solves of a nearly
         # non-smooth lower level (tiny smoothing, L-BFGS) can stall at their cap
-        scan = scalar_scan(l1_obj, inner_tol=1e-5)
+        scan = scalar_scan(l1_obj, inner_tol=1e-5, patience=s.scan_patience)
         cost.solves += scan.lower_solves
         cost.iters += scan.lower_iterations
         if judge is not None:
@@ -462,7 +463,8 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
 def _thresholded_best(scan, obj, threshold):
     """Index of the scan point whose fold models, restricted to their supports, have the
     smallest criterion (the last of a tie: the sparser model)."""
-    return last_argmin([thresholded_value(obj, c, threshold) for c in scan.coefs])
+    return last_argmin([np.inf if c is None else thresholded_value(obj, c, threshold)
+                        for c in scan.coefs])
 
 
 def _early_stopping_rows(yb, sw, s, split_labels, groups):
