@@ -37,12 +37,14 @@ from _linear_scale_data import load  # noqa: E402
 
 #: (method, tol) of each fit, by problem; tol None is the library's default
 FITS = {
-    "l2_sq": [("bisvm_l2_sq", 1e-3), ("bisvm_l2_sq", 1e-4), ("liblinear_s2", None),
+    "l2_sq": [("bisvm_l2_sq", 1e-2), ("bisvm_l2_sq", 1e-3), ("bisvm_l2_sq", 1e-4),
+              ("liblinear_s2", None),
               ("liblinear_s2", 1e-4), ("liblinear_s1", None), ("bisvm_LinearSVC_primal", 1e-4),
               ("sklearn_l2_sq", 1e-4)],
     "l1_sq": [("bisvm_l1_sq", 1e-2), ("bisvm_l1_sq", 5e-3), ("liblinear_s5", None),
               ("liblinear_s5", 5e-3), ("sklearn_l1_sq", 1e-4)],
-    "svr_sq": [("bisvm_svr_sq", 1e-3), ("bisvm_svr_sq", 1e-4), ("liblinear_s11", None),
+    "svr_sq": [("bisvm_svr_sq", 1e-2), ("bisvm_svr_sq", 1e-3), ("bisvm_svr_sq", 1e-4),
+               ("liblinear_s11", None),
                ("liblinear_s11", 1e-4), ("liblinear_s12", None), ("liblinear_s13", None),
                ("sklearn_svr_sq", 1e-4)],
 }
@@ -72,10 +74,10 @@ def _time(r):
     return r.get("train_cpu", r.get("cpu"))
 
 
-def report(results, args, command):
+def report(results, args, commands):
     """The markdown report: one table per problem, ratios to the matching LIBLINEAR run."""
     lines = [f"# bench_linear_scale: {args.rows:,} x {args.cols:,} sparse, ~{args.nnz} "
-             "nonzeros a row", "", f"Command: `{command}`", "",
+             "nonzeros a row", "", *[f"Command: `{c}`" for c in commands], "",
              "One thread against one thread (OMP/OpenBLAS/NUMBA threads 1), each fit in its "
              "own process. CPU seconds of the fit; for LIBLINEAR, `train` alone (its input "
              "conversion beside). Growth: peak resident set during the fit minus the resident "
@@ -106,8 +108,28 @@ def report(results, args, command):
             lines.append(f"| {r['method']} | {tol} | {_time(r):.1f} | {conv} | "
                          f"{r['objective']:.10g} | {excess:.1e} | "
                          f"{r['growth'] / r['data_bytes']:.2f} | {ratio} | {r['nnz_w']} |")
-        lines.append("")
+        lines += ["", *_matched(ok, kind), ""]
     return "\n".join(lines) + "\n"
+
+
+def _matched(ok, kind):
+    """For each run of the matching LIBLINEAR solver, the fastest bisvm solver run with an
+    equal or lower objective, and the ratio of their times."""
+    out = []
+    ours = [r for r in ok if r["method"] == f"bisvm_{kind}"]
+    for ref in (r for r in ok if r["method"] == MATCH[kind]):
+        good = [r for r in ours if r["objective"] <= ref["objective"] * (1 + 1e-9)]
+        tol = "default" if ref.get("tol") is None else f"{ref['tol']:g}"
+        if not good:
+            out.append(f"- against {ref['method']} -e {tol}: no bisvm run reached its "
+                       f"objective {ref['objective']:.10g}")
+            continue
+        best = min(good, key=_time)
+        out.append(f"- against {ref['method']} -e {tol} ({_time(ref):.1f} s, objective "
+                   f"{ref['objective']:.10g}): bisvm tol {best['tol']:g} reaches "
+                   f"{best['objective']:.10g} in {_time(best):.1f} s, "
+                   f"**{_time(best) / _time(ref):.2f}x** its time")
+    return out
 
 
 FITS_KIND = {m: k for k, fits in FITS.items() for m, _ in fits}
@@ -120,29 +142,40 @@ def main(argv=None):
     p.add_argument("--nnz", type=int, default=50)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--problems", default="l2_sq,l1_sq,svr_sq")
-    p.add_argument("--methods", default="", help="only these methods (comma separated)")
+    p.add_argument("--methods", default="",
+                   help="only these fits, comma separated: a method, or method@tol")
     p.add_argument("--timeout", type=float, default=3600.0, help="wall seconds per fit")
     p.add_argument("--out", default=os.path.join(HERE, "results", "bench_linear_scale"))
+    p.add_argument("--append", action="store_true",
+                   help="keep the results already in OUT.json (a rerun fit replaces its row)")
     args = p.parse_args(argv)
     command = "python benchmarks/bench_linear_scale.py " + " ".join(argv or sys.argv[1:])
     t0 = time.time()
     load(args.rows, args.cols, args.nnz, args.seed)  # build the /tmp cache once
     print(f"data ready in {time.time() - t0:.0f} s", file=sys.stderr)
     keep = set(filter(None, args.methods.split(",")))
-    results = []
+    results, commands = [], [command]
+    if args.append and os.path.exists(args.out + ".json"):
+        with open(args.out + ".json") as f:
+            old = json.load(f)
+        results = old["results"]
+        commands = old.get("commands", [old.get("command")]) + [command]
     for kind in args.problems.split(","):
         for method, tol in FITS[kind]:
-            if keep and method not in keep:
+            if keep and method not in keep and f"{method}@{tol}" not in keep:
                 continue
             spec = dict(rows=args.rows, cols=args.cols, nnz=args.nnz, seed=args.seed,
                         method=method, tol=tol, C=1.0)
             r = run_one(spec, args.timeout)
-            results.append(r)
+            results = [o for o in results
+                       if (o["method"], o.get("tol")) != (method, tol)] + [r]
             print(json.dumps(r), file=sys.stderr)
     with open(args.out + ".json", "w") as f:
-        json.dump({"command": command, "results": results}, f, indent=1)
+        json.dump({"commands": commands, "results": results}, f, indent=1)
+    order = {(m, t): k for k, (m, t) in enumerate(f for fits in FITS.values() for f in fits)}
+    results.sort(key=lambda r: order.get((r["method"], r.get("tol")), len(order)))
     with open(args.out + ".md", "w") as f:
-        f.write(report(results, args, command))
+        f.write(report(results, args, commands))
 
 
 if __name__ == "__main__":
