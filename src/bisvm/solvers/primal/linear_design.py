@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 import scipy.sparse as sp
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from . import _linear_kernels as K
 
@@ -35,6 +35,17 @@ _CHUNK_BYTES = 4 << 20
 # A direct solve may use a Gram matrix (and its factor) of this many bytes whatever the
 # data's size: small problems need no bound.
 _SMALL_GRAM_BYTES = 16 << 20
+
+
+_CONTROLLER = []
+
+
+def _blas_controller():
+    """One threadpoolctl controller for the process (finding the BLAS libraries costs
+    milliseconds; limiting through a found controller, microseconds)."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
 
 
 def resolve_n_jobs(n_jobs):
@@ -109,7 +120,7 @@ class LinearDesign:
         pool = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
         self._pool = pool
         try:
-            with threadpool_limits(limits=1, user_api="blas"):
+            with _blas_controller().limit(limits=1, user_api="blas"):
                 yield self
         finally:
             self._pool = None
