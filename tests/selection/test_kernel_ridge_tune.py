@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from bisvm.estimators.kernel_ridge import KernelRidge
-from bisvm.selection.kernel_bilevel import KernelHyperModel
 from bisvm.selection.kernel_ridge_tune import (
+    RIDGE_FLOOR,
     KernelRidgeLOOObjective,
+    RidgeHyperModel,
     kernel_ridge_loo,
     kernel_ridge_loo_grad,
     tune_kernel_ridge,
@@ -69,7 +70,7 @@ def test_loo_residuals_match_refits_without_each_row(fit_intercept):
 
 def test_objective_gradient_is_in_beta_and_singular_point_is_infinite():
     X, y = _data()
-    hyper = KernelHyperModel("per_feature", 3, 0.1, 0.3)
+    hyper = RidgeHyperModel("per_feature", 3, 0.1, 0.3)
     obj = KernelRidgeLOOObjective(X, y, hyper)
     beta = np.array([1.0, 2.0, 0.5, 1.0])
     ev = obj.evaluate(beta)
@@ -77,10 +78,12 @@ def test_objective_gradient_is_in_beta_and_singular_point_is_infinite():
     fd = [(obj.evaluate(beta + h * e).value - obj.evaluate(beta - h * e).value) / (2 * h)
           for e in np.eye(4)]
     np.testing.assert_allclose(ev.grad, fd, rtol=1e-5, atol=1e-9)
-    # two identical rows and no ridge: A is singular
+    # the ridge never falls below its floor
+    assert hyper.params(np.array([1e-300, 1.0, 1.0, 1.0]))[0] == pytest.approx(RIDGE_FLOOR)
+    # two identical rows and no ridge (no floor): A is singular
     Xd = np.vstack([X, X[:1]])
     sing = KernelRidgeLOOObjective(Xd, np.append(y, y[0]),
-                                   KernelHyperModel("shared", 3, 1e-300, 1e-12))
+                                   RidgeHyperModel("shared", 3, 1e-300, 1e-12, floor=0.0))
     assert sing.evaluate(np.ones(2)).value == np.inf
 
 

@@ -61,12 +61,12 @@ import scipy.linalg
 from ..kernels import squared_distances
 from ..solvers.dual.kernel_lower_level import rbf_gram
 from .bilevel import Evaluation
-from .kernel_bilevel import KernelHyperModel, median_gamma, width_support
+from .kernel_bilevel import median_gamma, width_support
 from .outer import BiSVMLBFGS
 
-__all__ = ["SCAN_RIDGE", "RIDGE_BETA_MAX", "LOOState", "kernel_ridge_loo",
-           "kernel_ridge_loo_grad", "KernelRidgeLOOObjective", "KernelRidgeTuneResult",
-           "tune_kernel_ridge"]
+__all__ = ["SCAN_RIDGE", "RIDGE_BETA_MAX", "RIDGE_FLOOR", "RidgeHyperModel", "LOOState",
+           "kernel_ridge_loo", "kernel_ridge_loo_grad", "KernelRidgeLOOObjective",
+           "KernelRidgeTuneResult", "tune_kernel_ridge"]
 
 #: Ridges of the starting scan, for a standardised target and an RBF kernel (unit
 #: diagonal): from nearly interpolating to a fit that shrinks towards the mean.
@@ -77,6 +77,45 @@ SCAN_RIDGE = (1e-3, 1e-2, 1e-1, 1.0)
 #: median heuristic makes the kernel the identity, a ridge 10^4 times the largest of
 #: the scan fits the mean.
 RIDGE_BETA_MAX = 1e4
+
+
+#: Smallest ridge: :math:`\lambda = \lambda_{\min} + \lambda_0\beta_0`. Below about
+#: this, relative to the unit diagonal of an RBF Gram matrix, the factorisation of
+#: :math:`A` loses the digits the leave-one-out residuals :math:`\tilde\theta_i/P_{ii}`
+#: are made of (both tend to 0 for an interpolating fit), and their computed mean square
+#: can fall while the true one rises: the descent would chase rounding errors.
+RIDGE_FLOOR = 1e-6
+
+
+@dataclass(frozen=True)
+class RidgeHyperModel:
+    r"""Map of the outer variables :math:`\beta > 0` onto :math:`(\lambda, \gamma)`:
+    :math:`\lambda = \lambda_{\min} + \lambda_0\beta_0` (:data:`RIDGE_FLOOR`),
+    :math:`\gamma_j = \gamma_0\beta_{1+j}` (one shared width or one per feature)."""
+
+    widths: str
+    n_features: int
+    ridge_ref: float
+    gamma_ref: float
+    floor: float = RIDGE_FLOOR
+
+    @property
+    def n_hyper(self):
+        return 1 + (self.n_features if self.widths == "per_feature" else 1)
+
+    def params(self, beta):
+        """``(ridge, gamma)`` at ``beta``."""
+        beta = np.asarray(beta, dtype=float)
+        return self.floor + self.ridge_ref * float(beta[0]), self.gamma_ref * beta[1:]
+
+    def grad_beta(self, beta, grad_log):
+        r""":math:`\nabla_\beta J` from the gradient in :math:`(\log\lambda,
+        \log\gamma)`."""
+        beta = np.asarray(beta, dtype=float)
+        ridge, _ = self.params(beta)
+        out = grad_log / beta
+        out[0] = grad_log[0] * self.ridge_ref / ridge
+        return out
 
 
 @dataclass(frozen=True)
@@ -180,15 +219,14 @@ class KernelRidgeLOOObjective:
     :class:`~bisvm.selection.outer.BiSVMLBFGS` minimises, and the ``terms`` interface
     of :func:`~bisvm.selection.kernel_bilevel.width_support`.
 
-    ``hyper`` is a :class:`~bisvm.selection.kernel_bilevel.KernelHyperModel` whose
-    first parameter is the ridge :math:`\lambda` (in the place of C). A point where
+    ``hyper`` is a :class:`RidgeHyperModel`. A point where
     :math:`A` is not numerically positive definite (a vanishing ridge) has the value
     ``inf``, which the line search rejects.
     """
 
     X: np.ndarray
     y: np.ndarray
-    hyper: KernelHyperModel
+    hyper: RidgeHyperModel
     sw: np.ndarray | None = None
     fit_intercept: bool = True
     sqdist: np.ndarray | None = field(default=None, repr=False)
@@ -223,8 +261,7 @@ class KernelRidgeLOOObjective:
         return solutions
 
     def evaluate(self, beta, warm=None, tol=None, adjoint_warm=None):
-        r""":math:`J(\beta)` and :math:`\nabla_\beta J` (:math:`\partial J/\partial\beta_k
-        = \beta_k^{-1}\partial J/\partial\log p_k`)."""
+        r""":math:`J(\beta)` and :math:`\nabla_\beta J` (:meth:`RidgeHyperModel.grad_beta`)."""
         beta = np.asarray(beta, dtype=float)
         ridge, gamma = self.hyper.params(beta)
         st = self.state(ridge, gamma)
@@ -233,7 +270,8 @@ class KernelRidgeLOOObjective:
             return Evaluation(beta=beta, value=float("inf"), grad=np.zeros_like(beta),
                               coefs=(np.zeros(n),), lower_iterations=0, lower_solves=1)
         g = kernel_ridge_loo_grad(self.X, st, ridge, gamma, self.sw, self._dist(gamma))
-        return Evaluation(beta=beta, value=st.value, grad=g / beta, coefs=(st.theta,),
+        return Evaluation(beta=beta, value=st.value, grad=self.hyper.grad_beta(beta, g),
+                          coefs=(st.theta,),
                           lower_iterations=0, lower_solves=1)
 
 
@@ -324,7 +362,7 @@ def tune_kernel_ridge(X, y, *, sw=None, widths="shared", fit_intercept=True,
     n, d = X.shape
     D = squared_distances(X, X)
     g0 = median_gamma(X)
-    hyper = KernelHyperModel("shared", d, 1.0, g0)
+    hyper = RidgeHyperModel("shared", d, 1.0, g0)
     obj = KernelRidgeLOOObjective(X, y, hyper, sw, fit_intercept, D)
     scan = []
     for lam in ridges:
@@ -332,14 +370,14 @@ def tune_kernel_ridge(X, y, *, sw=None, widths="shared", fit_intercept=True,
         scan.append(float(w @ t))
     lam0 = float(ridges[int(np.argmin(scan))])
     fits = len(ridges)
-    hyper = KernelHyperModel("shared", d, lam0, g0)
+    hyper = RidgeHyperModel("shared", d, lam0, g0)
     obj = KernelRidgeLOOObjective(X, y, hyper, sw, fit_intercept, D)
     res = _outer(obj, max_iter, tol)
     ridge, gamma = hyper.params(res.beta)
     value, history, fits = res.value, (res.history,), fits + res.lower_solves
     support, threshold, tests = None, 0.0, ()
     if widths == "per_feature":
-        hyper = KernelHyperModel("per_feature", d, ridge, float(gamma[0]))
+        hyper = RidgeHyperModel("per_feature", d, ridge - RIDGE_FLOOR, float(gamma[0]))
         obj = KernelRidgeLOOObjective(X, y, hyper, sw, fit_intercept, None)
         res = _outer(obj, max_iter, tol)
         ridge, gamma = hyper.params(res.beta)
