@@ -43,7 +43,16 @@ from ._smo_columns import (
     restrict_cache,
     still_cached,
 )
-from ._smo_select import fetch, first_i, pick_j, pick_j_second_order, select_nu
+from ._smo_select import (
+    fetch,
+    first_i,
+    pick_j,
+    pick_j_contiguous,
+    pick_j_second_order,
+    select_nu,
+    update_contiguous,
+    update_max,
+)
 from ._smo_threads import MIN_PARALLEL, TAU, parallel_pick_j, parallel_update
 
 LOWER, UPPER, FREE = 0, 1, 2
@@ -81,6 +90,17 @@ def _compact(active, n_active, y, G, QD, flags, apos, cmp):
         qa[k] = QD[t]
         fa[k] = flags[t]
         pa[k] = apos[t]
+
+
+@njit
+def _in_column_order(pa, n_active):
+    """Whether active entry ``k`` sits at position ``k`` of the cached columns for every
+    ``k`` (one variable per sample, as in C-SVC): the per-iteration loops then read the
+    columns contiguously, without the gather through ``pa``."""
+    for k in range(n_active):
+        if pa[k] != k:
+            return False
+    return True
 
 
 @njit
@@ -250,9 +270,9 @@ def _two_variable_update(ai, aj, gi, gj, same_sign, a, ci, cj):
     return ai, aj
 
 
-@njit
+@njit(inline="always")
 def _step(ki, kj, base_i, base_j, ya, Ga, qa, fa, pa, va, n_active, C, shift, alpha, status,
-          flags, pool, n_threads, nu):
+          flags, pool, n_threads, nu, contiguous, scratch):
     """Analytic two-variable step (:func:`_two_variable_update`) and the gradient update
     :math:`G \\mathrel{+}= Q_{:i}\\Delta\\alpha_i + Q_{:j}\\Delta\\alpha_j` over the active
     set, fused with the search for the next ``i``. Returns ``(kp, gp, kn, gn)``, the
@@ -285,7 +305,12 @@ def _step(ki, kj, base_i, base_j, ya, Ga, qa, fa, pa, va, n_active, C, shift, al
         return parallel_update(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active,
                                n_threads)
     if not nu:
-        k, g = _update_max(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active)
+        if contiguous:
+            k, g = update_contiguous(Ga, ya, fa, pool[base_i:base_i + n_active],
+                                      pool[base_j:base_j + n_active], dai, daj, n_active,
+                                      scratch)
+        else:
+            k, g = update_max(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active)
         return k, g, -1, -np.inf
     gp = -np.inf
     gn = -np.inf
@@ -306,27 +331,6 @@ def _step(ki, kj, base_i, base_j, ya, Ga, qa, fa, pa, va, n_active, C, shift, al
                 gn = v
                 kn = k
     return kp, gp, kn, gn
-
-
-@njit
-def _update_max(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active):
-    """The gradient update of :func:`_step` with one equality constraint: the next ``i``
-    is the last maximiser of :math:`-y_tG_t` over :math:`I_{up}` whatever its sign, which
-    the per-sign maxima of the ν solver reach too (the later one on a tie). Written with
-    selects instead of branches: the signs of consecutive variables are random, so a
-    branch on them is mispredicted about half of the time."""
-    gmax = -np.inf
-    kmax = -1
-    for k in range(n_active):
-        q = pa[k]
-        yk = ya[k]
-        g = Ga[k] + yk * (dai * pool[base_i + q] + daj * pool[base_j + q])
-        Ga[k] = g
-        v = -yk * g
-        take = (fa[k] & 1) != 0 and v >= gmax
-        gmax = v if take else gmax
-        kmax = k if take else kmax
-    return kmax, gmax
 
 
 @njit
@@ -431,8 +435,13 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof_c, spec, sgen, runs = cache
     ya, Ga, qa, fa, pa, va = cmp
     nth = kd[14]
+    scratch = np.empty(l)
+    scratch2 = np.empty(l)
+    contiguous = _in_column_order(pa, n_active)
     # the next i per sign class when found during the gradient update (kp = -2: not found)
     pre = (-2, 0.0, -1, 0.0)
+    # one cycle-counter read per phase boundary: a phase ends where the next begins
+    t_mark = cycles()
     while max_iter < 0 or n_iter < max_iter:
         counter -= 1
         if counter == 0:
@@ -445,9 +454,10 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
                 n_active, unshrunk = _shrink(kd, sidx, y, ref, shift, alpha, G, status, flags,
                                              apos, QD, active, n_active, is_active, cmp,
                                              cache, tol, nu, unshrunk)
-                prof[3] += cycles() - t0 - (prof[0] - c0) - (prof[4] - r0)
+                contiguous = _in_column_order(pa, n_active)
+                t_mark = cycles()
+                prof[3] += t_mark - t0 - (prof[0] - c0) - (prof[4] - r0)
         for attempt in range(2):
-            t0 = cycles()
             c0 = prof[0]
             if nu:
                 ki, kj, gap, base_i = select_nu(second_order, cmp, n_active, sidx, cache, kd,
@@ -468,6 +478,10 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
                 if nth > 1 and n_active >= MIN_PARALLEL:
                     kj, _, gmax2 = parallel_pick_j(ki, max(base_i, 0), gmax, 0.0, cmp,
                                                    n_active, pool, second_order, nth)
+                elif second_order and ki >= 0 and contiguous:
+                    kj, _, gmax2 = pick_j_contiguous(ki, pool[base_i:base_i + n_active], gmax,
+                                                     ya, Ga, qa, fa, n_active, scratch,
+                                                     scratch2)
                 elif second_order and ki >= 0:
                     kj, _, gmax2 = pick_j_second_order(ki, base_i, gmax, ya, Ga, qa, fa, pa,
                                                        n_active, pool)
@@ -477,7 +491,9 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
                 gap = gmax + gmax2
                 if ki < 0 or gap < tol:
                     kj = -1
-            prof[1] += cycles() - t0 - (prof[0] - c0)
+            t1 = cycles()
+            prof[1] += t1 - t_mark - (prof[0] - c0)
+            t_mark = t1
             if kj >= 0 or n_active == l or attempt == 1:
                 break
             # optimal on the active set: bring every variable back and check again
@@ -485,7 +501,9 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
             _scatter(n_active, cmp, G)
             n_active = _grow(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, cache)
             _compact(active, n_active, y, G, QD, flags, apos, cmp)
-            prof[4] += cycles() - t0
+            contiguous = _in_column_order(pa, n_active)
+            t_mark = cycles()
+            prof[4] += t_mark - t0
             pre = (-2, 0.0, -1, 0.0)
             counter = 1  # shrink again at the next iteration
         if kj < 0:
@@ -494,6 +512,7 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
 
         n_iter += 1
         sum_active += n_active
+        c0 = prof[0]
         si = sidx[va[ki]]
         sj = sidx[va[kj]]
         if base_i < 0 or not still_cached(si, base_i, slot_of, ctr):
@@ -505,10 +524,11 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
             base_j = fetch(sj, cache, kd, cmp, n_active, sidx)
             if not still_cached(si, base_i, slot_of, ctr):  # evicted (one-slot cache only)
                 base_i = get_column(si, cache, kd)
-        t0 = cycles()
         pre = _step(ki, kj, base_i, base_j, ya, Ga, qa, fa, pa, va, n_active, C, shift, alpha,
-                    status, flags, pool, nth, nu)
-        prof[2] += cycles() - t0
+                    status, flags, pool, nth, nu, contiguous, scratch)
+        t1 = cycles()
+        prof[2] += t1 - t_mark - (prof[0] - c0)  # the step and its columns' cache hits
+        t_mark = t1
 
     _scatter(n_active, cmp, G)
     if n_active < l:
