@@ -17,33 +17,32 @@ from bisvm import SVC
 from bisvm.estimators.auto_svc import AutoSVC
 
 
-def _interaction(n=240, d=6, seed=0):
-    """y = 1[x0 x1 > 0] with label noise; features 2.. are noise (and of varied scale,
-    which the relevances must see through)."""
+def _interaction(n=300, d=8, seed=0):
+    """y = 1[x0 x1 + x2 x3 > 0] with 5 % of the labels flipped; features 4.. are noise,
+    and every column has its own scale, which the relevances must see through."""
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
-    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    y = (X[:, 0] * X[:, 1] + X[:, 2] * X[:, 3] > 0).astype(int)
     flip = rng.random(n) < 0.05
     y[flip] = 1 - y[flip]
-    X = X * np.array([1.0, 3.0] + [0.5, 2.0, 1.0, 10.0][: d - 2])
-    return X, y
+    return X * np.exp(rng.uniform(-1.5, 1.5, d)), y
 
 
 @pytest.fixture(scope="module")
 def per_feature_fit():
     X, y = _interaction()
-    return X, y, AutoSVC(widths="per_feature").fit(X, y)
+    return X, y, AutoSVC(widths="per_feature", random_state=0).fit(X, y)
 
 
 def test_noise_widths_go_to_zero(per_feature_fit):
     X, y, m = per_feature_fit
     imp = m.feature_importances_
     assert np.isclose(imp.sum(), 1.0)
-    assert set(np.argsort(-imp)[:2]) == {0, 1}
-    assert imp[2:].max() < 0.05 * imp[:2].min()
-    assert list(np.flatnonzero(m.support_)) == [0, 1]
-    np.testing.assert_array_equal(m.gamma_[2:], 0.0)
-    assert m.threshold_ <= imp[:2].min()
+    assert set(np.argsort(-imp)[:4]) == {0, 1, 2, 3}
+    assert imp[4:].max() < 0.2 * imp[:4].min()
+    assert list(np.flatnonzero(m.support_)) == [0, 1, 2, 3]
+    np.testing.assert_array_equal(m.gamma_[4:], 0.0)
+    assert m.threshold_ <= imp[:4].min()
 
 
 def test_refit_equals_plain_svc_per_feature(per_feature_fit):
@@ -60,8 +59,12 @@ def test_refit_equals_plain_svc_shared():
     m = AutoSVC().fit(X, y)
     Xs = X / X.std(axis=0)
     ref = SVC(C=m.C_, gamma=m.gamma_, loss="squared_hinge").fit(Xs, y)
-    np.testing.assert_allclose(m.decision_function(X), ref.decision_function(Xs), atol=1e-6)
-    np.testing.assert_array_equal(m.predict(X), ref.predict(Xs))
+    # the same kernel values up to rounding (γ on X/σ against 1 on X·sqrt(γ)/σ): SMO's
+    # iterates may part within its tolerance 1e-3
+    f_ref = ref.decision_function(Xs)
+    np.testing.assert_allclose(m.decision_function(X), f_ref, atol=2e-3)
+    clear = np.abs(f_ref) > 2e-3
+    np.testing.assert_array_equal(m.predict(X)[clear], ref.predict(Xs)[clear])
     assert m.support_.all() and np.allclose(m.feature_importances_, 1.0 / X.shape[1])
     assert m.n_solves_ > 0 and np.isfinite(m.cv_value_)
 
@@ -75,12 +78,12 @@ def test_learned_hyperparameters_beat_the_start():
 
 
 def test_sparse_matches_dense():
+    """Sparse input (tuned on a dense copy at this size, refitted sparse)."""
     X, y = _interaction(n=120)
     X[np.abs(X) < 0.3] = 0.0
-    dense = AutoSVC(widths="per_feature").fit(X, y)
-    sparse = AutoSVC(widths="per_feature").fit(sp.csr_matrix(X), y)
-    np.testing.assert_allclose(sparse.learned_gamma_, dense.learned_gamma_, rtol=1e-4,
-                               atol=1e-6 * dense.learned_gamma_.max())
+    dense = AutoSVC().fit(X, y)
+    sparse = AutoSVC().fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.learned_gamma_, dense.learned_gamma_, rtol=1e-6)
     np.testing.assert_allclose(sparse.decision_function(sp.csr_matrix(X)),
                                dense.decision_function(X), atol=2e-3)
 
@@ -99,7 +102,7 @@ def test_selector_in_a_pipeline(per_feature_fit):
     X, y, m = per_feature_fit
     np.testing.assert_array_equal(m.transform(X), X[:, m.support_])
     names = m.get_feature_names_out([f"f{j}" for j in range(X.shape[1])])
-    assert list(names) == ["f0", "f1"]
+    assert list(names) == ["f0", "f1", "f2", "f3"]
     pipe = make_pipeline(AutoSVC(widths="per_feature", max_iter=20), LogisticRegression())
     pipe.fit(X, y)
     assert pipe[0].transform(X).shape[1] == int(pipe[0].support_.sum())

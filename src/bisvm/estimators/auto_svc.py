@@ -24,7 +24,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
-from sklearn.model_selection import check_cv
+from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -58,13 +59,16 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
     cv : int, cross-validation generator or iterable, default=5
         Folds of the validation criterion (scikit-learn's ``cv``; an int means
         stratified k-fold, reduced to the smallest class count when that is smaller).
-    criterion : {"squared_hinge", "scaled_squared_hinge", "logistic"}, default="squared_hinge"
+    criterion : {"scaled_squared_hinge", "squared_hinge", "logistic"}, \
+            default="scaled_squared_hinge"
         Validation loss of the fold outputs :math:`f_V`
-        (:mod:`bisvm.selection.criteria`): the mean
-        :math:`\tfrac12\max(0, 1 - y f)^2`, the loss the L2-SVM itself minimises on its
-        training rows, measured on rows it has not seen (smooth, zero for confidently
-        correct outputs); ``"scaled_squared_hinge"`` after the best rescaling of the
-        outputs; ``"logistic"`` the mean :math:`\log(1 + e^{-yf})`.
+        (:mod:`bisvm.selection.criteria`): the mean squared hinge
+        :math:`\tfrac12\max(0, 1 - s y f)^2` at the best output scale s (the loss the
+        L2-SVM minimises, judged on unseen rows after the rescaling a Platt calibration
+        would make). Why scale-free: the raw squared hinge (``"squared_hinge"``) and the
+        logistic loss (``"logistic"``) also reward larger outputs, which only a larger C
+        gives, so they drive C towards the hard margin (and SMO into its slowest range)
+        even where the classes overlap.
     multiclass : {"ovo", "ovr"}, default="ovo"
         Binary machines as in :class:`~bisvm.SVC`; one set of hyperparameters for all,
         learned on the mean of the machines' criteria.
@@ -75,7 +79,9 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
     select : {"1se", "none"}, default="1se"
         With per-feature widths: which features ``support_`` keeps (see Notes) -- the
         one-standard-error rule, or all of them.
-    probability, shrinking, cache_size, random_state, n_jobs
+    random_state : int, RandomState or None
+        Seed of the fresh folds of the support rule and of the probability calibration.
+    probability, shrinking, cache_size, n_jobs
         As in :class:`~bisvm.SVC` (``n_jobs``: threads of the SMO kernel engine in every
         solve; the folds run one after the other, so the two never compete for cores).
 
@@ -120,10 +126,12 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
     **Support rule** (``select="1se"``): features are ranked by relevance, and
     ``support_`` is the smallest top-k set whose model (the other widths set to 0) has a
     k-fold criterion within one standard error of the full model's, found by bisection
-    on k (:func:`~bisvm.selection.kernel_bilevel.width_support`). It costs
-    :math:`\lceil\log_2 d\rceil + 1` warm-started L2-SVM solves per binary problem and
-    fold. γ is learned on a log scale: "dropped" means outside this set, not a width of
-    exactly zero; the final model sets those widths to 0.
+    on k (:func:`~bisvm.selection.kernel_bilevel.width_support`), on a fresh shuffled
+    split into the same number of folds: judged on the folds that tuned them, weak
+    widths fitted to those rows would look significant. It costs
+    :math:`\lceil\log_2 d\rceil + 1` L2-SVM solves per binary problem and fold. γ is
+    learned on a log scale: "dropped" means outside this set, not a width of exactly
+    zero; the final model sets those widths to 0.
     """
 
     _parameter_constraints: dict = {
@@ -142,7 +150,7 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         "n_jobs": [None, Integral],
     }
 
-    def __init__(self, widths="shared", standardize=True, cv=5, criterion="squared_hinge",
+    def __init__(self, widths="shared", standardize=True, cv=5, criterion="scaled_squared_hinge",
                  multiclass="ovo", max_iter=50, tol=1e-4, select="1se", probability=False,
                  shrinking=True, cache_size=200, random_state=None, n_jobs=None):
         self.widths = widths
@@ -202,13 +210,19 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         lower = KernelL2SVM(shrinking=bool(self.shrinking), cache_size=float(self.cache_size),
                             n_jobs=self.n_jobs)
         splits = self._splits(Xs, y_enc)
+        fresh = None
+        if self.widths == "per_feature" and self.select == "1se":
+            seed = check_random_state(self.random_state).randint(2**31 - 1)
+            fresh = list(StratifiedKFold(len(splits), shuffle=True, random_state=seed)
+                         .split(Xs, y_enc))
         # the Gram products and Cholesky factors of the tuning use as many BLAS threads
         # as n_jobs gives the kernel engine (one by default), as SVC's solves do
         with threadpool_limits(limits=resolve_n_jobs(self.n_jobs), user_api="blas"):
             res = tune_kernel_svc(Xs, y_enc, classes.size, splits, widths=self.widths,
                                   loss=self.criterion, multiclass=self.multiclass, Cs=SCAN_C,
                                   max_iter=self.max_iter, tol=self.tol, lower=lower,
-                                  support_rule="1se" if self.select == "1se" else "none")
+                                  support_rule="1se" if self.select == "1se" else "none",
+                                  support_splits=fresh)
         self.tuning_ = res
         self.C_ = res.C
         per = self.widths == "per_feature"

@@ -259,6 +259,18 @@ class KernelBilevelObjective:
                 ws.append(w / self.n_problems)
         return np.concatenate(ts), np.concatenate(ws), sols
 
+    def error_terms(self, C, gamma, warm=None, tol=1e-5):
+        """Pooled per-row misclassification indicators (a zero output counts as an
+        error) with the weights of :meth:`terms`, and the solutions."""
+        sols = self.solve(C, gamma, warm, tol)
+        ts, ws = [], []
+        for fold, crits, fs in zip(self.folds, self._criteria, sols):
+            for p, crit, s in zip(fold, crits, fs):
+                f, _ = self.lower.outputs(p, s)
+                ts.append((np.sign(f) != p.y_val).astype(float))
+                ws.append(crit.terms(f)[1] / self.n_problems)
+        return np.concatenate(ts), np.concatenate(ws), sols
+
     def value(self, beta, warm=None, tol=1e-5):
         """``(J, coefs)`` at ``beta`` (no hypergradient)."""
         t, w, sols = self.terms(*self.hyper.params(beta), warm, tol)
@@ -327,7 +339,8 @@ class SupportDecision:
     n_solves: int
 
 
-def width_support(objective, C, gamma, importances, warm=None, tol=1e-5):
+def width_support(objective, C, gamma, importances, warm=None, tol=1e-5,
+                  measure="criterion"):
     r"""Which per-feature widths matter: the smallest top-k set of features (by
     ``importances``) whose model, the others' widths set to 0, has a k-fold criterion
     within one standard error of the full model's.
@@ -344,6 +357,13 @@ def width_support(objective, C, gamma, importances, warm=None, tol=1e-5):
     bisection on k, which assumes the criterion rises as features are removed in
     increasing order of importance.
 
+    ``objective`` should hold folds other than those the widths were tuned on: on the
+    tuning folds, weak widths fitted to those validation rows look significant (the
+    selection bias of reusing them; Cawley & Talbot 2010, "On over-fitting in model
+    selection and subsequent selection bias in performance evaluation").
+    ``measure="error"`` applies the rule to the misclassification rate instead of the
+    criterion (glmnet's ``type.measure="class"``).
+
     Cost: :math:`\lceil\log_2 d\rceil + 1` evaluations of the criterion, each one
     warm-started L2-SVM solve per binary problem and fold.
 
@@ -354,7 +374,10 @@ def width_support(objective, C, gamma, importances, warm=None, tol=1e-5):
     imp = np.asarray(importances, float)
     d = imp.size
     order = np.argsort(-imp, kind="stable")
-    t0, w, sols = objective.terms(C, gamma, warm, tol)
+    if measure not in ("error", "criterion"):
+        raise ValueError(f"measure must be 'error' or 'criterion', got {measure!r}")
+    terms = objective.error_terms if measure == "error" else objective.terms
+    t0, w, sols = terms(C, gamma, warm, tol)
     J0, se = weighted_mean_se(t0, w)
     warm = objective.coefs(sols)
     tested, n = [], 1
@@ -363,7 +386,7 @@ def width_support(objective, C, gamma, importances, warm=None, tol=1e-5):
         nonlocal n
         g = np.zeros(d)
         g[order[:k]] = gamma[order[:k]]
-        t, _, _ = objective.terms(C, g, warm, tol)
+        t, _, _ = terms(C, g, warm, tol)
         n += 1
         delta = float(w @ t) - J0
         tested.append((k, delta, se))

@@ -10,8 +10,9 @@ r"""One self-tuning kernel fit, stage by stage (the driver of ``AutoSVC``):
    starting from the shared solution is what makes the d-dimensional descent robust:
    it begins where the two-parameter problem, which is well determined, has ended;
 4. **support** (per-feature widths): the one-standard-error rule on the nested
-   supports (:func:`~bisvm.selection.kernel_bilevel.width_support`); the widths of the
-   features it drops are set to 0.
+   supports (:func:`~bisvm.selection.kernel_bilevel.width_support`), judged on a fresh
+   split of the rows into k folds (``support_splits``), not on the folds the widths
+   were tuned on; the widths of the features it drops are set to 0.
 
 Every lower-level solve is warm-started from the previous one along the whole path.
 """
@@ -119,7 +120,7 @@ def _outer(obj, warm, max_iter, tol):
 
 def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squared_hinge",
                     multiclass="ovo", Cs=SCAN_C, max_iter=50, tol=1e-4, lower=None,
-                    support_rule="1se"):
+                    support_rule="1se", support_splits=None):
     r"""Learn C and the RBF widths of an L2-SVM by hypergradient descent of a k-fold
     criterion (the stages of the module docstring).
 
@@ -144,6 +145,9 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
     lower : KernelL2SVM, optional
     support_rule : {"1se", "none"}
         Per-feature widths: the one-standard-error support rule, or keep every feature.
+    support_splits : sequence of (train_idx, val_idx), optional
+        The folds of the support rule (default: ``splits``, which biases the rule
+        towards keeping weak widths).
 
     Returns
     -------
@@ -181,6 +185,10 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
         solves += res.lower_solves
         support = np.arange(d)
         if support_rule == "1se" and d > 1:
+            if support_splits is not None:
+                obj, warm = KernelBilevelObjective(
+                    kernel_pairs(X, y_enc, n_classes, support_splits, multiclass),
+                    lower, hyper, loss), None
             dec = width_support(obj, C, gamma, gamma / gamma.sum(), warm)
             support, threshold, tests = dec.support, dec.threshold / 1.0, dec.tested
             solves += dec.n_solves * obj.n_problems
