@@ -79,7 +79,6 @@ class KernelHyperModel:
     C_ref: float
     gamma_ref: float
     names: tuple = ()
-    learn_l2: bool = False
 
     @property
     def n_hyper(self):

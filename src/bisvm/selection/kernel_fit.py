@@ -190,7 +190,7 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
                     kernel_pairs(X, y_enc, n_classes, support_splits, multiclass),
                     lower, hyper, loss), None
             dec = width_support(obj, C, gamma, gamma / gamma.sum(), warm)
-            support, threshold, tests = dec.support, dec.threshold / 1.0, dec.tested
+            support, threshold, tests = dec.support, dec.threshold, dec.tested
             solves += dec.n_solves * obj.n_problems
     gs = np.array(gamma, dtype=float)
     if support is not None:
