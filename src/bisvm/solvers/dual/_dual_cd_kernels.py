@@ -169,7 +169,9 @@ def _svm_gap_term(a, m1, diag, upper):
 def _svm_step(S, i, G, pgmax_old, pgmin_old):
     """The coordinate step of sample ``i`` given its dual gradient ``G`` (``S`` updated in
     place). Returns ``(shrink, PG, step of w along x_i, change of the dual objective,
-    gap term after the step)``."""
+    gap term before the step)``: the exact one-variable minimisation zeroes the sample's
+    own term, so the term is read on arrival; what the sweep adds up is the gap left
+    where each sample was visited."""
     old = S[i, ALPHA]
     upper = S[i, UPPER]
     PG, shrink = _pg(old, G, upper, pgmax_old, pgmin_old)
@@ -180,11 +182,10 @@ def _svm_step(S, i, G, pgmax_old, pgmin_old):
         a = min(max(old - G / S[i, QD], 0.0), upper)
         S[i, ALPHA] = a
     delta = a - old
-    qd = S[i, QD]
     diag = S[i, DIAG]
-    # f(α + δe_i) - f(α) = Gδ + ½Q̄_ii δ², and the partial derivative moves to G + Q̄_ii δ
-    gap = _svm_gap_term(a, G + qd * delta - diag * a, diag, upper)
-    return False, PG, delta * S[i, Y], delta * (G + 0.5 * qd * delta), gap
+    gap = _svm_gap_term(old, G - diag * old, diag, upper)
+    # f(α + δe_i) - f(α) = Gδ + ½Q̄_ii δ²
+    return False, PG, delta * S[i, Y], delta * (G + 0.5 * S[i, QD] * delta), gap
 
 
 @njit(fastmath=True)
@@ -328,7 +329,8 @@ def _svr_gap_term(b, r, eps, diag, upper):
 @njit(fastmath=True)
 def _svr_update(S, i, G, eps, gmax_old):
     """The SVR coordinate step of sample ``i`` (``S`` updated in place): returns
-    ``(shrink, violation, step of w, change of the dual objective, gap term)``."""
+    ``(shrink, violation, step of w, change of the dual objective, gap term before the
+    step)``."""
     old = S[i, ALPHA]
     qd = S[i, QD]
     diag = S[i, DIAG]
@@ -339,8 +341,8 @@ def _svr_update(S, i, G, eps, gmax_old):
     delta = b - old
     S[i, ALPHA] = b
     dd = delta * (G + 0.5 * qd * delta) + eps * (abs(b) - abs(old))
-    # after the step the smooth partial derivative is G + H δ = -r_i + D_ii β_i
-    gap = _svr_gap_term(b, diag * b - (G + qd * delta), eps, diag, upper)
+    # the smooth partial derivative is G = -r_i + D_ii β_i
+    gap = _svr_gap_term(old, diag * old - G, eps, diag, upper)
     return False, viol, delta, dd, gap
 
 

@@ -291,7 +291,8 @@ def _solve(problem, alpha0, *, tol, max_iter, shrinking, random_state, stopping,
                      tol=tol, stopping=stopping,
                      pg_certificate="relative_violation" if regression
                      else "projected_gradient_spread",
-                     watch_stall=squared and primal_fallback, verbose=verbose, name=name)
+                     watch_stall=squared and primal_fallback, verbose=verbose, name=name,
+                     warm=alpha0 is not None)
     alpha = S[:, ALPHA].copy()
     fields = dict(objective=run.primal, dual_objective=run.dual, certificate=run.certificate,
                   certificate_value=run.value, converged=run.status == "converged",

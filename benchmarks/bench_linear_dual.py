@@ -1,0 +1,337 @@
+"""bisvm's dual coordinate descent against LIBLINEAR (``pip install liblinear-official``),
+one thread against one thread, each fit in its own process.
+
+Rows:
+
+* ``stall`` — dense 30,000 × 200, half the columns random mixtures of the other half
+  (nearly collinear), squared hinge, C = 1, intercept (LIBLINEAR ``-B 1``):
+  ``LinearSVC(dual=True)`` against LIBLINEAR ``-s 1`` (its dual, which falls back on its
+  primal solver after 300 epochs); the optimum is LIBLINEAR ``-s 2 -e 1e-8``.
+* ``sparse hinge`` — CSR 300,000 × 50,000, 40 non-zeros a row (Zipf column popularity,
+  log-normal values, unit rows as in rcv1/news20), labels of a sparse linear model with
+  5 % flipped, hinge, C = 1, no intercept: ``LinearSVC(loss="hinge")`` at several ``tol``
+  of its duality-gap rule (and of LIBLINEAR's projected-gradient rule) against LIBLINEAR
+  ``-s 3`` at several ``-e``; each LIBLINEAR
+  run is paired with the fastest bisvm run whose objective is at most LIBLINEAR's
+  ("at equal objective").
+* ``C path`` — dense 20,000 × 100 (``make_classification``, 20 informative, 5 % flipped),
+  hinge, 10 values of C in ``logspace(-3, 2)`` ascending: one process fitting the path
+  with ``warm_start=True`` against 10 cold fits, each in its own process.
+
+Each fit runs in a fresh process (multiprocessing ``spawn``) that loads the data from an
+``.npy`` cache, records its resident memory, fits, and reports CPU seconds of the fit
+alone (``time.process_time``) and the peak resident memory (``ru_maxrss``) above the
+memory held after loading. The objective of every solution is computed by the same
+function, :func:`bisvm.solvers.dual.dual_cd.svm_primal_objective`.
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_linear_dual.py            # full size
+    OMP_NUM_THREADS=1 python benchmarks/bench_linear_dual.py --quick    # a tenth
+"""
+
+from __future__ import annotations
+
+import os
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ[_v] = "1"  # before numpy: one thread against one thread
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import multiprocessing as mp  # noqa: E402
+import platform  # noqa: E402
+import resource  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+# ---------------------------------------------------------------- data
+
+def stall_problem(n, seed=0):
+    from sklearn.datasets import make_classification
+    rng = np.random.default_rng(seed)
+    X, y = make_classification(n, 100, n_informative=20, n_redundant=30, flip_y=0.05,
+                               random_state=seed)
+    X = np.c_[X, X @ (rng.normal(size=(100, 100)) / 10.0)]
+    return np.ascontiguousarray(X), 2.0 * y - 1.0
+
+
+def sparse_problem(n, d, nnz_per_row, seed=0):
+    rng = np.random.default_rng(seed)
+    indptr = np.arange(n + 1, dtype=np.int64) * nnz_per_row
+    pop = 1.0 / np.arange(1, d + 1) ** 0.8
+    pop /= pop.sum()
+    indices = rng.choice(d, size=n * nnz_per_row, p=pop).astype(np.int32)
+    data = rng.lognormal(0.0, 0.5, size=n * nnz_per_row)
+    X = sp.csr_matrix((data, indices, indptr), shape=(n, d))
+    X.sum_duplicates()
+    X = sp.csr_matrix(sp.diags(1.0 / np.sqrt(X.multiply(X).sum(axis=1).A.ravel())) @ X)
+    w = rng.normal(size=d) * (rng.random(d) < 0.2)
+    z = X @ w
+    y = np.where(z > np.median(z), 1.0, -1.0)
+    flip = rng.random(n) < 0.05
+    y[flip] = -y[flip]
+    return X, y
+
+
+def path_problem(n, seed=0):
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n, 100, n_informative=20, flip_y=0.05, random_state=seed)
+    return np.ascontiguousarray(X), 2.0 * y - 1.0
+
+
+def save(name, X, y, cache):
+    base = cache / name
+    if sp.issparse(X):
+        np.save(f"{base}_data.npy", X.data)
+        np.save(f"{base}_indices.npy", X.indices)
+        np.save(f"{base}_indptr.npy", X.indptr)
+        np.save(f"{base}_shape.npy", np.array(X.shape))
+    else:
+        np.save(f"{base}_X.npy", X)
+    np.save(f"{base}_y.npy", y)
+    return str(base)
+
+
+def load(base):
+    if os.path.exists(f"{base}_X.npy"):
+        X = np.load(f"{base}_X.npy")
+    else:
+        X = sp.csr_matrix((np.load(f"{base}_data.npy"), np.load(f"{base}_indices.npy"),
+                           np.load(f"{base}_indptr.npy")),
+                          shape=tuple(np.load(f"{base}_shape.npy")))
+    return X, np.load(f"{base}_y.npy")
+
+
+def _rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+# ---------------------------------------------------------------- worker
+
+def _liblinear_w(X, y, opts, bias):
+    from liblinear import liblinearutil as ll
+    prob = ll.problem(y, X if sp.issparse(X) else sp.csr_matrix(X), bias=1 if bias else -1)
+    t0 = time.process_time()
+    m = ll.train(prob, opts + " -q")
+    cpu = time.process_time() - t0
+    d = X.shape[1] + (1 if bias else 0)
+    w = np.array([m.w[j] for j in range(d)])
+    if m.get_labels()[0] != 1:  # LIBLINEAR's first label is its positive class
+        w = -w
+    return w, cpu, {}
+
+
+def _bisvm_w(X, y, params, bias, Cs=None):
+    from bisvm.estimators.linear import LinearSVC
+    LinearSVC(**{k: v for k, v in params.items() if k != "C"}).fit(X[:50], y[:50])  # jit
+    extra = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = time.process_time()
+        if Cs is None:
+            est = LinearSVC(**params).fit(X, y)
+        else:  # the warm path: one estimator, ascending C
+            est = LinearSVC(warm_start=True, **params)
+            objs, iters = [], []
+            for C in Cs:
+                est.set_params(C=C).fit(X, y)
+                objs.append(float(est.objective_[0]))
+                iters.append(int(est.n_iter_))
+            extra = {"path_objectives": objs, "path_n_iter": iters}
+        cpu = time.process_time() - t0
+    w = np.r_[est.coef_[0], est.intercept_[0]] if bias else est.coef_[0]
+    extra.update(n_iter=int(est.n_iter_), certificate=est.certificate_name_[0],
+                 certificate_value=float(est.certificate_[0]))
+    return w, cpu, extra
+
+
+def worker(task):
+    from bisvm.solvers.dual.dual_cd import svm_primal_objective
+    X, y = load(task["data"])
+    rss0 = _rss_mb()
+    bias = task["bias"]
+    if task["lib"] == "liblinear":
+        w, cpu, extra = _liblinear_w(X, y, task["opts"], bias)
+    else:
+        w, cpu, extra = _bisvm_w(X, y, task["params"], bias, task.get("Cs"))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    C = task["C"]
+    obj = svm_primal_objective(X, y, w, np.full(len(y), C), task["loss"], 1.0 if bias else 0.0)
+    return dict(task, cpu=cpu, objective=obj, rss_data_mb=rss0, peak_over_data_mb=peak - rss0,
+                **extra)
+
+
+def run(tasks):
+    """Each task in its own spawned process, one after the other."""
+    ctx = mp.get_context("spawn")
+    out = []
+    for t in tasks:
+        with ctx.Pool(1, maxtasksperchild=1) as pool:
+            r = pool.apply(worker, (t,))
+        print(json.dumps({k: v for k, v in r.items() if k not in ("data",)}, default=str),
+              flush=True)
+        out.append(r)
+    return out
+
+
+# ---------------------------------------------------------------- report
+
+def _fmt(x, p=3):
+    return f"{x:.{p}g}" if isinstance(x, float) else str(x)
+
+
+def report(rows, args, load_avg):
+    lines = [
+        "# Dual coordinate descent against LIBLINEAR (one thread, one process per fit)", "",
+        "`OMP_NUM_THREADS=1 python benchmarks/bench_linear_dual.py"
+        f"{' --quick' if args.quick else ''}`",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores shared with other jobs "
+        f"(1-minute load average {load_avg[0]:.1f} at the start of the run, {load_avg[1]:.1f} "
+        "at its end: CPU seconds are less affected by the load than wall time, but not "
+        "immune to it, through shared caches and memory bandwidth). liblinear-official "
+        f"{_liblinear_version()}. CPU s is the fit alone; peak MB is the resident memory "
+        "above that held after loading the data.", ""]
+    by = {}
+    for r in rows:
+        by.setdefault(r["row"], []).append(r)
+    for name, rs in by.items():
+        lines += [f"## {name}", "", rs[0]["about"], "",
+                  "| solver | settings | CPU s | objective | rel. to optimum | certificate | "
+                  "peak MB over data |", "|---|---|---|---|---|---|---|"]
+        opt = min(r["objective"] for r in rs if "path_objectives" not in r)
+        if name == "stall":
+            opt = next(r["objective"] for r in rs if r.get("optimum"))
+        for r in rs:
+            cert = (f"{r['certificate']} {r['certificate_value']:.2e}" if "certificate" in r
+                    else "")
+            lines.append(f"| {r['label']} | {r['settings']} | {r['cpu']:.2f} | "
+                         f"{r['objective']:.10g} | {(r['objective'] - opt) / opt:.2e} | {cert} | "
+                         f"{r['peak_over_data_mb']:.0f} |")
+        lines.append("")
+        lines += _verdict(name, rs)
+    (RESULTS / f"bench_linear_dual{'_quick' if args.quick else ''}.md").write_text(
+        "\n".join(lines) + "\n")
+
+
+def _verdict(name, rs):
+    out = []
+    if name == "stall":
+        ours = [r for r in rs if r["lib"] == "bisvm"]
+        s1 = [r for r in rs if r["lib"] == "liblinear" and not r.get("optimum")]
+        for a in ours:
+            for b in s1:
+                out.append(f"* {a['label']} ({a['settings']}) / {b['label']} ({b['settings']}):"
+                           f" CPU ratio **{a['cpu'] / b['cpu']:.2f}**")
+    elif name.startswith("sparse"):
+        ours = sorted((r for r in rs if r["lib"] == "bisvm"), key=lambda r: r["cpu"])
+        for b in (r for r in rs if r["lib"] == "liblinear"):
+            match = next((a for a in ours if a["objective"] <= b["objective"]), None)
+            if match is None:
+                out.append(f"* {b['settings']}: no bisvm run reached its objective")
+            else:
+                out.append(f"* LIBLINEAR {b['settings']} (objective {b['objective']:.10g}): "
+                           f"fastest bisvm run at an equal or lower objective is "
+                           f"{match['settings']}, CPU ratio **{match['cpu'] / b['cpu']:.2f}**")
+    else:
+        warm = next(r for r in rs if "path_objectives" in r)
+        cold = [r for r in rs if r is not warm]
+        total = sum(r["cpu"] for r in cold)
+        out.append(f"* warm path {warm['cpu']:.2f} s / 10 cold fits {total:.2f} s: CPU ratio "
+                   f"**{warm['cpu'] / total:.3f}**")
+        out.append("* per C, objective of the warm fit relative to the cold fit: " + ", ".join(
+            f"C={r['C']:.3g}: {(o - r['objective']) / r['objective']:+.1e}"
+            for r, o in zip(cold, warm["path_objectives"], strict=True)))
+        out.append("* epochs per C, warm / cold: " + ", ".join(
+            f"{i}/{r['n_iter']}" for r, i in zip(cold, warm["path_n_iter"], strict=True)))
+    return out + [""]
+
+
+def _liblinear_version():
+    try:
+        from importlib.metadata import version
+        return version("liblinear-official")
+    except Exception:  # pragma: no cover - optional reference
+        return "not installed"
+
+
+def tasks(args, cache):
+    scale = 10 if args.quick else 1
+    out = []
+    Xs, ys = stall_problem(30000 // scale)
+    base = save("stall", Xs, ys, cache)
+    about = (f"dense {Xs.shape[0]:,} × {Xs.shape[1]}, half the columns mixtures of the other "
+             "half; squared hinge, C = 1, intercept feature 1 (`-B 1`).")
+    common = dict(row="stall", about=about, data=base, bias=True, C=1.0, loss="squared_hinge")
+    out.append(dict(common, lib="liblinear", label="LIBLINEAR -s 2", settings="-e 1e-8",
+                    opts="-s 2 -c 1 -e 1e-8 -B 1", optimum=True))
+    for e in (0.1, 1e-4):
+        out.append(dict(common, lib="liblinear", label="LIBLINEAR -s 1", settings=f"-e {e}",
+                        opts=f"-s 1 -c 1 -e {e} -B 1"))
+    out.append(dict(common, lib="bisvm", label="bisvm LinearSVC(dual=True)", settings="tol 1e-4",
+                    params=dict(dual=True, C=1.0, tol=1e-4, random_state=0)))
+    del Xs
+    X, y = sparse_problem(300000 // scale, 50000 // scale, 40)
+    base = save("sparse", X, y, cache)
+    about = (f"CSR {X.shape[0]:,} × {X.shape[1]:,}, {X.nnz:,} non-zeros "
+             f"({X.data.nbytes + X.indices.nbytes + X.indptr.nbytes >> 20} MB), unit rows; "
+             "hinge, C = 1, no intercept.")
+    common = dict(row="sparse hinge", about=about, data=base, bias=False, C=1.0, loss="hinge")
+    for e in (0.1, 0.01):
+        out.append(dict(common, lib="liblinear", label="LIBLINEAR -s 3", settings=f"-e {e}",
+                        opts=f"-s 3 -c 1 -e {e} -B -1"))
+    for tol in (1e-3, 3e-4, 1e-4, 3e-5):
+        out.append(dict(common, lib="bisvm", label="bisvm LinearSVC(loss='hinge')",
+                        settings=f"gap tol {tol:g}",
+                        params=dict(loss="hinge", dual=True, C=1.0, tol=tol,
+                                    fit_intercept=False, random_state=0)))
+    for tol in (0.1, 0.01):
+        out.append(dict(common, lib="bisvm", label="bisvm LinearSVC(loss='hinge')",
+                        settings=f"projected gradient tol {tol:g}",
+                        params=dict(loss="hinge", dual=True, C=1.0, tol=tol,
+                                    stopping="projected_gradient", fit_intercept=False,
+                                    random_state=0)))
+    del X
+    Xp, yp = path_problem(20000 // scale)
+    base = save("path", Xp, yp, cache)
+    Cs = np.logspace(-3, 2, 10)
+    about = (f"dense {Xp.shape[0]:,} × {Xp.shape[1]}, hinge, intercept, tol 1e-4 (duality "
+             "gap), max_iter 1000, C in logspace(-3, 2, 10) ascending.")
+    common = dict(row="C path", about=about, data=base, bias=True, loss="hinge")
+    kw = dict(loss="hinge", dual=True, tol=1e-4, random_state=0)
+    out.append(dict(common, lib="bisvm", label="bisvm warm path", settings="10 C, one process",
+                    C=float(Cs[-1]), Cs=[float(c) for c in Cs], params=kw))
+    for C in Cs:
+        out.append(dict(common, lib="bisvm", label="bisvm cold", settings=f"C={C:.3g}",
+                        C=float(C), params=dict(kw, C=float(C))))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a tenth of the rows")
+    args = ap.parse_args()
+    load0 = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = run(tasks(args, Path(tmp)))
+    load1 = os.getloadavg()
+    RESULTS.mkdir(exist_ok=True)
+    name = f"bench_linear_dual{'_quick' if args.quick else ''}"
+    (RESULTS / f"{name}.json").write_text(json.dumps(
+        {"command": " ".join(["python"] + sys.argv), "load_average": [load0, load1],
+         "rows": [{k: v for k, v in r.items() if k != "data"} for r in rows]},
+        indent=1, default=str))
+    report(rows, args, (load0[0], load1[0]))
+
+
+if __name__ == "__main__":
+    main()
