@@ -45,7 +45,8 @@ unpenalised bias; per-feature widths as in Chapelle, Vapnik, Bousquet & Mukherje
 (2002), "Choosing multiple parameters for support vector machines".
 
 The outer loop (:func:`tune_kernel_ridge`) mirrors :mod:`~bisvm.selection.kernel_fit`:
-the median-heuristic width, a short ridge scan, BiSVM L-BFGS on
+the best of a short scan of ridges at the median-heuristic width and at a tenth and ten
+times it, BiSVM L-BFGS on
 :math:`(\log\lambda, \log\gamma)`, then on :math:`(\log\lambda, \log\gamma_1, …,
 \log\gamma_d)` from the shared optimum, then the one-standard-error width support
 (:func:`~bisvm.selection.kernel_bilevel.width_support`) on the leave-one-out terms.
@@ -64,13 +65,16 @@ from .bilevel import Evaluation
 from .kernel_bilevel import median_gamma, width_support
 from .outer import BiSVMLBFGS
 
-__all__ = ["SCAN_RIDGE", "RIDGE_BETA_MAX", "RIDGE_FLOOR", "RidgeHyperModel", "LOOState",
-           "kernel_ridge_loo", "kernel_ridge_loo_grad", "KernelRidgeLOOObjective",
+__all__ = ["SCAN_RIDGE", "GAMMA_FACTORS", "RIDGE_BETA_MAX", "RIDGE_FLOOR", "RidgeHyperModel",
+           "LOOState", "kernel_ridge_loo", "kernel_ridge_loo_grad", "KernelRidgeLOOObjective",
            "KernelRidgeTuneResult", "tune_kernel_ridge"]
 
 #: Ridges of the starting scan, for a standardised target and an RBF kernel (unit
 #: diagonal): from nearly interpolating to a fit that shrinks towards the mean.
 SCAN_RIDGE = (1e-3, 1e-2, 1e-1, 1.0)
+
+#: Multiples of the median-heuristic width tried by the starting scan.
+GAMMA_FACTORS = (0.1, 1.0, 10.0)
 
 #: Largest factor by which the outer loop may move the ridge or a width from its start
 #: (``beta_max`` of :class:`~bisvm.selection.outer.BiSVMLBFGS`): a width 10^4 times the
@@ -293,8 +297,8 @@ class KernelRidgeTuneResult:
     value : float
         Leave-one-out mean squared error at (ridge, gamma).
     gamma0, ridge0 : float
-        The start (median heuristic, ridge scan).
-    scan_values : ndarray
+        The start: the best point of the scan.
+    scan_values : ndarray of shape (len(GAMMA_FACTORS), len(ridges))
     history : tuple
         The outer stages' :class:`~bisvm.selection.outer.HistoryEntry` tuples.
     n_fits : int
@@ -340,7 +344,8 @@ def tune_kernel_ridge(X, y, *, sw=None, widths="shared", fit_intercept=True,
     widths : {"shared", "per_feature"}
     fit_intercept : bool
     ridges : sequence of float
-        The starting scan (at the median-heuristic width).
+        The starting scan, at each multiple :data:`GAMMA_FACTORS` of the
+        median-heuristic width.
     max_iter : int
         Outer iterations per stage.
     tol : float
@@ -364,12 +369,16 @@ def tune_kernel_ridge(X, y, *, sw=None, widths="shared", fit_intercept=True,
     g0 = median_gamma(X)
     hyper = RidgeHyperModel("shared", d, 1.0, g0)
     obj = KernelRidgeLOOObjective(X, y, hyper, sw, fit_intercept, D)
-    scan = []
-    for lam in ridges:
-        t, w, _ = obj.terms(lam, np.array([g0]))
-        scan.append(float(w @ t))
-    lam0 = float(ridges[int(np.argmin(scan))])
-    fits = len(ridges)
+    # the criterion is often bimodal in the width (a nearly linear valley at small
+    # widths, a local one near the data's scale): the scan tries three widths
+    scan = np.empty((len(GAMMA_FACTORS), len(ridges)))
+    for a, fac in enumerate(GAMMA_FACTORS):
+        for b, lam in enumerate(ridges):
+            t, w, _ = obj.terms(lam, np.array([g0 * fac]))
+            scan[a, b] = float(w @ t)
+    a, b = np.unravel_index(int(np.argmin(scan)), scan.shape)
+    lam0, g0 = float(ridges[b]), g0 * GAMMA_FACTORS[a]
+    fits = scan.size
     hyper = RidgeHyperModel("shared", d, lam0, g0)
     obj = KernelRidgeLOOObjective(X, y, hyper, sw, fit_intercept, D)
     res = _outer(obj, max_iter, tol)

@@ -1,0 +1,249 @@
+r"""One self-tuning ε-SVR fit: C, ε and the RBF widths (one shared, or one per feature)
+of the L2-loss ε-SVR learned by hypergradient descent of the k-fold validation mean
+squared error.
+
+The roles of the bilevel engine, filled for kernel regression (the classification side
+is :mod:`~bisvm.selection.kernel_bilevel`):
+
+* **model**: :func:`~bisvm.solvers.dual.kernel_svr_lower_level.solve_l2svr`, exact on
+  its free set; :class:`SVRHyperModel` maps the outer variables onto
+  :math:`(C, \varepsilon, \gamma)`;
+* **criterion**: the validation mean squared error :math:`\frac1{n_V}\lVert y_V -
+  f_V\rVert^2` of each fold, folds weighing equally;
+* **hypergradient**: one adjoint solve of the free-set KKT system per fold
+  (:func:`~bisvm.solvers.dual.kernel_svr_lower_level.l2svr_hypergradient`; Keerthi,
+  Sindhwani & Chapelle 2007);
+* **outer optimiser**: :class:`~bisvm.selection.outer.BiSVMLBFGS` on :math:`\log\beta`.
+
+The stages mirror :mod:`~bisvm.selection.kernel_fit`: :math:`\varepsilon_0 = 0.1` (a
+tenth of the standardised target's spread), C and the width from a short scan (each C
+at the median-heuristic width, a tenth and ten times it: the criterion is often bimodal
+in the width), BiSVM L-BFGS on :math:`(\log C, \log\varepsilon, \log\gamma)`, then on
+:math:`(\log C, \log\varepsilon, \log\gamma_1, …, \log\gamma_d)` from the shared
+optimum, then the one-standard-error width support on fresh folds. Every solve is
+warm-started from the previous free set of its fold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..solvers.dual.kernel_svr_lower_level import (
+    SVRFold,
+    l2svr_hypergradient,
+    l2svr_outputs,
+    solve_l2svr,
+)
+from .bilevel import Evaluation
+from .kernel_bilevel import median_gamma, width_support
+from .kernel_fit import distance_cache_fits
+from .kernel_ridge_tune import GAMMA_FACTORS
+from .outer import BiSVMLBFGS
+
+__all__ = ["SVRHyperModel", "KernelSVRObjective", "KernelSVRTuneResult", "tune_kernel_svr",
+           "svr_folds", "SCAN_C_SVR", "EPSILON0", "SVR_BETA_MAX"]
+
+#: The C values of the starting scan (standardised features and target).
+SCAN_C_SVR = (0.1, 1.0, 10.0, 100.0)
+
+#: Starting tube half-width on the standardised target.
+EPSILON0 = 0.1
+
+#: Largest factor by which the outer loop may move C, ε or a width from its start.
+SVR_BETA_MAX = 1e4
+
+
+@dataclass(frozen=True)
+class SVRHyperModel:
+    r""":math:`C = C_0\beta_0`, :math:`\varepsilon = \varepsilon_0\beta_1`,
+    :math:`\gamma_j = \gamma_0\beta_{2+j}` (one shared width or one per feature)."""
+
+    widths: str
+    n_features: int
+    C_ref: float
+    epsilon_ref: float
+    gamma_ref: float
+
+    @property
+    def n_hyper(self):
+        return 2 + (self.n_features if self.widths == "per_feature" else 1)
+
+    def params(self, beta):
+        """``(C, epsilon, gamma)`` at ``beta``."""
+        beta = np.asarray(beta, dtype=float)
+        return (self.C_ref * float(beta[0]), self.epsilon_ref * float(beta[1]),
+                self.gamma_ref * beta[2:])
+
+
+def svr_folds(X, y, splits, cache_distances=False):
+    """One :class:`SVRFold` per ``(train, validation)`` split."""
+    return tuple(SVRFold.build(X[tr], y[tr], X[va], y[va], cache_distances)
+                 for tr, va in splits)
+
+
+@dataclass(frozen=True)
+class KernelSVRObjective:
+    r"""The upper level :math:`\beta\mapsto J`, the mean over folds of the validation mean
+    squared error of the L2-loss ε-SVR, with its hypergradient.
+
+    ``coefs`` are the per-fold expansions β (the warm starts of the next solves).
+    ``epsilon`` fixes ε for :meth:`terms` called with ``(C, gamma)`` only, the interface
+    of :func:`~bisvm.selection.kernel_bilevel.width_support`.
+    """
+
+    folds: tuple
+    hyper: SVRHyperModel
+    epsilon: float = EPSILON0
+
+    def solve(self, C, eps, gamma, warm=None):
+        """Per fold, the solution at ``(C, eps, gamma)``."""
+        starts = [None] * len(self.folds) if warm is None else warm
+        return tuple(solve_l2svr(f, C, eps, gamma, w) for f, w in zip(self.folds, starts))
+
+    @staticmethod
+    def coefs(solutions):
+        """Per fold, the expansion β."""
+        return tuple(s.beta for s in solutions)
+
+    def terms(self, C, gamma, warm=None, tol=None, epsilon=None):
+        """Per-row squared validation errors and weights (``value = weights @ terms``;
+        each fold weighs 1/k), and the solutions; ``tol`` is accepted for the interface
+        (the solves are exact)."""
+        eps = self.epsilon if epsilon is None else epsilon
+        sols = self.solve(C, eps, np.atleast_1d(gamma), warm)
+        ts, ws = [], []
+        for f, s in zip(self.folds, sols):
+            fv, _ = l2svr_outputs(f, s)
+            ts.append((f.y_val - fv) ** 2)
+            ws.append(np.full(fv.size, 1.0 / (fv.size * len(self.folds))))
+        return np.concatenate(ts), np.concatenate(ws), sols
+
+    def evaluate(self, beta, warm=None, tol=None, adjoint_warm=None):
+        r""":math:`J(\beta)` and :math:`\nabla_\beta J`."""
+        beta = np.asarray(beta, dtype=float)
+        C, eps, gamma = self.hyper.params(beta)
+        sols = self.solve(C, eps, gamma, warm)
+        vals, grads = [], []
+        for f, s in zip(self.folds, sols):
+            fv, KVF = l2svr_outputs(f, s)
+            res = f.y_val - fv
+            vals.append(float(np.mean(res**2)))
+            grads.append(l2svr_hypergradient(f, s, -2.0 * res / res.size, KVF))
+        return Evaluation(beta=beta, value=float(np.mean(vals)),
+                          grad=np.mean(grads, axis=0) / beta, coefs=self.coefs(sols),
+                          lower_iterations=sum(s.n_iter for s in sols),
+                          lower_solves=len(self.folds))
+
+
+@dataclass(frozen=True)
+class KernelSVRTuneResult:
+    """Outcome of :func:`tune_kernel_svr` (fields as
+    :class:`~bisvm.selection.kernel_fit.KernelTuneResult`, plus ``epsilon`` on the
+    scale of the target given)."""
+
+    C: float
+    epsilon: float
+    gamma: np.ndarray
+    gamma_support: np.ndarray
+    support: np.ndarray | None
+    threshold: float
+    value: float
+    gamma0: float
+    C0: float
+    scan_values: np.ndarray
+    history: tuple
+    n_solves: int
+    support_tests: tuple = ()
+
+
+def _outer(obj, warm, max_iter, tol):
+    opt = BiSVMLBFGS(max_iter=max_iter, tol=tol, ftol=1e-6, beta_max=SVR_BETA_MAX,
+                     predictor=False, adaptive_tol=False, warn=False, max_line_search=10)
+    return opt.minimize(obj, 1.0, warm0=warm)
+
+
+def tune_kernel_svr(X, y, splits, *, widths="shared", Cs=SCAN_C_SVR, epsilon0=EPSILON0,
+                    max_iter=50, tol=1e-4, support_rule="1se", support_splits=None):
+    r"""Learn C, ε and the RBF widths of the L2-loss ε-SVR by hypergradient descent of
+    the k-fold validation mean squared error (module docstring).
+
+    Parameters
+    ----------
+    X : ndarray, shape (n, d)
+        Dense training features (already standardised if so wanted).
+    y : ndarray, shape (n,)
+        Target (standardised: ``Cs`` and ``epsilon0`` assume unit spread).
+    splits : sequence of (train_idx, val_idx)
+    widths : {"shared", "per_feature"}
+    Cs : sequence of float
+        The starting scan.
+    epsilon0 : float
+        Starting ε (> 0: it is learned on a log scale).
+    max_iter, tol
+        Outer iterations per stage and gradient-norm tolerance.
+    support_rule : {"1se", "none"}
+    support_splits : sequence of (train_idx, val_idx), optional
+        Folds of the support rule (default: ``splits``).
+
+    Returns
+    -------
+    KernelSVRTuneResult
+    """
+    if widths not in ("shared", "per_feature"):
+        raise ValueError(f"widths must be 'shared' or 'per_feature', got {widths!r}")
+    if not epsilon0 > 0:
+        raise ValueError(f"epsilon0 must be > 0, got {epsilon0!r}")
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n, d = X.shape
+    folds = svr_folds(X, y, splits, distance_cache_fits(n, len(splits)))
+    g0 = median_gamma(X)
+    scan_obj = KernelSVRObjective(folds, SVRHyperModel("shared", d, 1.0, epsilon0, g0),
+                                  epsilon0)
+    # the criterion is often bimodal in the width: the scan tries three widths
+    best, vals = None, []
+    for fac in GAMMA_FACTORS:
+        warm = None
+        for C in sorted(Cs):
+            t, w, sols = scan_obj.terms(C, np.array([g0 * fac]), warm)
+            warm = scan_obj.coefs(sols)
+            vals.append(float(w @ t))
+            if best is None or vals[-1] < best[1]:
+                best = (C, vals[-1], warm, g0 * fac)
+    C0, warm, g0 = best[0], best[2], best[3]
+    vals = np.reshape(vals, (len(GAMMA_FACTORS), len(Cs)))
+    solves = vals.size * len(folds)
+    hyper = SVRHyperModel("shared", d, C0, epsilon0, g0)
+    res = _outer(KernelSVRObjective(folds, hyper), warm, max_iter, tol)
+    C, eps, gamma = hyper.params(res.beta)
+    value, warm, history = res.value, res.coefs, (res.history,)
+    solves += res.lower_solves
+    support, threshold, tests = None, 0.0, ()
+    if widths == "per_feature":
+        hyper = SVRHyperModel("per_feature", d, C, eps, float(gamma[0]))
+        obj = KernelSVRObjective(folds, hyper, eps)
+        res = _outer(obj, warm, max_iter, tol)
+        C, eps, gamma = hyper.params(res.beta)
+        value, warm, history = res.value, res.coefs, history + (res.history,)
+        solves += res.lower_solves
+        support = np.arange(d)
+        if support_rule == "1se" and d > 1:
+            obj = KernelSVRObjective(folds, hyper, eps)
+            if support_splits is not None:
+                obj, warm = KernelSVRObjective(svr_folds(X, y, support_splits), hyper,
+                                               eps), None
+            dec = width_support(obj, C, gamma, gamma / gamma.sum(), warm)
+            support, threshold, tests = dec.support, dec.threshold, dec.tested
+            solves += dec.n_solves * len(obj.folds)
+    gs = np.array(gamma, dtype=float)
+    if support is not None:
+        mask = np.zeros(d, dtype=bool)
+        mask[support] = True
+        gs[~mask] = 0.0
+    return KernelSVRTuneResult(
+        C=float(C), epsilon=float(eps), gamma=np.array(gamma, dtype=float),
+        gamma_support=gs, support=support, threshold=float(threshold), value=float(value),
+        gamma0=float(g0), C0=float(C0), scan_values=vals, history=history,
+        n_solves=int(solves), support_tests=tests)
