@@ -42,12 +42,13 @@ from .svm import SVR
 
 __all__ = ["AutoSVR", "KERNEL_RIDGE_MAX_ROWS"]
 
-#: ``lower="auto"`` runs kernel ridge up to this many rows and the ε-SVR beyond. Below
-#: it one leave-one-out step (a Cholesky factorisation and two n×n products, about
-#: :math:`2.3n^3` flops) costs less than the k solves of the SVR on
-#: :math:`(1 - 1/k)n` rows each that one k-fold step needs, and needs no folds; beyond
-#: it the :math:`O(n^3)` step and its n×n matrices dominate, while the SVR's solves grow
-#: with its support vectors only.
+#: ``lower="auto"`` runs kernel ridge up to this many rows and the ε-SVR beyond. One
+#: leave-one-out step of kernel ridge (a Cholesky factorisation of the n×n system and
+#: two n×n products, about :math:`2.3n^3` flops and four n×n matrices) replaces the k
+#: fold solves of a k-fold step and is smooth in every hyperparameter (no free set
+#: changes); the ε-SVR's fold solves factor only their free sets, which a tube of
+#: learned width keeps below n, so beyond a few thousand rows they are the cheaper of
+#: the two.
 KERNEL_RIDGE_MAX_ROWS = 3000
 
 
@@ -130,9 +131,13 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     :class:`~bisvm.SVR` (``kernel="precomputed"``, ``C=inf``, the learned ε) on that
     Gram matrix of the rescaled training rows ``X_fit_``; :meth:`predict` hands it the
     RBF block between new rows and ``X_fit_`` (the :math:`I/C` term lives on the
-    training diagonal only). The C of the squared loss is not the C of the hinge-type
-    loss, so refitting the plain L1-loss SVR at the learned C would fit a model that was
-    never validated.
+    training diagonal only). The C of the squared loss is not the C of the L1
+    ε-insensitive loss, so refitting the plain L1-loss SVR at the learned C would fit a
+    model that was never validated.
+
+    **Memory.** Both lower levels hold dense n×n Gram matrices (per fold for the
+    ε-SVR, and the refit's precomputed kernel), so the input is dense and the rows are
+    limited by memory (about 8 n² bytes per matrix).
     """
 
     _parameter_constraints: dict = {
