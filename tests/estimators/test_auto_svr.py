@@ -138,6 +138,12 @@ def test_auto_picks_by_size(monkeypatch):
     assert AutoSVR(max_iter=3).fit(X, y).lower_ == "svr"
 
 
+def test_int_cv_above_the_row_count_is_leave_one_out():
+    X, y = _data(n=4, d=3)
+    m = AutoSVR(lower="svr", max_iter=3).fit(X, y)
+    assert len(m.tuning_.history) == 1 and np.all(np.isfinite(m.predict(X)))
+
+
 def test_selector_in_a_pipeline(noise_problem):
     X, y, _, _ = noise_problem
     m = AutoSVR(widths="per_feature").fit(X, y)

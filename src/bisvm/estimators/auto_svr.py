@@ -70,7 +70,8 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         The target is always standardised inside, and predictions are in its units.
     cv : int, cross-validation generator or iterable, default=5
         Folds of the ε-SVR's validation criterion (kernel ridge uses its exact
-        leave-one-out error and no folds).
+        leave-one-out error and no folds); an int is k-fold, with k reduced to the
+        number of rows when that is smaller.
     max_iter : int, default=50
         BiSVM L-BFGS iterations per stage.
     tol : float, default=1e-4
@@ -199,7 +200,9 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
                 self.ridge_, self.C_, self.epsilon_ = res.ridge, None, None
                 self.n_fits_ = res.n_fits
             else:
-                splits = list(check_cv(self.cv, yz, classifier=False).split(Xs, yz))
+                # an int cv above n is reduced to leave-one-out
+                cv = min(int(self.cv), n) if isinstance(self.cv, Integral) else self.cv
+                splits = list(check_cv(cv, yz, classifier=False).split(Xs, yz))
                 res = tune_kernel_svr(Xs, yz, splits, widths=self.widths,
                                       max_iter=self.max_iter, tol=self.tol, support_rule=rule,
                                       support_splits=self._fresh(len(splits), Xs))
