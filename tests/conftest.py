@@ -17,10 +17,26 @@ Hypothesis profiles
 
 Tests that set ``max_examples`` explicitly in their own ``@settings`` keep it under both
 profiles.
+
+Compiled kernels
+----------------
+A whole-suite run with two or more pytest-xdist workers first compiles the package's
+numba kernels into their on-disk cache with one process per worker
+(``tests/_numba_warmup.py``): on an empty cache (a fresh clone) the workers would
+otherwise each compile the same kernels at the same time. It is skipped when every
+listed kernel already has a cache index newer than its source. ``BISVM_NUMBA_WARMUP=0``
+skips it, ``=1`` forces it for any run. ``--numba-record`` rewrites the list of signatures
+it compiles from the kernels the run used; run the whole suite on an empty cache for that,
+so that the kernels compiled inside others are listed too (they are then compiled first)::
+
+    NUMBA_CACHE_DIR=$(mktemp -d) BISVM_NUMBA_WARMUP=0 python -m pytest -n 2 --numba-record
 """
 
 import os
+import time
+from pathlib import Path
 
+import _numba_warmup
 import pytest
 from hypothesis import HealthCheck, settings
 from threadpoolctl import threadpool_limits
@@ -50,3 +66,80 @@ def one_blas_thread():
     ``pytestmark = pytest.mark.usefixtures("one_blas_thread")``."""
     with threadpool_limits(1):
         yield
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--numba-record", action="store_true", default=False,
+        help="rewrite tests/numba_signatures.txt from the numba kernels this run used",
+    )
+
+
+def _warmup_processes(config):
+    """How many processes should warm the numba cache before this run (0: none)."""
+    if hasattr(config, "workerinput"):
+        return 0
+    workers = getattr(config.option, "numprocesses", None)
+    workers = workers if isinstance(workers, int) else 0
+    wanted = os.environ.get("BISVM_NUMBA_WARMUP", "")
+    if wanted == "0" or config.option.collectonly:
+        return 0
+    if wanted == "1":
+        return max(workers, 1)
+    if workers < 2:
+        return 0
+    # only a whole-suite run needs (nearly) every kernel; a few files compile what they use
+    tests_dir = Path(__file__).parent.resolve()
+    given = [Path(arg.split("::")[0]).resolve() for arg in config.args]
+    if any(path not in (tests_dir, Path(config.rootpath).resolve()) for path in given):
+        return 0
+    return workers
+
+
+def pytest_sessionstart(session):
+    config = session.config
+    processes = _warmup_processes(config)
+    if not processes:
+        return
+    forced = os.environ.get("BISVM_NUMBA_WARMUP") == "1"
+    if not forced and _numba_warmup.cache_looks_warm(_numba_warmup.read_manifest()):
+        return
+    start = time.perf_counter()
+    results = _numba_warmup.warm(processes)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and results:
+        reporter.write_line(
+            f"numba kernels: {sum(r[1] for r in results)} compiled, "
+            f"{sum(r[2] for r in results)} loaded from the cache, "
+            f"{sum(r[3] for r in results)} stale signatures skipped, "
+            f"{time.perf_counter() - start:.1f} s in {processes} processes"
+        )
+
+
+_RECORDED = pytest.StashKey[dict]()
+
+
+def pytest_sessionfinish(session):
+    config = session.config
+    if not config.getoption("numba_record"):
+        return
+    if hasattr(config, "workerinput"):
+        config.workeroutput["numba_signatures"] = _numba_warmup.loaded_signatures()
+        return
+    if getattr(config.option, "numprocesses", None):
+        recorded = config.stash.get(_RECORDED, {})
+    else:  # no xdist workers: this process ran the tests
+        recorded = _numba_warmup.loaded_signatures()
+    if recorded:
+        _numba_warmup.write_manifest(recorded)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """Collect, in the xdist controller, the signatures a worker recorded."""
+    signatures = getattr(node, "workeroutput", {}).get("numba_signatures")
+    if signatures is None:
+        return
+    recorded = node.config.stash.setdefault(_RECORDED, {})
+    for name, texts in signatures.items():
+        recorded.setdefault(name, []).extend(texts)

@@ -11,11 +11,16 @@ import numba
 from llvmlite import ir
 from llvmlite.binding import llvm_version_info
 from numba.core import cgutils, types
+from numba.core.dispatcher import Dispatcher
 from numba.extending import intrinsic
 
-__all__ = ["njit", "prange", "numba", "prefetch"]
+__all__ = ["njit", "prange", "numba", "prefetch", "compiled_functions"]
 
 prange = numba.prange
+
+# every dispatcher made by njit, so that tooling (the test-suite's cache warm-up) can list
+# the kernels and the signatures they were compiled for without importing each module
+_DISPATCHERS = []
 
 
 def njit(*args, **kwargs):
@@ -23,8 +28,26 @@ def njit(*args, **kwargs):
     kwargs.setdefault("cache", True)
     kwargs.setdefault("nogil", True)
     if args and callable(args[0]) and len(args) == 1 and not kwargs.get("_signature"):
-        return numba.njit(**kwargs)(args[0])
-    return numba.njit(*args, **kwargs)
+        return _registered(numba.njit(**kwargs)(args[0]))
+    made = numba.njit(*args, **kwargs)
+    if isinstance(made, Dispatcher):
+        return _registered(made)
+    # the decorator form, njit(...)(function): register what it returns
+    return lambda function: _registered(made(function))
+
+
+def _registered(dispatcher):
+    _DISPATCHERS.append(dispatcher)
+    return dispatcher
+
+
+def compiled_functions():
+    """The numba dispatchers made by :func:`njit` in this process, in creation order.
+
+    Each one's ``signatures`` lists the argument types it has been compiled for or loaded
+    from the cache with so far.
+    """
+    return list(_DISPATCHERS)
 
 
 # LLVM >= 15 names the intrinsic by the opaque pointer type, older ones by i8*
