@@ -23,6 +23,11 @@ l1       squared_hinge  False  smooth split :math:`w = u - v \ge 0`, scipy L-BFG
 l1       hinge          any    linear program, scipy ``linprog`` (HiGHS); sklearn refuses it
 =======  =============  =====  ==========================================================
 
+The dual coordinate descent stops on the relative duality gap by default
+(``stopping``), and with the squared hinge finishes in the primal finite Newton method
+when it stalls, as LIBLINEAR's ``-s 1`` does. :class:`~bisvm.estimators.linear_cv.LinearSVCCV`
+chooses ``C`` by cross-validation along a warm-started path (``warm_start``).
+
 ``multi_class="crammer_singer"`` trains one joint multiclass problem instead (Crammer &
 Singer's loss :math:`\max_m (w_m^\top x_i - w_{y_i}^\top x_i + 1 - \delta_{m y_i})`,
 L2 penalty on all :math:`w_m`, :mod:`bisvm.solvers.dual.crammer_singer`); ``penalty``, ``loss``
