@@ -5,7 +5,8 @@
         [--jobs J]
 
 Methods (each fit single-threaded in a process of its own, after a warm-up fit on a tiny
-problem that pays numba's compilations; CPU seconds by ``time.process_time``):
+problem -- for the grid, a two-point grid -- that pays imports and numba's
+compilations; CPU seconds by ``time.process_time``):
 
 * ``autosvr``: ``AutoSVR()`` (defaults; ``lower="auto"``, which is kernel ridge at these
   sizes);
@@ -40,7 +41,7 @@ METHODS = ("autosvr", "autosvr_svr", "grid_svr")
 TABLES = ("diabetes", "cpu", "bdims", "penguins", "mlb1")
 
 
-def build(method, d):
+def build(method, d, warm_up=False):
     from sklearn.compose import TransformedTargetRegressor
     from sklearn.model_selection import GridSearchCV
     from sklearn.pipeline import make_pipeline
@@ -53,6 +54,10 @@ def build(method, d):
         return AutoSVR()
     if method == "autosvr_svr":
         return AutoSVR(lower="svr")
+    if warm_up:  # the same code path on a two-point grid: imports and compilations
+        grid = {"svr__C": [1.0, 10.0], "svr__gamma": [1.0 / d], "svr__epsilon": [0.1]}
+        search = GridSearchCV(make_pipeline(StandardScaler(), SVR()), grid, cv=2)
+        return TransformedTargetRegressor(regressor=search, transformer=StandardScaler())
     grid = {"svr__C": list(10.0 ** np.arange(-2, 4)),
             "svr__gamma": list(10.0 ** np.linspace(-1.5, 1.0, 6) / d),
             "svr__epsilon": [0.01, 0.1, 0.5]}
@@ -69,7 +74,7 @@ def worker(method, table, seed):
     warnings.simplefilter("ignore")
     rng = np.random.default_rng(0)
     Xw = rng.standard_normal((60, 3))
-    build(method, 3).fit(Xw, Xw[:, 0] + 0.1 * rng.standard_normal(60))  # compile once
+    build(method, 3, warm_up=True).fit(Xw, Xw[:, 0] + 0.1 * rng.standard_normal(60))
     t, Xtr, Xte, ytr, yte = load(table, seed)
     Xtr, Xte = np.asarray(Xtr, float), np.asarray(Xte, float)
     est = build(method, Xtr.shape[1])
