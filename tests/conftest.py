@@ -105,8 +105,14 @@ def pytest_sessionstart(session):
     if not forced and _numba_warmup.cache_looks_warm(_numba_warmup.read_manifest()):
         return
     start = time.perf_counter()
-    results = _numba_warmup.warm(processes)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
+    try:
+        results = _numba_warmup.warm(processes)
+    except Exception as error:  # e.g. a crashed pool process: the tests compile lazily
+        if reporter is not None:
+            reporter.write_line(f"numba kernels: warm-up failed ({error!r}), "
+                                "the tests compile what they use")
+        return
     if reporter is not None and results:
         reporter.write_line(
             f"numba kernels: {sum(r[1] for r in results)} compiled, "
