@@ -235,6 +235,12 @@ def test_every_public_estimator_is_covered():
     # under subsampling, a weight is not repeated rows; its own tests are in
     # tests/estimators/test_stability_selection.py
     not_estimators.add("StabilitySelection")
+    # tunes an SVC by k-fold hypergradient: no sample_weight, folds by row position;
+    # its own tests are in tests/estimators/test_auto_svc.py
+    not_estimators.add("AutoSVC")
+    # a search over C around LinearSVC (folds by row position); its own tests are in
+    # tests/estimators/test_linear_svc_path.py
+    not_estimators.add("LinearSVCCV")
     # the nu-parametrised SVMs have their own section at the end of this file: on the
     # tiny degenerate problems drawn for the others (d = 1, linear kernel) nu-SVC has a
     # non-unique optimum (its decision scale 1/r, and even some labels, move with

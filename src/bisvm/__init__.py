@@ -27,7 +27,9 @@ _LAZY = {
     "KernelLogisticRegression": "estimators.kernel_logistic",
     "KernelRidge": "estimators.kernel_ridge",
     "LinearSVC": "estimators.linear",
+    "LinearSVCCV": "estimators.linear_cv",
     "LinearSVR": "estimators.linear_svr",
+    "linear_svc_path": "estimators.linear_cv",
     "NuSVC": "estimators.nu_svm",
     "NuSVR": "estimators.nu_svm",
     "OneClassSVM": "estimators.nu_svm",
@@ -35,6 +37,7 @@ _LAZY = {
     "SelectiveLogisticRegressionCV": "estimators.selective",
     "SelectiveRegression": "estimators.selective",
     "SelectiveRegressionCV": "estimators.selective",
+    "AutoSVC": "estimators.auto_svc",
     "BilevelSVC": "estimators.sparse",
     "BilevelSVR": "estimators.bilevel_svr",
     "ElasticNetSVC": "estimators.sparse",
@@ -66,7 +69,9 @@ __all__ = [
     "KernelLogisticRegression",
     "KernelRidge",
     "LinearSVC",
+    "LinearSVCCV",
     "LinearSVR",
+    "linear_svc_path",
     "NuSVC",
     "NuSVR",
     "OneClassSVM",
@@ -74,6 +79,7 @@ __all__ = [
     "SelectiveLogisticRegressionCV",
     "SelectiveRegression",
     "SelectiveRegressionCV",
+    "AutoSVC",
     "BilevelSVC",
     "BilevelSVR",
     "ElasticNetSVC",
@@ -118,10 +124,12 @@ if TYPE_CHECKING:  # static analysers and IDEs see the names; nothing runs at im
         read_table,
         train_test_split_seeded,
     )
+    from bisvm.estimators.auto_svc import AutoSVC
     from bisvm.estimators.bilevel_svr import BilevelSVR
     from bisvm.estimators.kernel_logistic import KernelLogisticRegression
     from bisvm.estimators.kernel_ridge import KernelRidge
     from bisvm.estimators.linear import LinearSVC
+    from bisvm.estimators.linear_cv import LinearSVCCV, linear_svc_path
     from bisvm.estimators.linear_svr import LinearSVR
     from bisvm.estimators.nu_svm import NuSVC, NuSVR, OneClassSVM
     from bisvm.estimators.selective import (
