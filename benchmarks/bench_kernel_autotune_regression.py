@@ -159,6 +159,8 @@ def main():
     ap.add_argument("--tables", default=",".join(TABLES))
     ap.add_argument("--seeds", default="0,1,2,3,4")
     ap.add_argument("--jobs", type=int, default=1, help="fits run at once")
+    ap.add_argument("--reference", default=None,
+                    help="JSON of an earlier run whose rows (e.g. the grid's) join the report")
     ap.add_argument("--out", default=str(HERE / "results" / "kernel_autotune_regression"))
     a = ap.parse_args()
     if a.worker:
@@ -170,6 +172,10 @@ def main():
         "benchmarks/bench_kernel_autotune_regression.py " + " ".join(sys.argv[1:])
     tasks = [(m, t, s) for t in tables for s in seeds for m in methods]
     rows = []
+    if a.reference:
+        rows = [r for r in json.loads(Path(a.reference).read_text())
+                if r["table"] in tables and r["seed"] in seeds and r["method"] not in methods]
+        methods = [m for m in METHODS if m in methods or any(r["method"] == m for r in rows)]
     # the fits run in parallel processes (--jobs), each single-threaded and timed by its
     # own CPU clock; results are written after every fit, so an interrupted run keeps
     # what it measured
