@@ -44,6 +44,7 @@ import bisvm
 from bisvm import (
     SVC,
     SVR,
+    AutoSVR,
     BilevelSVC,
     BilevelSVR,
     ElasticNetSVC,
@@ -199,6 +200,13 @@ def selective_cv_params(draw):
                 n_splits=draw(st.integers(2, 4)), fit_intercept=draw(st.booleans()))
 
 
+@st.composite
+def auto_svr_params(draw):
+    return dict(lower=draw(st.sampled_from(["kernel_ridge", "svr"])),
+                widths=draw(st.sampled_from(["shared", "per_feature"])),
+                max_iter=draw(st.integers(1, 3)), cv=draw(st.integers(2, 3)))
+
+
 # name -> (class, parameter strategy, is_classifier, expensive)
 ESTIMATORS = {
     "SVC": (SVC, svc_params(), True, False),
@@ -207,6 +215,7 @@ ESTIMATORS = {
     "ElasticNetSVC": (ElasticNetSVC, elastic_net_params(), True, False),
     "BilevelSVC": (BilevelSVC, bilevel_params(), True, True),
     "BilevelSVR": (BilevelSVR, bilevel_svr_params(), False, True),
+    "AutoSVR": (AutoSVR, auto_svr_params(), False, True),
     "SVR": (SVR, svr_params(), False, False),
     "LinearSVR": (LinearSVR, linear_svr_params(), False, False),
     "NuSVR": (NuSVR, nu_svr_params(), False, False),
@@ -221,9 +230,9 @@ ESTIMATORS = {
 # classifiers documented as two-class only: three classes must be refused
 BINARY_ONLY = {"SelectiveLogisticRegression", "SelectiveLogisticRegressionCV"}
 # estimators whose folds are drawn over row positions (row order is part of the input)
-FOLDS_BY_POSITION = {"BilevelSVC", "BilevelSVR"}
+FOLDS_BY_POSITION = {"BilevelSVC", "BilevelSVR", "AutoSVR"}
 # the bilevel estimators split their rows into folds: a tiny problem may be refused
-REFUSE_TINY = {"BilevelSVC", "BilevelSVR"}
+REFUSE_TINY = {"BilevelSVC", "BilevelSVR", "AutoSVR"}
 
 
 def test_every_public_estimator_is_covered():
@@ -415,6 +424,7 @@ INVARIANCE_ATOL = {
     "SVC": 1e-4, "SVR": 1e-4, "NuSVR": 1e-4, "LinearSVC": 1e-4, "LinearSVR": 1e-4,
     "ElasticNetSVC": 1e-6,
     "KernelLogisticRegression": 1e-6, "KernelRidge": 1e-8, "BilevelSVC": 1e-6, "BilevelSVR": 1e-6,
+    "AutoSVR": 1e-5,
     "SelectiveRegression": 1e-7, "SelectiveLogisticRegression": 1e-7,
     "SelectiveRegressionCV": 1e-7, "SelectiveLogisticRegressionCV": 1e-7,
 }

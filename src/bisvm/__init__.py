@@ -40,6 +40,7 @@ _LAZY = {
     "AutoSVC": "estimators.auto_svc",
     "BilevelSVC": "estimators.sparse",
     "BilevelSVR": "estimators.bilevel_svr",
+    "AutoSVR": "estimators.auto_svr",
     "ElasticNetSVC": "estimators.sparse",
     "SVC": "estimators.svm",
     "SVR": "estimators.svm",
@@ -82,6 +83,7 @@ __all__ = [
     "AutoSVC",
     "BilevelSVC",
     "BilevelSVR",
+    "AutoSVR",
     "ElasticNetSVC",
     "SVC",
     "SVR",
@@ -125,6 +127,7 @@ if TYPE_CHECKING:  # static analysers and IDEs see the names; nothing runs at im
         train_test_split_seeded,
     )
     from bisvm.estimators.auto_svc import AutoSVC
+    from bisvm.estimators.auto_svr import AutoSVR
     from bisvm.estimators.bilevel_svr import BilevelSVR
     from bisvm.estimators.kernel_logistic import KernelLogisticRegression
     from bisvm.estimators.kernel_ridge import KernelRidge
