@@ -19,7 +19,7 @@ penalty  loss           dual   solver
 l2       hinge          True   dual coordinate descent (:mod:`bisvm.solvers.dual.dual_cd`)
 l2       squared_hinge  True   dual coordinate descent
 l2       squared_hinge  False  finite Newton, exact line search (``solvers.finite_newton``)
-l1       squared_hinge  False  coordinate descent, Newton steps (``solvers.primal.l1_cd``)
+l1       squared_hinge  False  smooth split :math:`w = u - v \ge 0`, scipy L-BFGS-B
 l1       hinge          any    linear program, scipy ``linprog`` (HiGHS); sklearn refuses it
 =======  =============  =====  ==========================================================
 
@@ -44,7 +44,6 @@ their own class weight.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -59,8 +58,10 @@ from ..losses import Hinge, MulticlassHinge, SquaredHinge
 from ..solvers.dual.crammer_singer import crammer_singer_objective, solve_crammer_singer
 from ..solvers.dual.dual_cd import STOPPING_RULES, solve_dual_cd, svm_primal_objective
 from ..solvers.primal.finite_newton import solve_finite_newton
-from ..solvers.primal.l1_cd import solve_l1_cd
-from ..solvers.primal.l1_linear import solve_l1_hinge_lp
+from ..solvers.primal.l1_linear import (
+    solve_l1_hinge_lp,
+    solve_l1_squared_hinge,
+)
 from ..solvers.problems import LinearProblem, augment_intercept
 from ._constraints import DUAL, MAX_ITER, TOL, check_intercept_scaling, positive
 
@@ -81,15 +82,12 @@ def _dual_cd(est, X, yk, cost, bias, rng, start):
 def _finite_newton(est, X, yk, cost, bias, rng, start):
     problem = LinearProblem(X, yk, SquaredHinge(), cost, bias=bias, quadratic=1.0)
     return solve_finite_newton(problem, w0=start, tol=est.tol, max_iter=est.max_iter,
-                               warn=False, n_jobs=est.n_jobs, verbose=est.verbose)
+                               warn=False)
 
 
 def _l1_squared_hinge(est, X, yk, cost, bias, rng, start):
     problem = LinearProblem(X, yk, SquaredHinge(), cost, bias=bias)
-    return solve_l1_cd(problem, w0=start, tol=est.tol, max_iter=est.max_iter,
-                       shrinking=est.shrinking,
-                       random_state=int(rng.randint(np.iinfo(np.int32).max)), warn=False,
-                       verbose=est.verbose)
+    return solve_l1_squared_hinge(problem, tol=est.tol, max_iter=est.max_iter)
 
 
 def _l1_hinge_lp(est, X, yk, cost, bias, rng, start):
@@ -141,8 +139,8 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     max_iter : int, default=1000
         Cap on epochs (dual) or iterations (primal).
     shrinking : bool, default=True
-        Shrinking of the dual coordinate descent and of the L1 coordinate descent.
-    stopping : {"duality_gap", "projected_gradient"}, default="duality_gap"
+        Shrinking of the dual coordinate descent.
+    stopping : {"duality_gap", "projected_gradient"}, default="projected_gradient"
         Stopping rule of the dual coordinate descent: the relative duality gap
         :math:`(P(w) - D(\alpha))/P(w) \le` ``tol``, which bounds how far the primal
         objective is from its optimum, or LIBLINEAR's projected-gradient spread (the
@@ -161,13 +159,7 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         per fold). Other solvers and ``multi_class="crammer_singer"`` start cold.
     verbose : int, default=0
         1 prints a summary of each solve, 2 one line per epoch or iteration (dual
-        coordinate descent and Crammer-Singer); the primal solvers show their progress
-        (objective, certificate) on stderr when positive.
-    n_jobs : int or None, default=None
-        Threads for the primal solvers' products with ``X`` (the squared hinge's finite
-        Newton: gradients and Hessian-vector products over fixed row blocks). The
-        iterates, and so the model, are identical for every value; None means 1, -1 all
-        cores.
+        coordinate descent and Crammer-Singer).
 
     Attributes
     ----------
@@ -211,13 +203,12 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         "shrinking": "no_validation",  # read as a truth value
         "stopping": [StrOptions(set(STOPPING_RULES))],
         "warm_start": ["boolean"],
-        "n_jobs": [None, Integral],  # checked by the primal solvers (-1 or positive)
     }
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0,
                  multi_class="ovr", fit_intercept=True, intercept_scaling=1.0,
                  class_weight=None, verbose=0, random_state=None, max_iter=1000,
-                 shrinking=True, stopping="duality_gap", warm_start=False, n_jobs=None):
+                 shrinking=True, stopping="projected_gradient", warm_start=False):
         self.penalty = penalty
         self.loss = loss
         self.dual = dual
@@ -229,7 +220,6 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         self.intercept_scaling = intercept_scaling
         self.class_weight = class_weight
         self.random_state = random_state
-        self.n_jobs = n_jobs
         self.max_iter = max_iter
         self.shrinking = shrinking
         self.stopping = stopping

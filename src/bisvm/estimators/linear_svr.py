@@ -77,7 +77,7 @@ class LinearSVR(RegressorMixin, LinearModel):
         Seed of the dual solver's per-epoch permutations.
     max_iter : int, default=1000
         Cap on epochs (dual) or Newton iterations (primal).
-    stopping : {"duality_gap", "projected_gradient"}, default="duality_gap"
+    stopping : {"duality_gap", "projected_gradient"}, default="projected_gradient"
         Stopping rule of the dual coordinate descent: the relative duality gap
         :math:`(P(w) - D(\beta))/P(w) \le` ``tol``, which bounds how far the primal
         objective is from its optimum, or LIBLINEAR's relative violation (the rule of
@@ -126,7 +126,7 @@ class LinearSVR(RegressorMixin, LinearModel):
 
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive",
                  fit_intercept=True, intercept_scaling=1.0, dual="auto", verbose=0,
-                 random_state=None, max_iter=1000, stopping="duality_gap",
+                 random_state=None, max_iter=1000, stopping="projected_gradient",
                  warm_start=False):
         self.epsilon = epsilon
         self.tol = tol

@@ -127,7 +127,8 @@ def test_hinge_duality_gap_is_below_tol_when_converged(sparse):
 def test_hinge_cap_warning_states_the_gap():
     X, y = dense_redundant(1000)
     with pytest.warns(ConvergenceWarning, match=r"relative duality gap reached [0-9.e+-]+"):
-        est = LinearSVC(loss="hinge", dual=True, max_iter=5, random_state=0).fit(X, y)
+        est = LinearSVC(loss="hinge", dual=True, max_iter=5, random_state=0,
+                        stopping="duality_gap").fit(X, y)
     assert est.certificate_name_[0] == "duality_gap" and est.certificate_[0] > est.tol
     with pytest.warns(ConvergenceWarning, match=r"at a relative duality gap of"):
         solve_dual_cd(LinearProblem(X, y, Hinge(), np.ones(len(y))), max_iter=5,
@@ -143,7 +144,7 @@ def test_certificate_per_one_vs_rest_problem():
         assert est.certificate_.shape == (4,) and est.certificate_name_.shape == (4,)
         assert all(name in CERTIFICATES for name in est.certificate_name_)
     X, z = make_regression(300, 10, noise=1.0, random_state=0)
-    svr = LinearSVR(random_state=0).fit(X, z)
+    svr = LinearSVR(random_state=0, stopping="duality_gap").fit(X, z)
     assert svr.certificate_.shape == (1,) and svr.certificate_name_[0] == "duality_gap"
 
 
