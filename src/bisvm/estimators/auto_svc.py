@@ -225,22 +225,7 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
                                   support_splits=fresh)
         self.tuning_ = res
         self.C_ = res.C
-        per = self.widths == "per_feature"
-        self.gamma_ = res.gamma_support.copy() if per else float(res.gamma[0])
-        self.learned_gamma_ = res.gamma.copy() if per else float(res.gamma[0])
-        g = np.broadcast_to(np.asarray(self.gamma_, dtype=float), (d,))
-        self.scale_ = np.sqrt(g) / sigma
-        # relevance gamma_j var(x_j) in the features' own units
-        # (a width g on x / sigma is g / sigma^2 in the feature's units)
-        rel = np.broadcast_to(np.asarray(self.learned_gamma_, float), (d,)) * (std / sigma) ** 2
-        tot = float(rel.sum())
-        self.feature_importances_ = rel / tot if tot > 0 else np.full(d, 1.0 / d)
-        mask = np.ones(d, dtype=bool)
-        if per and res.support is not None:
-            mask[:] = False
-            mask[res.support] = True
-        self.support_ = mask
-        self.threshold_ = float(self.feature_importances_[mask].min()) if per else 0.0
+        set_learned_widths(self, res, std, sigma)
         self.cv_value_ = res.value
         self.n_solves_ = res.n_solves
         self.n_iter_ = int(sum(len(h) for h in res.history))
@@ -291,3 +276,28 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
     def _get_support_mask(self):
         check_is_fitted(self)
         return self.support_
+
+
+def set_learned_widths(est, res, std, sigma):
+    """Set the width attributes of a self-tuning kernel estimator from its tuning result
+    ``res``: ``gamma_`` (pruned to the support), ``learned_gamma_``, ``scale_`` (the
+    column factors of the refit), ``feature_importances_`` (relevance
+    :math:`\\gamma_j\\operatorname{var}(x_j)` in the features' own units, normalised),
+    ``support_`` and ``threshold_``. ``std`` are the columns' standard deviations and
+    ``sigma`` the scales the widths were learned on."""
+    d = std.size
+    per = est.widths == "per_feature"
+    est.gamma_ = res.gamma_support.copy() if per else float(res.gamma[0])
+    est.learned_gamma_ = res.gamma.copy() if per else float(res.gamma[0])
+    g = np.broadcast_to(np.asarray(est.gamma_, dtype=float), (d,))
+    est.scale_ = np.sqrt(g) / sigma
+    # a width g on x / sigma is g / sigma^2 in the feature's units
+    rel = np.broadcast_to(np.asarray(est.learned_gamma_, float), (d,)) * (std / sigma) ** 2
+    tot = float(rel.sum())
+    est.feature_importances_ = rel / tot if tot > 0 else np.full(d, 1.0 / d)
+    mask = np.ones(d, dtype=bool)
+    if per and res.support is not None:
+        mask[:] = False
+        mask[res.support] = True
+    est.support_ = mask
+    est.threshold_ = float(est.feature_importances_[mask].min()) if per else 0.0

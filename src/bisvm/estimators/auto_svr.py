@@ -37,6 +37,7 @@ from ..selection.kernel_svr_tune import tune_kernel_svr
 from ..solvers.dual.kernel_lower_level import rbf_gram
 from ..solvers.dual.smo import resolve_n_jobs
 from ._constraints import positive
+from .auto_svc import set_learned_widths
 from .kernel_ridge import KernelRidge
 from .svm import SVR
 
@@ -211,7 +212,7 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
                 self.n_fits_ = res.n_solves
         self.tuning_ = res
         self.n_iter_ = int(sum(len(h) for h in res.history))
-        self._set_widths(res, std, sigma)
+        set_learned_widths(self, res, std, sigma)
         self.cv_value_ = float(res.value)
         Xr = X * self.scale_
         if lower == "kernel_ridge":
@@ -232,23 +233,6 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         if self.widths != "per_feature" or self.select != "1se":
             return None
         return list(KFold(k, shuffle=True, random_state=0).split(X))
-
-    def _set_widths(self, res, std, sigma):
-        d = std.size
-        per = self.widths == "per_feature"
-        self.gamma_ = res.gamma_support.copy() if per else float(res.gamma[0])
-        self.learned_gamma_ = res.gamma.copy() if per else float(res.gamma[0])
-        g = np.broadcast_to(np.asarray(self.gamma_, dtype=float), (d,))
-        self.scale_ = np.sqrt(g) / sigma
-        rel = np.broadcast_to(np.asarray(self.learned_gamma_, float), (d,)) * (std / sigma) ** 2
-        tot = float(rel.sum())
-        self.feature_importances_ = rel / tot if tot > 0 else np.full(d, 1.0 / d)
-        mask = np.ones(d, dtype=bool)
-        if per and res.support is not None:
-            mask[:] = False
-            mask[res.support] = True
-        self.support_ = mask
-        self.threshold_ = float(self.feature_importances_[mask].min()) if per else 0.0
 
     def predict(self, X):
         """Predictions of :attr:`estimator_` in the target's units."""
