@@ -3,6 +3,7 @@
 binary and multiclass, with class and sample weights; ``check_estimator``; the 1-norm
 SVM that scikit-learn refuses, against an independent LP."""
 
+import re
 import warnings
 
 import numpy as np
@@ -172,3 +173,79 @@ def test_verbose_prints_and_sklearn_error_wording(capsys):
     with pytest.raises(ValueError, match="Unsupported set of arguments.*penalty='l2'.*"
                                          "loss='hinge'.*dual=False"):
         LinearSVC(penalty="l2", loss="hinge", dual=False).fit(X, y)
+
+
+def _l1_reference_objective(X, y, C):
+    """The L1 squared-hinge optimum by scikit-learn's LIBLINEAR (-s 5) at a tight tol."""
+    ref = svm.LinearSVC(penalty="l1", dual=False, C=C, tol=1e-10, max_iter=100000,
+                        random_state=0).fit(X, y)
+    return primal_objective(ref, X, y)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_l1_is_solved_by_coordinate_descent_to_liblinear_optimum(sparse):
+    X, y = _binary(sparse)
+    est = LinearSVC(penalty="l1", dual=False, C=0.2, tol=1e-8, max_iter=5000).fit(X, y)
+    assert est.certificate_name_.tolist() == ["kkt_violation"]
+    f_ref = _l1_reference_objective(X, y, 0.2)
+    np.testing.assert_allclose(est.objective_, f_ref, rtol=1e-7)
+    np.testing.assert_allclose(primal_objective(est, X, y), est.objective_, rtol=1e-10)
+    # the L1 optimum is sparse: coefficients exactly zero, as LIBLINEAR's
+    assert 0 < np.count_nonzero(est.coef_) < X.shape[1]
+
+
+def test_l1_coordinate_order_follows_random_state():
+    """None: the fixed seed 0 (reproducible default fits, scikit-learn documents the
+    primal as independent of random_state); an int or a RandomState seeds the order;
+    every order reaches the same optimum within the tolerance."""
+    X, y = load_iris(return_X_y=True)
+    kw = dict(penalty="l1", dual=False, tol=1e-7, max_iter=20000)
+    fits = {rs: LinearSVC(random_state=rs, **kw).fit(X, y) for rs in (None, 0, 1)}
+    again = LinearSVC(**kw).fit(X, y)
+    np.testing.assert_array_equal(again.coef_, fits[None].coef_)
+    np.testing.assert_array_equal(again.certificate_, fits[None].certificate_)
+    np.testing.assert_array_equal(fits[0].coef_, fits[None].coef_)
+    assert not np.array_equal(fits[1].coef_, fits[0].coef_)  # another order, other iterates
+    np.testing.assert_allclose(fits[1].objective_, fits[0].objective_, rtol=1e-6)
+    kw["tol"] = 1e-2
+    a = LinearSVC(random_state=np.random.RandomState(5), **kw).fit(X, y)
+    b = LinearSVC(random_state=np.random.RandomState(5), **kw).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+@pytest.mark.parametrize("penalty", ["l1", "l2"])
+def test_primal_warm_start_reaches_the_cold_optimum_faster(penalty):
+    X, y = _binary(sparse=True)
+    kw = dict(penalty=penalty, dual=False, tol=1e-6, max_iter=5000)
+    warm = LinearSVC(C=0.1, warm_start=True, **kw).fit(X, y)
+    warm.set_params(C=0.12).fit(X, y)
+    cold = LinearSVC(C=0.12, **kw).fit(X, y)
+    np.testing.assert_allclose(warm.objective_, cold.objective_, rtol=1e-6)
+    assert warm.n_iter_ <= cold.n_iter_
+
+
+def test_n_jobs_gives_identical_models():
+    X, y = make_classification(6000, 30, n_informative=8, n_classes=3, random_state=2)
+    X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    for kw in (dict(dual=False, tol=1e-8), dict(dual=False, penalty="l1")):
+        one = LinearSVC(n_jobs=1, **kw).fit(X, y)
+        two = LinearSVC(n_jobs=2, **kw).fit(X, y)
+        np.testing.assert_array_equal(one.coef_, two.coef_)
+        np.testing.assert_array_equal(one.intercept_, two.intercept_)
+        np.testing.assert_array_equal(one.certificate_, two.certificate_)
+    with pytest.raises(ValueError, match="n_jobs"):
+        LinearSVC(dual=False, n_jobs=0).fit(X, y)
+
+
+@pytest.mark.parametrize("penalty", ["l1", "l2"])
+def test_primal_verbose_levels(capsys, penalty):
+    """1: one summary line per binary problem on stdout, nothing on stderr; 2: also the
+    solver's progress on stderr (lines when stderr is not a terminal)."""
+    X, y = _binary()
+    LinearSVC(penalty=penalty, dual=False, verbose=1).fit(X, y)
+    out, err = capsys.readouterr()
+    assert err == "" and re.search(r"\d+ iterations, objective", out)
+    est = LinearSVC(penalty=penalty, dual=False, verbose=2).fit(X, y)
+    out, err = capsys.readouterr()
+    assert f"{est.n_iter_} iterations" in out
+    assert ("coordinate descent" if penalty == "l1" else "finite Newton") in err

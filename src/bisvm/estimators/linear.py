@@ -19,7 +19,7 @@ penalty  loss           dual   solver
 l2       hinge          True   dual coordinate descent (:mod:`bisvm.solvers.dual.dual_cd`)
 l2       squared_hinge  True   dual coordinate descent
 l2       squared_hinge  False  finite Newton, exact line search (``solvers.finite_newton``)
-l1       squared_hinge  False  smooth split :math:`w = u - v \ge 0`, scipy L-BFGS-B
+l1       squared_hinge  False  coordinate descent, Newton steps (``solvers.primal.l1_cd``)
 l1       hinge          any    linear program, scipy ``linprog`` (HiGHS); sklearn refuses it
 =======  =============  =====  ==========================================================
 
@@ -44,6 +44,7 @@ their own class weight.
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -58,10 +59,8 @@ from ..losses import Hinge, MulticlassHinge, SquaredHinge
 from ..solvers.dual.crammer_singer import crammer_singer_objective, solve_crammer_singer
 from ..solvers.dual.dual_cd import STOPPING_RULES, solve_dual_cd, svm_primal_objective
 from ..solvers.primal.finite_newton import solve_finite_newton
-from ..solvers.primal.l1_linear import (
-    solve_l1_hinge_lp,
-    solve_l1_squared_hinge,
-)
+from ..solvers.primal.l1_cd import solve_l1_cd
+from ..solvers.primal.l1_linear import solve_l1_hinge_lp
 from ..solvers.problems import LinearProblem, augment_intercept
 from ._constraints import DUAL, MAX_ITER, TOL, check_intercept_scaling, positive
 
@@ -82,12 +81,23 @@ def _dual_cd(est, X, yk, cost, bias, rng, start):
 def _finite_newton(est, X, yk, cost, bias, rng, start):
     problem = LinearProblem(X, yk, SquaredHinge(), cost, bias=bias, quadratic=1.0)
     return solve_finite_newton(problem, w0=start, tol=est.tol, max_iter=est.max_iter,
-                               warn=False)
+                               warn=False, n_jobs=est.n_jobs,
+                               verbose=_progress_level(est.verbose))
 
 
 def _l1_squared_hinge(est, X, yk, cost, bias, rng, start):
     problem = LinearProblem(X, yk, SquaredHinge(), cost, bias=bias)
-    return solve_l1_squared_hinge(problem, tol=est.tol, max_iter=est.max_iter)
+    return solve_l1_cd(problem, w0=start, tol=est.tol, max_iter=est.max_iter,
+                       shrinking=bool(est.shrinking),
+                       random_state=int(rng.randint(np.iinfo(np.int32).max)), warn=False,
+                       verbose=_progress_level(est.verbose))
+
+
+def _progress_level(verbose):
+    """The primal solvers' ``verbose``: their per-iteration progress (stderr, through
+    :mod:`bisvm.progress`) from the estimator's level 2 on; level 1 is the estimator's
+    one summary line per solve on stdout, as scikit-learn's ``verbose`` prints."""
+    return int(verbose) >= 2
 
 
 def _l1_hinge_lp(est, X, yk, cost, bias, rng, start):
@@ -127,7 +137,9 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     tol : float, default=1e-4
         Stopping tolerance: relative duality gap or projected-gradient spread (dual CD,
         see ``stopping``), gradient norm relative to its value at 0 (finite Newton),
-        projected gradient of L-BFGS-B (L1, squared hinge); unused by the linear program.
+        1-norm of the minimum-norm subgradient relative to its value at 0 (L1 coordinate
+        descent, LIBLINEAR's ``-s 5`` rule, to which scikit-learn passes ``tol`` too);
+        unused by the linear program.
     C : float, default=1.0
         Cost of the losses, :math:`C > 0`.
     fit_intercept : bool, default=True
@@ -135,11 +147,17 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         Value of the constant intercept feature (LIBLINEAR's ``-B``).
     class_weight : dict, "balanced" or None, default=None
     random_state : int, RandomState or None, default=None
-        Seed of the dual solver's per-epoch permutations.
+        Seed of the coordinate orders: the dual solver's per-epoch permutations and the
+        L1 coordinate descent's per-pass orders, one seed per binary problem drawn from
+        it, as scikit-learn passes LIBLINEAR its seed. With None the dual solver draws
+        from numpy's global generator (scikit-learn's behaviour), whereas the L1
+        coordinate descent uses the fixed seed 0: scikit-learn documents the primal
+        (``dual=False``) fits as not depending on ``random_state``, so their default
+        fits are reproducible here.
     max_iter : int, default=1000
         Cap on epochs (dual) or iterations (primal).
     shrinking : bool, default=True
-        Shrinking of the dual coordinate descent.
+        Shrinking of the dual coordinate descent and of the L1 coordinate descent.
     stopping : {"duality_gap", "projected_gradient"}, default="projected_gradient"
         Stopping rule of the dual coordinate descent: the relative duality gap
         :math:`(P(w) - D(\alpha))/P(w) \le` ``tol``, which bounds how far the primal
@@ -154,12 +172,20 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         Start from the previous fit's solution when refitting on data of the same shape
         and classes: the dual variables of each one-vs-rest problem, multiplied by the
         ratio of the new ``C`` to the old and clipped to the new box (dual coordinate
-        descent), or the previous ``w`` (finite Newton). Fitting along an ascending grid
-        of ``C`` this way costs less than independent fits (:class:`LinearSVCCV` does it
-        per fold). Other solvers and ``multi_class="crammer_singer"`` start cold.
+        descent), or the previous ``w`` (finite Newton, L1 coordinate descent). Fitting
+        along an ascending grid of ``C`` this way costs less than independent fits
+        (:class:`LinearSVCCV` does it per fold). Other solvers and
+        ``multi_class="crammer_singer"`` start cold.
     verbose : int, default=0
-        1 prints a summary of each solve, 2 one line per epoch or iteration (dual
-        coordinate descent and Crammer-Singer).
+        1 prints a summary of each solve on stdout, 2 also one line per epoch (dual
+        coordinate descent and Crammer-Singer, stdout) or the progress of each
+        iteration or pass of the primal solvers (stderr, :mod:`bisvm.progress`: a bar on
+        a terminal, lines otherwise).
+    n_jobs : int or None, default=None
+        Threads for the primal solvers' products with ``X`` (finite Newton's gradients,
+        Hessian-vector products and line searches, over a row partition fixed by the
+        data). The iterates, and so the model, are identical for every value; None
+        means 1, -1 all cores.
 
     Attributes
     ----------
@@ -176,8 +202,9 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         ``certificate_name_``: ``"duality_gap"`` (relative duality gap),
         ``"projected_gradient_spread"``, ``"relative_gradient_norm"`` (finite Newton,
         also after a dual solve finished in the primal), ``"max_violation"``
-        (Crammer-Singer), ``"lp_optimal"`` (0, the linear program) or ``"gradient_norm"``
-        (L-BFGS-B); the keys of :data:`bisvm.solvers.base.CERTIFICATES`.
+        (Crammer-Singer), ``"lp_optimal"`` (0, the linear program) or ``"kkt_violation"``
+        (L1 coordinate descent: the largest minimum-norm subgradient entry on its last
+        pass); the keys of :data:`bisvm.solvers.base.CERTIFICATES`.
     certificate_name_ : ndarray of str, shape (n_problems,)
     dual_coef_ : ndarray of shape (n_problems, n_samples)
         The dual variables α of each binary problem (``w = Σ α_i y_i x_i``), kept only
@@ -203,12 +230,14 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         "shrinking": "no_validation",  # read as a truth value
         "stopping": [StrOptions(set(STOPPING_RULES))],
         "warm_start": ["boolean"],
+        "n_jobs": [None, Integral],  # -1 or positive, checked by the primal solvers
     }
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0,
                  multi_class="ovr", fit_intercept=True, intercept_scaling=1.0,
                  class_weight=None, verbose=0, random_state=None, max_iter=1000,
-                 shrinking=True, stopping="projected_gradient", warm_start=False):
+                 shrinking=True, stopping="projected_gradient", warm_start=False,
+                 n_jobs=None):
         self.penalty = penalty
         self.loss = loss
         self.dual = dual
@@ -224,6 +253,7 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         self.shrinking = shrinking
         self.stopping = stopping
         self.warm_start = warm_start
+        self.n_jobs = n_jobs
 
     def _solver_method(self, X):
         """The solver of the (penalty, loss, dual) combination on ``X``; refuses the
@@ -287,7 +317,8 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
                 raise ValueError(f"sample_weight: class {self.classes_[k]!r} has no sample of "
                                  "positive weight")
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
-        rng = check_random_state(self.random_state)
+        rng = check_random_state(0 if self.random_state is None and method == "l1_sq"
+                                 else self.random_state)
         if method == "crammer_singer":
             coef, intercept, n_iter, results = self._fit_crammer_singer(
                 X, y_ind, cw, sw, bias, rng)
@@ -332,7 +363,7 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         if method == "dual_cd" and hasattr(self, "dual_coef_"):
             if self.dual_coef_.shape[0] == n_tasks:
                 return list(self.dual_coef_ * (float(self.C) / previous[0]))
-        if method == "finite_newton" and self.coef_.shape[0] == n_tasks:
+        if method in ("finite_newton", "l1_sq") and self.coef_.shape[0] == n_tasks:
             if bias > 0:
                 return list(np.c_[self.coef_, self.intercept_ / bias])
             return list(self.coef_)
