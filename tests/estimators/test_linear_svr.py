@@ -169,3 +169,26 @@ def test_check_estimator():
             "check_sample_weight_equivalence_on_dense_data": "dual CD tolerance 1e-4",
             "check_sample_weight_equivalence_on_sparse_data": "dual CD tolerance 1e-4",
         })
+
+
+def test_primal_verbose_levels(capsys):
+    X, y = _data("diabetes")
+    kw = dict(loss="squared_epsilon_insensitive", dual=False)
+    est = LinearSVR(verbose=1, **kw).fit(X, y)
+    out, err = capsys.readouterr()
+    assert err == "" and f"{est.n_iter_} iterations" in out and "iter 1," not in out
+    LinearSVR(verbose=2, **kw).fit(X, y)
+    assert "SVR finite Newton: iter 1," in capsys.readouterr().out
+
+
+def test_primal_n_jobs_gives_identical_models():
+    rng = np.random.default_rng(3)
+    X = sp.random(8000, 40, density=0.2, format="csr", random_state=3)
+    y = X @ rng.standard_normal(40) + 0.1 * rng.standard_normal(8000)
+    kw = dict(loss="squared_epsilon_insensitive", dual=False, epsilon=0.05, tol=1e-8)
+    one = LinearSVR(n_jobs=1, **kw).fit(X, y)
+    two = LinearSVR(n_jobs=2, **kw).fit(X, y)
+    np.testing.assert_array_equal(one.coef_, two.coef_)
+    np.testing.assert_array_equal(one.intercept_, two.intercept_)
+    with pytest.raises(ValueError, match="n_jobs"):
+        LinearSVR(n_jobs=-3, **kw).fit(X, y)

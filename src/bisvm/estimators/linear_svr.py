@@ -26,6 +26,7 @@ in LIBLINEAR (``dual=False`` is refused with it).
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import RegressorMixin
@@ -72,7 +73,8 @@ class LinearSVR(RegressorMixin, LinearModel):
         "auto" picks the primal when ``n_samples >= n_features`` and the loss is squared,
         as scikit-learn does.
     verbose : int, default=0
-        1 prints a summary of the solve, 2 one line per epoch or Newton iteration.
+        1 prints a summary of the solve, 2 also one line per epoch or Newton iteration
+        (stdout).
     random_state : int, RandomState or None, default=None
         Seed of the dual solver's per-epoch permutations.
     max_iter : int, default=1000
@@ -88,6 +90,10 @@ class LinearSVR(RegressorMixin, LinearModel):
         Start from the previous fit's solution when refitting on data of the same shape:
         its dual variables times the ratio of the new ``C`` to the old, clipped to the
         new box (dual), or its ``w`` (primal).
+    n_jobs : int or None, default=None
+        Threads for the primal solver's products with ``X`` (gradients, Hessian-vector
+        products and line searches over a row partition fixed by the data). The iterates,
+        and so the model, are identical for every value; None means 1, -1 all cores.
 
     Attributes
     ----------
@@ -122,12 +128,13 @@ class LinearSVR(RegressorMixin, LinearModel):
         "max_iter": MAX_ITER,
         "stopping": [StrOptions(set(STOPPING_RULES))],
         "warm_start": ["boolean"],
+        "n_jobs": [None, Integral],  # -1 or positive, checked by the primal solver
     }
 
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive",
                  fit_intercept=True, intercept_scaling=1.0, dual="auto", verbose=0,
                  random_state=None, max_iter=1000, stopping="projected_gradient",
-                 warm_start=False):
+                 warm_start=False, n_jobs=None):
         self.epsilon = epsilon
         self.tol = tol
         self.C = C
@@ -140,6 +147,7 @@ class LinearSVR(RegressorMixin, LinearModel):
         self.max_iter = max_iter
         self.stopping = stopping
         self.warm_start = warm_start
+        self.n_jobs = n_jobs
 
     def _solve_dual(self, X):
         """Whether the dual is solved on ``X``; refuses the primal of the non-smooth loss
@@ -208,7 +216,12 @@ class LinearSVR(RegressorMixin, LinearModel):
                              else self.coef_)
                 r = solve_svr_finite_newton(problem, w0=start, tol=self.tol,
                                             max_iter=self.max_iter, warn=False,
-                                            verbose=self.verbose)
+                                            verbose=int(self.verbose) >= 2,
+                                            n_jobs=self.n_jobs)
+                if self.verbose:
+                    print(f"LinearSVR (primal finite Newton): {r.n_iter} iterations, "
+                          f"objective {r.objective:.10g}, relative gradient norm "
+                          f"{r.certificate_value:.3e}")
                 self.dual_coef_ = None
                 coef, intercept = r.coef, r.intercept
         if not r.converged:
