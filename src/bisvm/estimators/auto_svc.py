@@ -27,12 +27,14 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..data.standardize import weighted_column_stats
+from ..progress import OuterIterations
 from ..selection.kernel_bilevel import KERNEL_CRITERIA
 from ..selection.kernel_fit import SCAN_C, tune_kernel_svc
 from ..solvers.dual.kernel_lower_level import KernelL2SVM
@@ -56,9 +58,16 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         Divide each feature by its standard deviation before the kernel (the RBF kernel
         is translation invariant, so centring is not needed and sparse input stays
         sparse); the widths are then in units of standard deviations.
-    cv : int, cross-validation generator or iterable, default=5
+    cv : int, cross-validation generator or iterable, default=3
         Folds of the validation criterion (scikit-learn's ``cv``; an int means
         stratified k-fold, reduced to the smallest class count when that is smaller).
+        Why 3 by default: every row is a validation row once whatever k is, so the
+        criterion's standard error hardly depends on k, while each evaluation costs k
+        solves on :math:`(1 - 1/k)n` rows -- a third of the work of 5 folds. The price is
+        a training set of 2n/3 rows instead of 4n/5, which biases the choice slightly
+        towards smoother models; the refit on all n rows runs at the learned values
+        (Kohavi 1995, "A study of cross-validation and bootstrap for accuracy
+        estimation and model selection", finds 3 to 10 folds comparable for selection).
     criterion : {"scaled_squared_hinge", "squared_hinge", "logistic"}, \
             default="scaled_squared_hinge"
         Validation loss of the fold outputs :math:`f_V`
@@ -79,11 +88,21 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
     select : {"1se", "none"}, default="1se"
         With per-feature widths: which features ``support_`` keeps (see Notes) -- the
         one-standard-error rule, or all of them.
+    class_weight : dict, "balanced" or None, default=None
+        Multipliers of C per class, as in :class:`~bisvm.SVC`; with ``sample_weight``
+        they multiply C per row in every tuning solve and in the refit, and weigh the
+        validation rows of the criterion, so that the hyperparameters are chosen for the
+        weighted risk the refit minimises.
     random_state : int, RandomState or None
         Seed of the fresh folds of the support rule and of the probability calibration.
+    verbose : int, default=0
+        Show the outer iterations of each stage on stderr (:mod:`bisvm.progress`): a bar
+        with the criterion on a terminal, else one line per iteration.
     probability, shrinking, cache_size, n_jobs
-        As in :class:`~bisvm.SVC` (``n_jobs``: threads of the SMO kernel engine in every
-        solve; the folds run one after the other, so the two never compete for cores).
+        As in :class:`~bisvm.SVC`. ``n_jobs`` is the threads of the SMO kernel engine
+        and of the BLAS products (Gram blocks, free-set Cholesky factors) in every
+        solve; the folds run one after the other, so fold work and threads never
+        compete for the same cores, and the result does not depend on ``n_jobs``.
 
     Attributes
     ----------
@@ -112,6 +131,8 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         The k-fold criterion at the learned hyperparameters.
     n_solves_ : int
         L2-SVM solves made by the tuning (one per binary problem and fold each).
+    class_weight_ : ndarray of shape (n_classes,)
+        The multipliers of C per class used.
     n_iter_ : int
         Accepted BiSVM L-BFGS iterates over the stages (each stage's start included).
     tuning_ : KernelTuneResult
@@ -119,6 +140,24 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    **Cost.** The start costs 3 to 4 evaluations of the criterion (a scan of C at the
+    median-heuristic width, each solve warm-started from the previous C's), and every
+    outer iteration one or a few more; each evaluation is one L2-SVM solve per fold and
+    binary machine, warm-started from the last (an active-set correction of the last
+    free set usually certifies the new optimum without an SMO pass). The shared-width
+    stage keeps C and γ in a box (:data:`~bisvm.selection.kernel_fit.C_BOUNDS`,
+    :data:`~bisvm.selection.kernel_fit.GAMMA_RANGE`) and stops once an iteration gains
+    less than a tenth of the criterion's standard error
+    (:data:`~bisvm.selection.kernel_fit.SE_FRACTION`): along the valley
+    :math:`C\gamma` = constant the criterion is flat to within its noise, and walking it
+    only leads to large C, where solves are slowest.
+
+    **Multiclass.** One set of hyperparameters for all binary machines (one-vs-one or
+    one-vs-rest, as :class:`~bisvm.SVC` builds them), learned on the mean of their
+    criteria: the machines share the kernel of the refit, as an :class:`~bisvm.SVC` of
+    one C and one γ does, and one set is learned from all the validation rows rather
+    than a set per machine from a fraction of them.
+
     **Why the refit is the L2-SVM.** The learned C is the optimum of the squared-hinge
     machine's validation criterion; C has a different scale for the hinge loss, and
     transferring it would refit a model that was never validated.
@@ -146,13 +185,16 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         "probability": ["boolean"],
         "shrinking": ["boolean"],
         "cache_size": [positive()],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
         "n_jobs": [None, Integral],
     }
 
-    def __init__(self, widths="shared", standardize=True, cv=5, criterion="scaled_squared_hinge",
+    def __init__(self, widths="shared", standardize=True, cv=3, criterion="scaled_squared_hinge",
                  multiclass="ovo", max_iter=50, tol=1e-4, select="1se", probability=False,
-                 shrinking=True, cache_size=200, random_state=None, n_jobs=None):
+                 shrinking=True, cache_size=200, class_weight=None, random_state=None,
+                 verbose=0, n_jobs=None):
         self.widths = widths
         self.standardize = standardize
         self.cv = cv
@@ -164,7 +206,9 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         self.probability = probability
         self.shrinking = shrinking
         self.cache_size = cache_size
+        self.class_weight = class_weight
         self.random_state = random_state
+        self.verbose = verbose
         self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
@@ -172,26 +216,67 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    def _splits(self, X, y_enc):
-        """The folds: an int ``cv`` is stratified k-fold, with k reduced to the smallest
-        class count (at least 2 rows per class are needed)."""
+    def _splits(self, X, y_enc, kept):
+        """The folds over the rows ``kept`` (positive weight): an int ``cv`` is
+        stratified k-fold on them, with k reduced to the smallest class count (at least 2
+        rows per class are needed); other splitters see every row, and the rows of
+        weight 0 are left out of their folds."""
         cv = self.cv
         if isinstance(cv, Integral):
-            m = int(np.bincount(y_enc).min())
+            m = int(np.bincount(y_enc[kept], minlength=y_enc.max() + 1).min())
             if m < 2:
                 raise ValueError(
                     f"{type(self).__name__} needs at least 2 samples of every class for its "
                     f"cross-validated criterion; the smallest class has {m}")
             cv = min(int(cv), m)
+            folds = check_cv(cv, y_enc[kept], classifier=True).split(X[kept], y_enc[kept])
+            return [(kept[tr], kept[va]) for tr, va in folds]
         return list(check_cv(cv, y_enc, classifier=True).split(X, y_enc))
 
-    def fit(self, X, y):
+    def _row_weights(self, X, y, y_enc, sample_weight):
+        """Sample weights (finite; rows of weight <= 0 dropped, as :class:`~bisvm.SVC`
+        drops them) and the class weights; returns ``(sample weights, class weights,
+        row weights or None when all are 1)``."""
+        n = X.shape[0]
+        if sample_weight is None:
+            sw = np.ones(n)
+        else:
+            sw = np.asarray(sample_weight, dtype=np.float64)
+            if sw.ndim == 0:
+                sw = np.full(n, float(sw))
+            if sw.shape != (n,):
+                raise ValueError(f"sample_weight must have shape ({n},), got {sw.shape}")
+            if not np.all(np.isfinite(sw)):
+                raise ValueError("sample_weight must be finite (no NaN or inf)")
+            sw = np.where(sw > 0, sw, 0.0)
+            if not sw.sum() > 0:
+                raise ValueError("sample_weight: every weight is zero or negative; the "
+                                 "samples of each class need some positive weight")
+        if self.class_weight is None:
+            cw = np.ones(self.classes_.size)
+        else:
+            cw = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+            if np.any(cw <= 0) or not np.all(np.isfinite(cw)):
+                raise ValueError("class_weight must give positive finite weights")
+        rw = cw[y_enc] * sw
+        lost = [self.classes_[c] for c in range(cw.size) if not np.any(rw[y_enc == c] > 0)]
+        if lost:
+            raise ValueError(f"sample_weight: class(es) {lost!r} have no sample of positive "
+                             "weight")
+        uniform = sample_weight is None and self.class_weight is None
+        return sw, cw, None if uniform else rw
+
+    def fit(self, X, y, sample_weight=None):
         """Learn C and the widths on k folds, then refit on all rows.
 
         Parameters
         ----------
         X : array or sparse matrix of shape (n_samples, n_features)
         y : array of shape (n_samples,)
+        sample_weight : array of shape (n_samples,), optional
+            Multiplies C per row (with ``class_weight``) in the tuning and in the refit,
+            weighs the rows in the validation criterion and in the standardisation;
+            rows of weight <= 0 are dropped, as :class:`~bisvm.SVC` drops them.
         """
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
@@ -201,20 +286,25 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; "
                              f"got 1 class ({classes[0]!r})")
         self.classes_ = classes
+        sw, self.class_weight_, row_w = self._row_weights(X, y, y_enc, sample_weight)
         d = X.shape[1]
-        _, std, const = weighted_column_stats(X)
+        _, std, const = weighted_column_stats(X, None if sample_weight is None else sw)
         sigma = np.where(const | ~(std > 0), 1.0, std) if self.standardize else np.ones(d)
         Xs = X @ sp.diags(1.0 / sigma) if sp.issparse(X) else X / sigma
         if sp.issparse(Xs):
             Xs = sp.csr_matrix(Xs)
         lower = KernelL2SVM(shrinking=bool(self.shrinking), cache_size=float(self.cache_size),
                             n_jobs=self.n_jobs)
-        splits = self._splits(Xs, y_enc)
+        kept = np.flatnonzero(sw > 0)
+        splits = self._splits(Xs, y_enc, kept)
         fresh = None
         if self.widths == "per_feature" and self.select == "1se":
             seed = check_random_state(self.random_state).randint(2**31 - 1)
-            fresh = list(StratifiedKFold(len(splits), shuffle=True, random_state=seed)
-                         .split(Xs, y_enc))
+            fresh = [(kept[tr], kept[va]) for tr, va in
+                     StratifiedKFold(len(splits), shuffle=True, random_state=seed)
+                     .split(Xs[kept], y_enc[kept])]
+        progress = (lambda stage: OuterIterations(f"AutoSVC {stage}", mode="auto")) \
+            if self.verbose else None
         # the Gram products and Cholesky factors of the tuning use as many BLAS threads
         # as n_jobs gives the kernel engine (one by default), as SVC's solves do
         with threadpool_limits(limits=resolve_n_jobs(self.n_jobs), user_api="blas"):
@@ -222,7 +312,7 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
                                   loss=self.criterion, multiclass=self.multiclass, Cs=SCAN_C,
                                   max_iter=self.max_iter, tol=self.tol, lower=lower,
                                   support_rule="1se" if self.select == "1se" else "none",
-                                  support_splits=fresh)
+                                  support_splits=fresh, row_weight=row_w, progress=progress)
         self.tuning_ = res
         self.C_ = res.C
         set_learned_widths(self, res, std, sigma)
@@ -232,8 +322,10 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         self.estimator_ = SVC(C=self.C_, kernel="rbf", gamma=1.0, loss="squared_hinge",
                               multiclass=self.multiclass, probability=self.probability,
                               shrinking=self.shrinking, cache_size=self.cache_size,
+                              class_weight=self.class_weight,
                               random_state=self.random_state, n_jobs=self.n_jobs)
-        self.estimator_.fit(self._rescale(X), y)
+        self.estimator_.fit(self._rescale(X), y,
+                            sample_weight=None if sample_weight is None else sw)
         return self
 
     def _rescale(self, X):

@@ -47,6 +47,7 @@ __all__ = [
     "KernelKKTAdjoint",
     "KernelBilevelObjective",
     "kernel_pairs",
+    "cross_fold_start",
     "median_gamma",
     "scan_C",
     "width_support",
@@ -111,11 +112,19 @@ def median_gamma(X, max_rows=1000, random_state=0):
     return 1.0 / med
 
 
-def kernel_pairs(X, y_enc, n_classes, splits, multiclass="ovo", cache_distances=False):
+def kernel_pairs(X, y_enc, n_classes, splits, multiclass="ovo", cache_distances=False,
+                 row_weight=None):
     """One tuple of :class:`KernelPair` per fold: the binary machines of ``multiclass``
     (one per pair of classes, or one per class against the rest; one for two classes),
     label +1 for the machine's first class, as :class:`~bisvm.estimators.svm.SVC` builds
-    them. Machines whose training or validation rows lack a class are left out."""
+    them. Machines whose training or validation rows lack a class are left out.
+
+    ``row_weight`` (class weight × sample weight of each row, None: all 1) multiplies
+    C on the training rows, as in :class:`~bisvm.estimators.svm.SVC`, and weighs the
+    validation rows in the criterion, so that the criterion estimates the weighted risk
+    the refit minimises; rows of weight 0 are left out of both."""
+    if row_weight is not None:
+        row_weight = np.asarray(row_weight, dtype=float)
     if n_classes == 2:
         machines = [(1, 0)]
     elif multiclass == "ovo":
@@ -128,11 +137,16 @@ def kernel_pairs(X, y_enc, n_classes, splits, multiclass="ovo", cache_distances=
         for a, b in machines:
             itr = tr if b is None else tr[np.isin(y_enc[tr], (a, b))]
             iva = va if b is None else va[np.isin(y_enc[va], (a, b))]
+            cost = wval = None
+            if row_weight is not None:
+                itr, iva = itr[row_weight[itr] > 0], iva[row_weight[iva] > 0]
+                cost, wval = row_weight[itr], row_weight[iva]
             yt = np.where(y_enc[itr] == a, 1.0, -1.0)
             yv = np.where(y_enc[iva] == a, 1.0, -1.0)
-            if iva.size == 0 or np.ptp(yt) == 0:
+            if iva.size == 0 or yt.size == 0 or np.ptp(yt) == 0:
                 continue
-            pairs.append(KernelPair.build(X[itr], yt, X[iva], yv, cache_distances))
+            pairs.append(KernelPair.build(X[itr], yt, X[iva], yv, cache_distances,
+                                          cost_train=cost, weight_val=wval, rows_train=itr))
         if pairs:
             folds.append(tuple(pairs))
     if not folds:
@@ -203,7 +217,8 @@ class KernelBilevelObjective:
             raise ValueError(f"loss must be one of {KERNEL_CRITERIA}, got {self.loss!r}")
         check_role(self.hypergradient, Hypergradient, "hypergradient")
         crits = tuple(tuple(make_criterion(self.loss, sp.identity(p.y_val.size, format="csr"),
-                                           p.y_val) for p in fold) for fold in self.folds)
+                                           p.y_val, p.weight_val) for p in fold)
+                      for fold in self.folds)
         for fold in crits:
             for c in fold:
                 check_role(c, Criterion, "criterion")
@@ -231,11 +246,17 @@ class KernelBilevelObjective:
         return np.split(np.asarray(vec, dtype=float), sizes)
 
     def solve(self, C, gamma, warm=None, tol=1e-5):
-        """Solutions of every binary problem at ``(C, gamma)``: per fold a tuple."""
+        """Solutions of every binary problem at ``(C, gamma)``: per fold a tuple. Without
+        a warm start, every fold after the first starts from the first fold's solution
+        of the same machine (:func:`cross_fold_start`): k-fold training sets share all
+        but 1/(k-1) of their rows, so that start is nearly optimal."""
         st = smo_tolerance(tol)
         out = []
         for i, fold in enumerate(self.folds):
             starts = self._split(warm, i)
+            if warm is None and i > 0 and len(fold) == len(self.folds[0]):
+                starts = [cross_fold_start(p0, s0.alpha, p)
+                          for p0, s0, p in zip(self.folds[0], out[0], fold)]
             out.append(tuple(self.lower.solve(p, C, gamma, a0, st)
                              for p, a0 in zip(fold, starts)))
         return tuple(out)
@@ -279,10 +300,16 @@ class KernelBilevelObjective:
         r""":math:`J(\beta)` and :math:`\nabla_\beta J`, means over folds and binary
         problems (``adjoint_warm`` is accepted for the outer loop's interface; the
         adjoint is solved directly)."""
+        return self.evaluate_se(beta, warm, tol)[0]
+
+    def evaluate_se(self, beta, warm=None, tol=1e-5):
+        r""":meth:`evaluate` and the standard error of :math:`J` over its validation rows
+        (:func:`~bisvm.selection.one_se.weighted_mean_se` of the pooled terms): the
+        resolution at which two values of the criterion can be told apart."""
         beta = np.asarray(beta, dtype=float)
         C, gamma = self.hyper.params(beta)
         sols = self.solve(C, gamma, warm, tol)
-        vals, grads, lams = [], [], []
+        vals, grads, lams, ts, ws = [], [], [], [], []
         for fold, crits, fs in zip(self.folds, self._criteria, sols):
             fl = []
             for p, crit, s in zip(fold, crits, fs):
@@ -290,16 +317,20 @@ class KernelBilevelObjective:
                 J, e = crit.value_and_grad(f)
                 g, lam, _ = self.hypergradient.gradient(self.lower, self.hyper, p, s,
                                                         np.asarray(e).ravel(), tol)
+                t, w = crit.terms(f)
+                ts.append(t)
+                ws.append(w / self.n_problems)
                 vals.append(J)
                 grads.append(g)
                 fl.append(lam)
             lams.append(tuple(fl))
         grad_log = np.mean(grads, axis=0)
-        return Evaluation(
+        ev = Evaluation(
             beta=beta, value=float(np.mean(vals)), grad=grad_log / beta,
             coefs=self.coefs(sols), lower_iterations=sum(s.n_iter for f in sols for s in f),
             lower_solves=self.n_problems, multipliers=tuple(lams), factors=sols,
             problems=self.folds)
+        return ev, weighted_mean_se(np.concatenate(ts), np.concatenate(ws))[1]
 
     def predict_coefs(self, ev, beta):
         """First-order prediction of every fold's α at ``beta`` from the evaluation
@@ -309,6 +340,30 @@ class KernelBilevelObjective:
             np.concatenate([self.hypergradient.predict(self.lower, p, s, None, db, 0.0)
                             for p, s in zip(fold, fs)])
             for fold, fs in zip(self.folds, ev.factors))
+
+
+def cross_fold_start(pair0, alpha0, pair):
+    r"""A start for ``pair`` from the solution ``alpha0`` of ``pair0`` (another fold's
+    training rows of the same machine): the shared rows keep their α, the others start
+    at 0, and each class's α is rescaled to the mean of the two classes' sums so that
+    :math:`y^\top\alpha = 0` holds (the L2-SVM's dual has no upper bound, so the
+    rescaled point is feasible). None when the rows are unknown or a class gets no α."""
+    if pair0.rows_train is None or pair.rows_train is None:
+        return None
+    order = np.argsort(pair0.rows_train, kind="stable")
+    rows0 = pair0.rows_train[order]
+    idx = np.minimum(np.searchsorted(rows0, pair.rows_train), rows0.size - 1)
+    hit = rows0[idx] == pair.rows_train
+    a = np.zeros(pair.y_train.size)
+    a[hit] = np.asarray(alpha0, float)[order][idx[hit]]
+    pos = pair.y_train > 0
+    sp_, sn = float(a[pos].sum()), float(a[~pos].sum())
+    if not (sp_ > 0 and sn > 0):
+        return None
+    m = 0.5 * (sp_ + sn)
+    a[pos] *= m / sp_
+    a[~pos] *= m / sn
+    return a
 
 
 def scan_C(objective, gamma, Cs, tol=1e-4):

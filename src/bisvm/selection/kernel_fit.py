@@ -19,6 +19,7 @@ Every lower-level solve is warm-started from the previous one along the whole pa
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -33,9 +34,10 @@ from .kernel_bilevel import (
     scan_C,
     width_support,
 )
-from .outer import BiSVMLBFGS
+from .outer import BilevelResult, BiSVMLBFGS, HistoryEntry
 
-__all__ = ["KernelTuneResult", "tune_kernel_svc", "SCAN_C", "BETA_MAX",
+__all__ = ["KernelTuneResult", "tune_kernel_svc", "SCAN_C", "BETA_MAX", "C_BOUNDS",
+           "GAMMA_RANGE", "SE_FRACTION", "BoxedQuasiNewton",
            "distance_cache_fits", "DISTANCE_CACHE_BYTES", "SPARSE_DENSIFY_ENTRIES"]
 
 #: The C values of the starting scan (log-spaced over the range where the L2-SVM on
@@ -48,6 +50,34 @@ SCAN_C = (0.1, 1.0, 10.0, 100.0)
 #: ill-conditioned, and a width that large makes the kernel the identity on the
 #: validation rows.
 BETA_MAX = 1e4
+
+#: Range of C in the shared-width stage. On standardised features the RBF Gram matrix
+#: has a unit diagonal, and the L2-SVM's dual is the hard-margin dual with the ridge
+#: :math:`1/C` added to that diagonal (module docstring of
+#: :mod:`~bisvm.solvers.dual.kernel_lower_level`). At :math:`C = 10^4` the ridge is
+#: :math:`10^{-4}` of it: every free row's slack :math:`\alpha_i/C` is then
+#: :math:`10^{-4}\alpha_i`, the training rows are separated up to that slack (an RBF Gram
+#: matrix of distinct rows is positive definite, so the hard-margin limit exists) and
+#: the validation criterion has no room left to change beyond its standard error,
+#: while SMO's iterations and the free-set system's condition number keep growing in
+#: proportion to C. Below :math:`10^{-3}` the ridge dominates every kernel entry and the
+#: outputs are a constant plus a vanishing correction. The grids users run stop at
+#: :math:`10^3`.
+C_BOUNDS = (1e-3, 1e4)
+
+#: Range of the shared width, as multiples of the median-heuristic width: at
+#: :math:`10^{-3}` the kernel is :math:`1 - \gamma D` to within :math:`10^{-6}` on
+#: typical distances (the machine is linear in the features, the small-width limit), at
+#: :math:`10^2` a typical kernel entry is :math:`e^{-100}` (the Gram matrix is the
+#: identity: the machine memorises its rows).
+GAMMA_RANGE = (1e-3, 1e2)
+
+#: The shared-width stage stops after an iteration that lowers the criterion by less
+#: than this fraction of its standard error over the validation rows: such a gain is
+#: noise to the selection (a point one standard error away is as good, the
+#: one-standard-error rule of Breiman et al. 1984), and pursuing it walks along the flat
+#: valley of :math:`C\gamma` = constant towards large C, where every solve is slower.
+SE_FRACTION = 0.1
 
 #: Squared-distance caches (shared width) are kept when all folds' blocks fit in this
 #: many bytes; beyond, distances are recomputed at each width.
@@ -110,17 +140,150 @@ class KernelTuneResult:
     support_tests: tuple = ()
 
 
-def _outer(obj, warm, max_iter, tol):
+def _free_coords(u, g, lo, hi):
+    """Coordinates not held at a bound by the gradient (projected-gradient convention)."""
+    return ~(((u <= lo) & (g > 0)) | ((u >= hi) & (g < 0)))
+
+
+@dataclass(frozen=True)
+class BoxedQuasiNewton:
+    r"""An *outer optimiser* for a few hyperparameters in a box: projected BFGS with an
+    Armijo backtracking search on :math:`u = \log\beta`,
+    :math:`u \in [\log\beta_{lo}, \log\beta_{hi}]`, the interface of
+    :class:`~bisvm.selection.outer.BiSVMLBFGS` (``minimize`` returns its
+    :class:`~bisvm.selection.outer.BilevelResult`).
+
+    Why not BiSVM L-BFGS for the shared width: its bound is one :math:`\beta_{\max}`
+    for every coordinate and its stopping tests are on the gradient norm and the
+    relative change of J; on the two coordinates :math:`(\log C, \log\gamma)` of a
+    validation criterion that is flat to within its noise along :math:`C\gamma` =
+    constant, those tests keep it walking towards the hard margin. Here each coordinate
+    has its own bounds, and the run also stops once an accepted step gains less than
+    ``se_fraction`` times the criterion's standard error (:data:`SE_FRACTION`).
+
+    Lower-level solves follow HOAG's tolerance schedule (Pedregosa 2016, "Hyperparameter
+    optimization with approximate gradient"): :math:`\epsilon_k = \max(\text{inner\_tol},
+    \min(10^{-5}, 10^{-3}\lVert g_k\rVert))`, loose while the hypergradient is large, and
+    each is warm-started from the last accepted iterate's solutions.
+
+    Parameters
+    ----------
+    log_lower, log_upper : ndarray
+        Bounds of :math:`\log\beta`.
+    max_iter : int
+    tol : float
+        Stop when the projected gradient in :math:`\log\beta` has norm at most ``tol``.
+    se_fraction : float
+        The flatness stop (above); 0 disables it.
+    max_log_step : float
+        Largest change of any coordinate per step.
+    max_line_search : int
+        Trial points per step (each one solve per fold and machine).
+    inner_tol : float
+        Floor of the schedule.
+    """
+
+    log_lower: np.ndarray
+    log_upper: np.ndarray
+    max_iter: int = 20
+    tol: float = 1e-4
+    se_fraction: float = SE_FRACTION
+    max_log_step: float = 2.0
+    max_line_search: int = 4
+    inner_tol: float = 1e-6
+
+    def minimize(self, objective, beta0=1.0, *, warm0=None, monitor=None, monitor_warm0=None,
+                 callback=None):
+        """Minimise ``objective`` (its ``evaluate_se``) from ``beta0``; ``monitor`` is not
+        supported (None). Returns a :class:`~bisvm.selection.outer.BilevelResult`."""
+        if monitor is not None:
+            raise ValueError("BoxedQuasiNewton has no held-out monitor")
+        t0 = time.perf_counter()
+        lo = np.asarray(self.log_lower, float)
+        hi = np.asarray(self.log_upper, float)
+        u = np.clip(np.log(np.broadcast_to(np.asarray(beta0, float), lo.shape)), lo, hi)
+        tol_in = 1e-5
+        ev, se = objective.evaluate_se(np.exp(u), warm0, tol_in)
+        g = ev.grad * ev.beta
+        solves, iters, trials, history = ev.lower_solves, ev.lower_iterations, [], []
+        trials.append((ev.beta.copy(), ev.value))
+
+        def record(k):
+            pg = g * _free_coords(u, g, lo, hi)
+            entry = HistoryEntry(
+                iteration=k, beta=ev.beta.copy(), value=float(ev.value),
+                grad_norm=float(np.linalg.norm(pg)),
+                n_nonzero=int(max(np.sum(c > 0) for c in ev.coefs)), lower_solves=solves,
+                lower_iterations=iters, seconds=time.perf_counter() - t0)
+            history.append(entry)
+            if callback is not None:
+                callback(entry)
+            return pg
+
+        pg = record(0)
+        H, converged, k = None, False, 0
+        for k in range(1, self.max_iter + 1):
+            free = _free_coords(u, g, lo, hi)
+            if np.linalg.norm(pg) <= self.tol:
+                converged = True
+                break
+            p = -pg if H is None else -(H @ pg)
+            p[~free] = 0.0
+            if H is None or p @ pg >= 0:
+                # first step, or a curvature estimate gone bad: steepest descent scaled
+                # to a unit change of the largest coordinate
+                H, p = None, -pg / np.abs(pg).max()
+            p *= min(1.0, self.max_log_step / np.abs(p).max())
+            step, new = 1.0, None
+            for _ in range(self.max_line_search):
+                u_try = np.clip(u + step * p, lo, hi)
+                ev_t, se_t = objective.evaluate_se(np.exp(u_try), ev.coefs, tol_in)
+                solves += ev_t.lower_solves
+                iters += ev_t.lower_iterations
+                trials.append((ev_t.beta.copy(), ev_t.value))
+                if ev_t.value <= ev.value + 1e-4 * float(g @ (u_try - u)):
+                    new = (u_try, ev_t, se_t)
+                    break
+                step *= 0.25
+            if new is None:  # no decrease along the search direction: a stationary point
+                converged = True
+                break
+            u_new, ev_new, se_new = new
+            g_new = ev_new.grad * ev_new.beta
+            s_, y_ = u_new - u, g_new - g
+            sy = float(s_ @ y_)
+            if sy > 1e-12:
+                if H is None:
+                    H = np.eye(u.size) * sy / float(y_ @ y_)
+                rho = 1.0 / sy
+                V = np.eye(u.size) - rho * np.outer(s_, y_)
+                H = V @ H @ V.T + rho * np.outer(s_, s_)
+            gain = ev.value - ev_new.value
+            u, ev, g, se = u_new, ev_new, g_new, se_new
+            pg = record(k)
+            tol_in = max(self.inner_tol, min(1e-5, 1e-3 * float(np.linalg.norm(pg))))
+            if gain < self.se_fraction * se:
+                converged = True
+                break
+        return BilevelResult(beta=ev.beta, value=float(ev.value), coefs=ev.coefs,
+                             history=tuple(history), n_iter=len(history) - 1,
+                             lower_solves=solves, lower_iterations=iters,
+                             trials=tuple(trials), converged=converged,
+                             seconds=time.perf_counter() - t0)
+
+
+def _outer(obj, warm, max_iter, tol, callback=None):
     """BiSVM L-BFGS from β = 1 with HOAG's schedule; lower solves polished to exact
     free-set solutions, so the inner tolerance floor is SMO's (1e-6 → gap 1e-4)."""
     opt = BiSVMLBFGS(max_iter=max_iter, tol=tol, ftol=1e-6, beta_max=BETA_MAX,
                      predictor=False, inner_tol=1e-6, warn=False, max_line_search=10)
-    return opt.minimize(obj, 1.0, warm0=warm)
+    return opt.minimize(obj, 1.0, warm0=warm, callback=callback)
 
 
 def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squared_hinge",
                     multiclass="ovo", Cs=SCAN_C, max_iter=50, tol=1e-4, lower=None,
-                    support_rule="1se", support_splits=None):
+                    support_rule="1se", support_splits=None, row_weight=None,
+                    se_fraction=SE_FRACTION, progress=None):
     r"""Learn C and the RBF widths of an L2-SVM by hypergradient descent of a k-fold
     criterion (the stages of the module docstring).
 
@@ -148,6 +311,14 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
     support_splits : sequence of (train_idx, val_idx), optional
         The folds of the support rule (default: ``splits``, which biases the rule
         towards keeping weak widths).
+    row_weight : ndarray of shape (n,), optional
+        Class weight × sample weight of each row: multipliers of C in training, weights
+        of the rows in the criterion (:func:`~bisvm.selection.kernel_bilevel.kernel_pairs`).
+    se_fraction : float
+        The shared-width stage's flatness stop (:data:`SE_FRACTION`).
+    progress : callable, optional
+        ``progress(stage)`` returns the per-iteration callback of that stage (with
+        ``close()``), e.g. :class:`bisvm.progress.OuterIterations`.
 
     Returns
     -------
@@ -160,7 +331,8 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
     n_machines = 1 if n_classes == 2 else (
         n_classes * (n_classes - 1) // 2 if multiclass == "ovo" else n_classes)
     folds = kernel_pairs(X, y_enc, n_classes, splits, multiclass,
-                         cache_distances=distance_cache_fits(n, len(splits), n_machines))
+                         cache_distances=distance_cache_fits(n, len(splits), n_machines),
+                         row_weight=row_weight)
     g0 = median_gamma(X)
     # the scan needs values only: SMO's solutions, unpolished, are its warm starts
     shared0 = KernelBilevelObjective(folds, replace(lower, polish=False),
@@ -169,7 +341,15 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
     solves = len(Cs) * shared0.n_problems
     hyper = KernelHyperModel("shared", d, C0, g0)
     obj = KernelBilevelObjective(folds, lower, hyper, loss)
-    res = _outer(obj, warm, max_iter, tol)
+    box = BoxedQuasiNewton(
+        np.log([C_BOUNDS[0] / C0, GAMMA_RANGE[0]]), np.log([C_BOUNDS[1] / C0, GAMMA_RANGE[1]]),
+        max_iter=max_iter, tol=tol, se_fraction=se_fraction)
+    report = None if progress is None else progress("shared width")
+    try:
+        res = box.minimize(obj, 1.0, warm0=warm, callback=report)
+    finally:
+        if report is not None:
+            report.close()
     C, gamma = hyper.params(res.beta)
     value, warm, history = res.value, res.coefs, (res.history,)
     solves += res.lower_solves
@@ -178,7 +358,12 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
         g = float(gamma[0])
         hyper = KernelHyperModel("per_feature", d, C, g)
         obj = KernelBilevelObjective(folds, lower, hyper, loss)
-        res = _outer(obj, warm, max_iter, tol)
+        report = None if progress is None else progress("per-feature widths")
+        try:
+            res = _outer(obj, warm, max_iter, tol, report)
+        finally:
+            if report is not None:
+                report.close()
         C, gamma = hyper.params(res.beta)
         value, warm = res.value, res.coefs
         history += (res.history,)
@@ -187,7 +372,8 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
         if support_rule == "1se" and d > 1:
             if support_splits is not None:
                 obj, warm = KernelBilevelObjective(
-                    kernel_pairs(X, y_enc, n_classes, support_splits, multiclass),
+                    kernel_pairs(X, y_enc, n_classes, support_splits, multiclass,
+                                 row_weight=row_weight),
                     lower, hyper, loss), None
             dec = width_support(obj, C, gamma, gamma / gamma.sum(), warm)
             support, threshold, tests = dec.support, dec.threshold, dec.tested

@@ -13,7 +13,10 @@ whose dual :math:`\min_\alpha \tfrac12\alpha^\top(Q + I/C)\alpha - e^\top\alpha`
 :func:`~bisvm.solvers.dual.smo.csvc_dual` with ``loss="squared_hinge"`` solved by
 :func:`~bisvm.solvers.dual.smo.solve_smo` on the Gram matrix (warm-started from the
 previous α: the box has no upper bound, so any α ≥ 0 with :math:`y^\top\alpha = 0` is
-feasible). A shared width is the case :math:`\gamma_j = \gamma`.
+feasible). A shared width is the case :math:`\gamma_j = \gamma`. Class and sample
+weights make the cost per row, :math:`C c_i` (LIBSVM's weighted C): the loss term is
+:math:`\tfrac C2\sum_ic_i\max(0, 1 - y_if(x_i))^2` and every :math:`I/C` below becomes
+:math:`\mathrm{diag}(1/(Cc_i))`.
 
 Why the L2-SVM (Keerthi, Sindhwani & Chapelle 2007, "An efficient method for
 gradient-based adaptation of hyperparameters in SVM models"): there is no upper bound, so
@@ -143,7 +146,12 @@ def rbf_gram(X, Y, gamma, sqdist=None):
 class KernelPair:
     """One binary problem of one fold: training rows and ±1 labels, validation rows and
     ±1 labels, and (optionally) the cached squared distances that a shared width reuses
-    at every outer iteration."""
+    at every outer iteration.
+
+    ``cost_train`` are the training rows' multipliers of C (class weight × sample
+    weight; None: all 1), ``weight_val`` the validation rows' weights in the criterion
+    (None: equal), and ``rows_train`` the training rows' positions in the full table
+    (what lets one fold's solution warm-start another's)."""
 
     X_train: object
     y_train: np.ndarray
@@ -151,18 +159,35 @@ class KernelPair:
     y_val: np.ndarray
     sqdist_train: np.ndarray | None = None
     sqdist_val: np.ndarray | None = None
+    cost_train: np.ndarray | None = None
+    weight_val: np.ndarray | None = None
+    rows_train: np.ndarray | None = None
 
     @classmethod
-    def build(cls, X_train, y_train, X_val, y_val, cache_distances=False):
+    def build(cls, X_train, y_train, X_val, y_val, cache_distances=False, *,
+              cost_train=None, weight_val=None, rows_train=None):
         """The pair with labels mapped to ±1 (``> 0`` is +1) and, when asked, the
         squared distances train-train and validation-train computed once."""
         yt = np.where(np.asarray(y_train) > 0, 1.0, -1.0)
         yv = np.where(np.asarray(y_val) > 0, 1.0, -1.0)
+        if cost_train is not None:
+            cost_train = np.asarray(cost_train, dtype=float)
+            if cost_train.shape != yt.shape or not np.all(cost_train > 0) \
+                    or not np.all(np.isfinite(cost_train)):
+                raise ValueError("cost_train must hold one positive finite multiplier of C "
+                                 "per training row")
+        if weight_val is not None:
+            weight_val = np.asarray(weight_val, dtype=float)
         Dt = Dv = None
         if cache_distances:
             Dt = squared_distances(X_train, X_train)
             Dv = squared_distances(X_val, X_train)
-        return cls(X_train, yt, X_val, yv, Dt, Dv)
+        return cls(X_train, yt, X_val, yv, Dt, Dv, cost_train, weight_val,
+                   None if rows_train is None else np.asarray(rows_train))
+
+    def costs(self, C):
+        """Per-row costs :math:`C c_i` of the training rows."""
+        return C if self.cost_train is None else C * self.cost_train
 
     def gram(self, gamma):
         """Training Gram matrix at ``gamma``."""
@@ -224,10 +249,11 @@ class L2SVMSolution:
 
 
 def _free_system(K, y, F, C):
-    """The factor of M on ``F`` and its solution ``(alpha_F, b)``."""
+    """The factor of M on ``F`` and its solution ``(alpha_F, b)``; ``C`` a scalar or the
+    per-row costs."""
     yF = y[F]
     A = (yF[:, None] * K[np.ix_(F, F)]) * yF[None, :]
-    A[np.diag_indices_from(A)] += 1.0 / C
+    A[np.diag_indices_from(A)] += 1.0 / (C[F] if np.ndim(C) else C)
     fac = FreeBlockFactor(A, yF)
     aF, b = fac.solve(np.ones(F.size), 0.0)
     return fac, aF, b
@@ -299,27 +325,29 @@ def solve_l2svm(pair, C, gamma, *, alpha0=None, tol=1e-3, shrinking=True, cache_
         raise ValueError("gamma must be finite and non-negative")
     K = pair.gram(g)
     y = pair.y_train
+    Cs = pair.costs(float(C))
     if alpha0 is not None:
         alpha0 = np.maximum(np.asarray(alpha0, dtype=float), 0.0)
         if polish:
             # along an outer path the free set rarely changes much: the active-set
             # correction from the warm start's free set certifies the exact optimum
             # (KKT on every row) without an SMO pass
-            out = _polish(K, y, alpha0, float(C), tol, max_rounds=WARM_ROUNDS)
+            out = _polish(K, y, alpha0, Cs, tol, max_rounds=WARM_ROUNDS)
             if out is not None:
                 alpha, b, F, fac = out
                 return L2SVMSolution(alpha, b, F, float(C), g, K, fac, 0, True)
-    problem = csvc_dual(K, y, _PRECOMPUTED, float(C), loss="squared_hinge")
+    problem = csvc_dual(K, y, _PRECOMPUTED, float(C), weights=pair.cost_train,
+                        loss="squared_hinge")
     res = solve_smo(problem, alpha0=alpha0, tol=tol, shrinking=shrinking,
                     cache_size=cache_size, n_jobs=n_jobs)
     alpha, b = np.asarray(res.dual_coef, dtype=float), float(res.intercept)
-    out = _polish(K, y, alpha, float(C), tol) if polish else None
+    out = _polish(K, y, alpha, Cs, tol) if polish else None
     if out is not None:
         alpha, b, F, fac = out
         return L2SVMSolution(alpha, b, F, float(C), g, K, fac, int(res.n_iter), True)
     F = np.flatnonzero(alpha > 0)
     try:
-        fac = _free_system(K, y, F, float(C))[0] if F.size and np.ptp(y[F]) > 0 else None
+        fac = _free_system(K, y, F, Cs)[0] if F.size and np.ptp(y[F]) > 0 else None
     except (LinAlgError, ValueError):
         fac = None
     return L2SVMSolution(alpha, b, F, float(C), g, K, fac, int(res.n_iter), False)
@@ -384,7 +412,8 @@ def l2svm_hypergradient(pair, sol, e, KVF):
     yF, aF = y[F], sol.alpha[F]
     lamF, lamb = sol.factor.solve(yF * (KVF.T @ e), float(e.sum()))
     grad = np.empty(1 + n_w)
-    grad[0] = float(lamF @ aF) / sol.C
+    grad[0] = float(lamF @ (aF / pair.costs(sol.C)[F])) if pair.cost_train is not None \
+        else float(lamF @ aF) / sol.C
     w = aF * yF
     W = sol.gram[np.ix_(F, F)] * np.outer(lamF * yF, w)
     Aval = KVF * np.outer(e, w)
@@ -419,7 +448,8 @@ def l2svm_tangent(pair, sol, dlog_C, dlog_gamma):
         dK = -sol.gram[np.ix_(F, F)] * (float(c[0]) * D)
     else:
         dK = -sol.gram[np.ix_(F, F)] * weighted_sq_distances(XF, XF, c)
-    rhs = yF * (dK @ (aF * yF)) - aF * (float(dlog_C) / sol.C)
+    cF = pair.costs(sol.C)[F] if pair.cost_train is not None else sol.C
+    rhs = yF * (dK @ (aF * yF)) - aF * (float(dlog_C) / cF)
     dF, db = sol.factor.solve(-rhs, 0.0)
     da[F] = dF
     return da, float(db)
