@@ -176,6 +176,10 @@ class LinearDesign:
                         squared, regression, eps)
 
 
+def _squared(loss):
+    return isinstance(loss, SquaredHinge | SquaredEpsilonInsensitive)
+
+
 def _seed(random_state):
     if not isinstance(random_state, int | np.integer):
         random_state = np.random.RandomState(random_state).randint(0, 2**31 - 1)
@@ -232,7 +236,7 @@ def _prepare(problem, alpha0, *, losses, regression):
     w = D.start(alpha if regression else alpha * y, bias)
     # zero-cost samples never move (α_i = 0 = U_i)
     index = np.flatnonzero((cost > 0) & (QD > 0)).astype(np.int64)
-    S = pack_state(y, alpha, QD, diag, upper)
+    S = pack_state(y, alpha, QD, diag, upper, _squared(loss))
     return D, y, cost, float(bias), w, index, S
 
 
@@ -275,18 +279,23 @@ def _solve(problem, alpha0, *, tol, max_iter, shrinking, random_state, stopping,
         regression=regression)
     state = _seed(random_state)
     shrink = bool(shrinking)
-    squared = isinstance(problem.loss, SquaredHinge | SquaredEpsilonInsensitive)
+    squared = _squared(problem.loss)
     eps = float(problem.loss.epsilon) if regression else 0.0
     name = "dual CD (SVR)" if regression else "dual CD"
-    objective = (lambda: svr_dual_objective(w, S, eps)) if regression else (
-        lambda: dual_objective(w, S))
+
+    def dual_at(v):
+        return (svr_dual_objective(v, S, eps, squared) if regression
+                else dual_objective(v, S, squared))
+
+    def objective():
+        return dual_at(w)
 
     def measure():
         loss = D.loss_sum(w, bias, y, cost, squared=squared, regression=regression, eps=eps)
         return 0.5 * float(np.sum(w * w)) + loss, objective()
 
     epoch = (_svr_epochs if regression else _svm_epochs)(D, bias, S, w, index, state,
-                                                         shrink, eps, y, alpha0)
+                                                         shrink, eps, y, alpha0, squared)
     run = run_epochs(epoch, measure, objective(), n_act=index.shape[0], max_iter=max_iter,
                      tol=tol, stopping=stopping,
                      pg_certificate="relative_violation" if regression
@@ -305,7 +314,7 @@ def _solve(problem, alpha0, *, tol, max_iter, shrinking, random_state, stopping,
                                          verbose=verbose, name=name)
         wa = D.start(alpha if regression else alpha * y, bias)
         S[:, ALPHA] = alpha
-        dual = svr_dual_objective(wa, S, eps) if regression else dual_objective(wa, S)
+        dual = dual_at(wa)
         rec = nr.record
         fields.update(
             objective=nr.objective, dual_objective=float(dual),
@@ -328,7 +337,7 @@ def _solve(problem, alpha0, *, tol, max_iter, shrinking, random_state, stopping,
                         seconds=time.perf_counter() - t0, stats=stats, **fields)
 
 
-def _svm_epochs(D, bias, S, w, index, state, shrink, eps, y, alpha0):
+def _svm_epochs(D, bias, S, w, index, state, shrink, eps, y, alpha0, squared):
     """The classification epoch of :func:`~bisvm.solvers.dual._dual_cd_driver.run_epochs`:
     LIBLINEAR's certificate is the projected-gradient spread, the shrinking thresholds
     the epoch's extreme projected gradients."""
@@ -336,17 +345,18 @@ def _svm_epochs(D, bias, S, w, index, state, shrink, eps, y, alpha0):
         hi, lo = (np.inf, -np.inf) if old is None or not shrink else old
         if D.sparse:
             active, pgmax, pgmin, dd, est = epoch_csr(
-                D.data, D.indices, D.indptr, D.d, bias, S, w, index, active, hi, lo, state)
+                D.data, D.indices, D.indptr, D.d, bias, S, w, index, active, hi, lo, state,
+                squared)
         else:
             active, pgmax, pgmin, dd, est = epoch_dense(
-                D.X, bias, S, w, index, active, hi, lo, state)
+                D.X, bias, S, w, index, active, hi, lo, state, squared)
         spread = pgmax - pgmin if active > 0 else 0.0
         return (active, spread, (pgmax if pgmax > 0 else np.inf,
                                  pgmin if pgmin < 0 else -np.inf), dd, est)
     return epoch
 
 
-def _svr_epochs(D, bias, S, w, index, state, shrink, eps, y, alpha0):
+def _svr_epochs(D, bias, S, w, index, state, shrink, eps, y, alpha0, squared):
     """The regression epoch: LIBLINEAR's certificate is the summed violation relative to
     that of the first epoch from β = 0; a warm start would make that scale (and the test)
     arbitrarily strict, so it gets the summed violation at β = 0, Σ max(0, |y_i| - ε)."""
@@ -357,10 +367,10 @@ def _svr_epochs(D, bias, S, w, index, state, shrink, eps, y, alpha0):
         if D.sparse:
             active, gmax, gnorm1, dd, est = svr_epoch_csr(
                 D.data, D.indices, D.indptr, D.d, bias, eps, S, w, index, active, gmax_old,
-                state)
+                state, squared)
         else:
             active, gmax, gnorm1, dd, est = svr_epoch_dense(
-                D.X, bias, eps, S, w, index, active, gmax_old, state)
+                D.X, bias, eps, S, w, index, active, gmax_old, state, squared)
         if not first:
             first.append(gnorm1)
         return active, gnorm1 / first[0] if first[0] > 0 else 0.0, gmax, dd, est
@@ -399,16 +409,22 @@ _COMMON_RETURNS = """``objective`` the primal and ``dual_objective`` the dual ob
         ``switched_to_primal`` (and ``newton_iterations``)."""
 
 
-def solve_dual_cd(problem, *, alpha0=None, tol=1e-4, max_iter=1000, shrinking=True,
-                  random_state=0, stopping="projected_gradient", primal_fallback=True,
-                  warn=True, verbose=0):
-    return _solve(problem, alpha0, tol=tol, max_iter=max_iter, shrinking=shrinking,
-                  random_state=random_state, stopping=stopping,
-                  primal_fallback=primal_fallback, warn=warn, verbose=verbose,
-                  regression=False)
+def _entry_point(name, regression, doc):
+    """The public solver ``name``: one signature for classification and regression."""
+    def solver(problem, *, alpha0=None, tol=1e-4, max_iter=1000, shrinking=True,
+               random_state=0, stopping="projected_gradient", primal_fallback=True,
+               warn=True, verbose=0):
+        return _solve(problem, alpha0, tol=tol, max_iter=max_iter, shrinking=shrinking,
+                      random_state=random_state, stopping=stopping,
+                      primal_fallback=primal_fallback, warn=warn, verbose=verbose,
+                      regression=regression)
+    solver.__name__ = solver.__qualname__ = name
+    solver.__doc__ = doc
+    return solver
 
 
-solve_dual_cd.__doc__ = r"""Train a binary linear SVM by dual coordinate descent.
+solve_dual_cd = _entry_point("solve_dual_cd", False, r"""Train a binary linear SVM by dual
+    coordinate descent.
 
     Parameters
     ----------
@@ -427,21 +443,12 @@ solve_dual_cd.__doc__ = r"""Train a binary linear SVM by dual coordinate descent
     -------
     SolverResult
         ``coef`` is ``w`` over the ``d`` features and ``intercept`` = ``bias · w[d]``;
-        ``dual_coef`` α; """ + _COMMON_RETURNS + "\n    "
+        ``dual_coef`` α; """ + _COMMON_RETURNS + "\n    ")
 
 
-def solve_dual_cd_svr(problem, *, alpha0=None, tol=1e-4, max_iter=1000, shrinking=True,
-                      random_state=0, stopping="projected_gradient", primal_fallback=True,
-                      warn=True, verbose=0):
-    return _solve(problem, alpha0, tol=tol, max_iter=max_iter, shrinking=shrinking,
-                  random_state=random_state, stopping=stopping,
-                  primal_fallback=primal_fallback, warn=warn, verbose=verbose,
-                  regression=True)
-
-
-solve_dual_cd_svr.__doc__ = r"""Train a linear support vector regression by dual
-    coordinate descent (Ho & Lin 2012; LIBLINEAR's ``-s 13`` for the ε-insensitive loss,
-    ``-s 12`` for its square).
+solve_dual_cd_svr = _entry_point("solve_dual_cd_svr", True, r"""Train a linear support
+    vector regression by dual coordinate descent (Ho & Lin 2012; LIBLINEAR's ``-s 13``
+    for the ε-insensitive loss, ``-s 12`` for its square).
 
     Parameters
     ----------
@@ -462,4 +469,4 @@ solve_dual_cd_svr.__doc__ = r"""Train a linear support vector regression by dual
     -------
     SolverResult
         ``coef`` and ``intercept`` as :func:`solve_dual_cd`; ``dual_coef`` β
-        (``w = Σ β_i x_i``); """ + _COMMON_RETURNS + "\n    "
+        (``w = Σ β_i x_i``); """ + _COMMON_RETURNS + "\n    ")
