@@ -73,7 +73,7 @@ def test_learned_hyperparameters_beat_the_start():
     """The outer loop lowers the k-fold criterion below its starting scan's best."""
     X, y = _interaction(n=160)
     m = AutoSVC(widths="per_feature", select="none").fit(X, y)
-    assert m.cv_value_ < m.tuning_.scan_values.min()
+    assert m.cv_value_ < np.nanmin(m.tuning_.scan_values)
     assert m.support_.all()
 
 
@@ -96,6 +96,80 @@ def test_multiclass_one_vs_one_and_probabilities():
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
     assert m.decision_function(X).shape == (150, 3)
     assert not hasattr(AutoSVC(), "predict_proba")
+
+
+def test_zero_weight_rows_are_removed_rows():
+    """Rows of weight 0 take no part in the folds, the standardisation or the refit: the
+    fit is the fit without them."""
+    X, y = _interaction(n=150)
+    sw = np.ones(150)
+    sw[::7] = 0.0
+    keep = sw > 0
+    a = AutoSVC().fit(X, y, sample_weight=sw)
+    b = AutoSVC().fit(X[keep], y[keep])
+    assert a.C_ == pytest.approx(b.C_, rel=1e-10)
+    assert a.gamma_ == pytest.approx(b.gamma_, rel=1e-10)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-8)
+
+
+def test_refit_uses_the_weights():
+    """The refit is SVC at the learned values with the same class and sample weights;
+    the weights change what is learned."""
+    X, y = _interaction(n=150)
+    sw = np.random.default_rng(3).uniform(0.2, 3.0, 150)
+    m = AutoSVC(class_weight="balanced").fit(X, y, sample_weight=sw)
+    counts = np.bincount(y)
+    np.testing.assert_allclose(m.class_weight_, y.size / (2 * counts))
+    ref = SVC(C=m.C_, gamma=1.0, loss="squared_hinge", class_weight="balanced")
+    ref.fit(X * m.scale_, y, sample_weight=sw)
+    np.testing.assert_allclose(m.decision_function(X), ref.decision_function(X * m.scale_),
+                               atol=1e-8)
+    plain = AutoSVC().fit(X, y)
+    assert (plain.C_, plain.gamma_) != (m.C_, m.gamma_)
+
+
+def test_class_weight_dict_multiclass():
+    X, y = load_iris(return_X_y=True)
+    m = AutoSVC(class_weight={0: 1.0, 1: 5.0, 2: 1.0}, multiclass="ovr").fit(X, y)
+    np.testing.assert_allclose(m.class_weight_, [1.0, 5.0, 1.0])
+    assert m.score(X, y) > 0.9 and m.decision_function(X).shape == (150, 3)
+
+
+def test_weights_are_checked():
+    X, y = _interaction(n=40)
+    with pytest.raises(ValueError, match="sample_weight must have shape"):
+        AutoSVC().fit(X, y, sample_weight=np.ones(39))
+    with pytest.raises(ValueError, match="finite"):
+        AutoSVC().fit(X, y, sample_weight=np.full(40, np.nan))
+    with pytest.raises(ValueError, match="no sample of positive weight"):
+        AutoSVC().fit(X, y, sample_weight=np.where(y == 1, 0.0, 1.0))
+    with pytest.raises(ValueError, match="zero"):
+        AutoSVC().fit(X, y, sample_weight=np.zeros(40))
+
+
+def test_learned_values_stay_in_the_box():
+    from bisvm.selection.kernel_fit import C_BOUNDS, GAMMA_RANGE
+
+    X, y = _interaction(n=200)
+    m = AutoSVC().fit(X, y)
+    assert C_BOUNDS[0] <= m.C_ <= C_BOUNDS[1]
+    g0 = m.tuning_.gamma0
+    assert GAMMA_RANGE[0] * g0 <= m.gamma_ <= GAMMA_RANGE[1] * g0
+
+
+def test_n_jobs_gives_the_same_model():
+    X, y = _interaction(n=200)
+    a = AutoSVC(n_jobs=1).fit(X, y)
+    b = AutoSVC(n_jobs=2).fit(X, y)
+    assert a.C_ == pytest.approx(b.C_, rel=1e-8)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-6)
+
+
+def test_verbose_reports_the_outer_iterations(capsys):
+    X, y = _interaction(n=100)
+    AutoSVC(verbose=1).fit(X, y)
+    err = capsys.readouterr().err
+    assert "AutoSVC shared width iteration 0: criterion" in err
 
 
 def test_selector_in_a_pipeline(per_feature_fit):

@@ -366,19 +366,53 @@ def cross_fold_start(pair0, alpha0, pair):
     return a
 
 
-def scan_C(objective, gamma, Cs, tol=1e-4):
-    """The start of the outer loop: the criterion at each C of ``Cs`` (increasing) at
+def scan_C(objective, gamma, Cs, tol=1e-4, from_middle=False):
+    """The start of the outer loop: the criterion at C values of ``Cs`` (increasing) at
     the width ``gamma``, each solve warm-started from the previous C's α (feasible for
-    any C: the L2-SVM's box has no upper bound). Returns ``(best C, its coefs, values)``
-    (cost: ``len(Cs)`` solves per binary problem and fold)."""
-    warm, best, vals = None, None, []
-    for C in Cs:
-        t, w, sols = objective.terms(C, gamma, warm, tol)
-        warm = objective.coefs(sols)
-        vals.append(float(w @ t))
-        if best is None or vals[-1] < best[1]:
-            best = (C, vals[-1], warm)
-    return best[0], best[2], np.array(vals)
+    any C: the L2-SVM's box has no upper bound). Returns ``(best C, its coefs, values)``,
+    the values in the order of ``Cs`` (NaN where not evaluated).
+
+    ``from_middle=False`` evaluates every C in increasing order (cost: ``len(Cs)``
+    solves per binary problem and fold). ``from_middle=True`` starts at the middle C,
+    moves up while the criterion falls, and, if the first step up did not lower it,
+    down while it falls: the scan ends at the first rise in each direction, so a
+    criterion that is unimodal along the scan is searched in 2 to ``len(Cs)``
+    evaluations and its best C is the one the full scan finds. Going down, the warm
+    start is the larger C's α times the ratio of the two C values: a free row's α is
+    C times its (slowly changing) slack."""
+    Cs = list(Cs)
+    vals = np.full(len(Cs), np.nan)
+    sols_at = {}
+
+    def at(k, warm):
+        t, w, sols = objective.terms(Cs[k], gamma, warm, tol)
+        vals[k] = float(w @ t)
+        sols_at[k] = objective.coefs(sols)
+        return sols_at[k]
+
+    if not from_middle:
+        warm = None
+        for k in range(len(Cs)):
+            warm = at(k, warm)
+    else:
+        m = len(Cs) // 2
+        warm = at(m, None)
+        k = m
+        while k + 1 < len(Cs):
+            warm = at(k + 1, warm)
+            if not vals[k + 1] < vals[k]:
+                break
+            k += 1
+        if k == m:
+            k, warm = m, sols_at[m]
+            while k > 0:
+                ratio = Cs[k - 1] / Cs[k]
+                warm = at(k - 1, tuple(a * ratio for a in warm))
+                if not vals[k - 1] < vals[k]:
+                    break
+                k -= 1
+    best = int(np.nanargmin(vals))
+    return Cs[best], sols_at[best], vals
 
 
 @dataclass(frozen=True)

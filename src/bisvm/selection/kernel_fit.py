@@ -2,8 +2,11 @@ r"""One self-tuning kernel fit, stage by stage (the driver of ``AutoSVC``):
 
 1. **start**: the median-heuristic width :math:`\gamma_0` (:func:`~bisvm.selection.
    kernel_bilevel.median_gamma`) and C from a short warm-started scan at
-   :math:`\gamma_0` (:func:`~bisvm.selection.kernel_bilevel.scan_C`);
-2. **shared width**: BiSVM L-BFGS on :math:`(\log C, \log\gamma)`;
+   :math:`\gamma_0` (:func:`~bisvm.selection.kernel_bilevel.scan_C`, from the middle
+   of :data:`SCAN_C` outwards to the first rise: 2 to 4 evaluations);
+2. **shared width**: :class:`BoxedQuasiNewton` on :math:`(\log C, \log\gamma)` within
+   :data:`C_BOUNDS` and :data:`GAMMA_RANGE`, with HOAG's tolerance schedule, stopped
+   once a step gains less than :data:`SE_FRACTION` of the criterion's standard error;
 3. **per-feature widths** (``widths="per_feature"``): BiSVM L-BFGS on
    :math:`(\log C, \log\gamma_1, …, \log\gamma_d)` from the shared optimum, the
    automatic relevance determination of Chapelle, Vapnik, Bousquet & Mukherjee (2002);
@@ -14,7 +17,11 @@ r"""One self-tuning kernel fit, stage by stage (the driver of ``AutoSVC``):
    split of the rows into k folds (``support_splits``), not on the folds the widths
    were tuned on; the widths of the features it drops are set to 0.
 
-Every lower-level solve is warm-started from the previous one along the whole path.
+Every lower-level solve is warm-started from the previous one along the whole path,
+and the first solve of every fold but the first from the first fold's solution
+(:func:`~bisvm.selection.kernel_bilevel.cross_fold_start`). The squared distances of a
+shared width are computed once per fold (:func:`distance_cache_fits`); a new width
+costs one exponential per kernel entry.
 """
 
 from __future__ import annotations
@@ -117,7 +124,7 @@ class KernelTuneResult:
     gamma0, C0 : float
         The start (median heuristic, scan).
     scan_values : ndarray
-        Criterion at each C of the scan.
+        Criterion at each C of the scan (NaN where the scan did not go).
     history : tuple
         The :class:`~bisvm.selection.outer.HistoryEntry` of each outer stage run.
     n_solves : int
@@ -333,12 +340,13 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
     folds = kernel_pairs(X, y_enc, n_classes, splits, multiclass,
                          cache_distances=distance_cache_fits(n, len(splits), n_machines),
                          row_weight=row_weight)
-    g0 = median_gamma(X)
+    # rows of weight 0 take no part in the fit, nor in its start
+    g0 = median_gamma(X if row_weight is None else X[np.flatnonzero(row_weight > 0)])
     # the scan needs values only: SMO's solutions, unpolished, are its warm starts
     shared0 = KernelBilevelObjective(folds, replace(lower, polish=False),
                                      KernelHyperModel("shared", d, 1.0, g0), loss)
-    C0, warm, scan_vals = scan_C(shared0, np.array([g0]), sorted(Cs))
-    solves = len(Cs) * shared0.n_problems
+    C0, warm, scan_vals = scan_C(shared0, np.array([g0]), sorted(Cs), from_middle=True)
+    solves = int(np.sum(np.isfinite(scan_vals))) * shared0.n_problems
     hyper = KernelHyperModel("shared", d, C0, g0)
     obj = KernelBilevelObjective(folds, lower, hyper, loss)
     box = BoxedQuasiNewton(
