@@ -22,26 +22,31 @@ Mukherjee 2002, "Choosing multiple parameters for support vector machines"), as 
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import KFold, check_cv
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from ..data.standardize import weighted_column_stats
 from ..selection.kernel_ridge_tune import tune_kernel_ridge
 from ..selection.kernel_svr_tune import tune_kernel_svr
 from ..solvers.dual.kernel_lower_level import rbf_gram
+from ..solvers.dual.kernel_svr_lower_level import SVRFold, solve_l2svr
 from ..solvers.dual.smo import resolve_n_jobs
+from ..solvers.nystroem import nystroem_ridge_coef, select_landmarks
 from ._constraints import positive
 from .auto_svc import set_learned_widths
 from .kernel_ridge import KernelRidge
-from .svm import SVR
 
-__all__ = ["AutoSVR", "KERNEL_RIDGE_MAX_ROWS"]
+__all__ = ["AutoSVR", "KERNEL_RIDGE_MAX_ROWS", "NYSTROEM_MIN_ROWS", "NYSTROEM_COMPONENTS"]
 
 #: ``lower="auto"`` runs kernel ridge up to this many rows and the ε-SVR beyond. One
 #: leave-one-out step of kernel ridge (a Cholesky factorisation of the n×n system and
@@ -52,6 +57,13 @@ __all__ = ["AutoSVR", "KERNEL_RIDGE_MAX_ROWS"]
 #: the two.
 KERNEL_RIDGE_MAX_ROWS = 3000
 
+#: ``approximation="auto"`` tunes kernel ridge on a Nyström approximation beyond this
+#: many rows (with a warning), the exact kernel up to it.
+NYSTROEM_MIN_ROWS = 3000
+
+#: Default rank of the Nyström approximation (landmark rows).
+NYSTROEM_COMPONENTS = 500
+
 
 class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     r"""RBF kernel regressor whose widths and regularisation are learned.
@@ -59,8 +71,10 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     Parameters
     ----------
     lower : {"auto", "kernel_ridge", "svr"}, default="auto"
-        The lower-level model (module docstring); ``"auto"`` is kernel ridge up to
-        :data:`KERNEL_RIDGE_MAX_ROWS` rows and the ε-SVR beyond. :attr:`lower_` says
+        The lower-level model (module docstring). ``"auto"`` is kernel ridge -- exact up
+        to :data:`NYSTROEM_MIN_ROWS` rows, on the Nyström approximation beyond (with
+        ``approximation="auto"``) -- and, with ``approximation=None``, kernel ridge up
+        to :data:`KERNEL_RIDGE_MAX_ROWS` rows and the ε-SVR beyond. :attr:`lower_` says
         which ran.
     widths : {"shared", "per_feature"}, default="shared"
         One RBF width for all features, or one per feature (a width learned near 0
@@ -81,14 +95,29 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         With per-feature widths: which features ``support_`` keeps -- the smallest top-k
         set by relevance whose criterion is within one standard error of the full
         model's (:func:`~bisvm.selection.kernel_bilevel.width_support`), or all.
-    shrinking, cache_size, n_jobs
-        As in :class:`~bisvm.SVR` (``n_jobs``: threads of the kernel engine and of the
-        BLAS products of the tuning).
+    approximation : {"auto", "nystroem"} or None, default="auto"
+        Kernel ridge on the rank-``n_components`` Nyström approximation of the kernel
+        (:mod:`bisvm.solvers.nystroem`: exact leave-one-out error and its gradient at
+        :math:`O(nm^2)` per step instead of :math:`O(n^3)`, and :math:`O(nm)` memory
+        instead of :math:`O(n^2)`); ``"auto"`` uses it beyond
+        :data:`NYSTROEM_MIN_ROWS` rows and says so by a ``UserWarning``; None keeps the
+        exact kernel. Applies to the kernel ridge lower level.
+    n_components : int, default=NYSTROEM_COMPONENTS
+        Rank m of the Nyström approximation (landmark rows).
+    landmarks : {"kmeans++", "uniform"}, default="kmeans++"
+        How the landmark rows are drawn
+        (:func:`~bisvm.solvers.nystroem.select_landmarks`).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the landmarks and the fresh folds of the support rule.
+    n_jobs : int or None
+        Threads of the BLAS products and factorisations of the tuning and refit.
 
     Attributes
     ----------
     lower_ : str
         ``"kernel_ridge"`` or ``"svr"``: the lower level that ran.
+    approximation_ : str or None
+        ``"nystroem"`` when the kernel was approximated, else None.
     ridge_ : float or None
         Learned ridge of the kernel ridge model (on the standardised target).
     C_, epsilon_ : float or None
@@ -101,11 +130,19 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     scale_ : ndarray of shape (n_features,)
         Column multipliers :math:`\sqrt{\gamma_j}/\sigma_j` applied before
         ``estimator_`` (an RBF kernel of width 1 on the rescaled columns).
-    estimator_ : KernelRidge or SVR
-        The refitted model on all rows, on the standardised target.
+    estimator_ : KernelRidge or None
+        The exact kernel ridge model refitted on all rows, on the standardised target
+        (None for the ε-SVR and the Nyström approximation, whose model is the kernel
+        expansion :attr:`dual_coef_`, :attr:`intercept_`, :attr:`X_fit_`).
     X_fit_ : ndarray
-        The rescaled training rows (``lower_ == "svr"`` only: the precomputed kernel's
-        columns).
+        The rescaled rows of the expansion: the ε-SVR's support vectors (its free set)
+        or the landmark rows (Nyström).
+    landmark_indices_ : ndarray of int
+        Nyström only: the training rows chosen as landmarks.
+    dual_coef_, intercept_ : ndarray, float
+        ε-SVR and Nyström: :math:`f(x) = \sum_k a_k\exp(-\lVert x - x_k\rVert^2) + b`
+        over the rows :math:`x_k` of :attr:`X_fit_`, on the rescaled columns and the
+        standardised target.
     y_mean_, y_scale_ : float
         The target's standardisation.
     feature_importances_ : ndarray of shape (n_features,)
@@ -117,11 +154,11 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     cv_value_ : float
         The criterion (leave-one-out or k-fold mean squared error, standardised target)
         at the learned hyperparameters.
-    n_fits_ : int
-        Lower-level fits of the tuning (factorisations or SVR solves).
+    n_solves_ : int
+        Lower-level fits of the tuning (factorisations or SVR fold solves).
     n_iter_ : int
         Accepted BiSVM L-BFGS iterates over the stages (each stage's start included).
-    tuning_ : KernelRidgeTuneResult or KernelSVRTuneResult
+    tuning_ : KernelTuneResult
         Start, scan, outer histories and support tests.
 
     Notes
@@ -129,17 +166,23 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     **The refit.** Kernel ridge is refitted as :class:`~bisvm.KernelRidge` (with its
     intercept, ``gamma=1``) on the rescaled columns. The L2-loss ε-SVR is the L1-loss
     ε-SVR with :math:`C = \infty` on the kernel :math:`K + I/C` (its dual, module
-    :mod:`~bisvm.solvers.dual.kernel_svr_lower_level`), so it is refitted as
-    :class:`~bisvm.SVR` (``kernel="precomputed"``, ``C=inf``, the learned ε) on that
-    Gram matrix of the rescaled training rows ``X_fit_``; :meth:`predict` hands it the
-    RBF block between new rows and ``X_fit_`` (the :math:`I/C` term lives on the
-    training diagonal only). The C of the squared loss is not the C of the L1
+    :mod:`~bisvm.solvers.dual.kernel_svr_lower_level`); it is refitted on all rows by
+    the exact free-set solver the tuning used
+    (:func:`~bisvm.solvers.dual.kernel_svr_lower_level.solve_l2svr`), not by SMO on
+    :math:`K + I/C`, which at the large C often learned is so ill-conditioned that it
+    takes millions of steps. The C of the squared loss is not the C of the L1
     ε-insensitive loss, so refitting the plain L1-loss SVR at the learned C would fit a
     model that was never validated.
 
-    **Memory.** Both lower levels hold dense n×n Gram matrices (per fold for the
-    ε-SVR, and the refit's precomputed kernel), so the input is dense and the rows are
-    limited by memory (about 8 n² bytes per matrix).
+    **The Nyström refit** is kernel ridge on the same landmarks at the learned ridge
+    and widths, :math:`f(x) = k(x, Z)^\top a + b`
+    (:func:`~bisvm.solvers.nystroem.nystroem_ridge_coef`), the model whose
+    leave-one-out error was minimised.
+
+    **Memory and sparse input.** The exact lower levels hold dense n×n Gram matrices
+    (per fold for the ε-SVR, and the refit's; about 8 n² bytes each), so they take
+    sparse input as a dense copy, which is smaller than one such matrix whenever d < n.
+    The Nyström approximation keeps sparse rows sparse and holds n×m blocks.
     """
 
     _parameter_constraints: dict = {
@@ -150,13 +193,17 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [positive()],
         "select": [StrOptions({"1se", "none"})],
-        "shrinking": ["boolean"],
-        "cache_size": [positive()],
+        "approximation": [StrOptions({"auto", "nystroem"}), None],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "landmarks": [StrOptions({"kmeans++", "uniform"})],
+        "random_state": ["random_state"],
         "n_jobs": [None, Integral],
     }
 
     def __init__(self, lower="auto", widths="shared", standardize=True, cv=5, max_iter=50,
-                 tol=1e-4, select="1se", shrinking=True, cache_size=200, n_jobs=None):
+                 tol=1e-4, select="1se", approximation="auto",
+                 n_components=NYSTROEM_COMPONENTS, landmarks="kmeans++", random_state=None,
+                 n_jobs=None):
         self.lower = lower
         self.widths = widths
         self.standardize = standardize
@@ -164,83 +211,175 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.select = select
-        self.shrinking = shrinking
-        self.cache_size = cache_size
+        self.approximation = approximation
+        self.n_components = n_components
+        self.landmarks = landmarks
+        self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _resolve(self, n):
+        """The lower level and the approximation that run on ``n`` rows."""
+        lower, approx = self.lower, self.approximation
+        if approx == "nystroem" and lower == "svr":
+            raise ValueError("approximation='nystroem' applies to the kernel ridge lower "
+                             "level; use lower='kernel_ridge' or 'auto', or "
+                             "approximation=None with lower='svr'")
+        if lower == "auto":
+            lower = "kernel_ridge" if (n <= KERNEL_RIDGE_MAX_ROWS or approx is not None) \
+                else "svr"
+        if approx == "auto":
+            approx = "nystroem" if lower == "kernel_ridge" and n > NYSTROEM_MIN_ROWS \
+                else None
+            if approx is not None:
+                warnings.warn(
+                    f"{type(self).__name__}: {n} rows > {NYSTROEM_MIN_ROWS}, so kernel ridge "
+                    f"is tuned and fitted on a Nyström approximation of rank "
+                    f"{min(self.n_components, n)} (approximation='auto'); pass "
+                    f"approximation=None for the exact kernel", UserWarning, stacklevel=3)
+        return lower, approx
+
+    def fit(self, X, y, sample_weight=None):
         """Learn the hyperparameters, then refit on all rows.
 
         Parameters
         ----------
-        X : array of shape (n_samples, n_features)
+        X : array or sparse matrix of shape (n_samples, n_features)
         y : array of shape (n_samples,)
+        sample_weight : array of shape (n_samples,), optional
+            Non-negative row weights: kernel ridge weighs each squared error (and its
+            leave-one-out residual) by it, the ε-SVR multiplies the row's C by it, and
+            the standardisation uses weighted moments. Rows of weight 0 are left out.
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+                             y_numeric=True)
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                  ensure_non_negative=True)
+        keep = sw > 0
+        n_all = X.shape[0]
+        if not keep.all():
+            X, y, sw = X[keep], y[keep], sw[keep]
         n, d = X.shape
         if n < 3:
-            raise ValueError(f"{type(self).__name__} needs at least 3 samples for its "
-                             f"validation criterion; got {n} sample" + "s" * (n != 1))
-        std = X.std(axis=0)
-        sigma = np.where(std > 0, std, 1.0) if self.standardize else np.ones(d)
-        Xs = X / sigma
-        self.y_mean_ = float(y.mean())
-        ys = float(y.std())
+            raise ValueError(f"{type(self).__name__} needs at least 3 samples of positive "
+                             f"weight for its validation criterion; got {n} sample"
+                             + "s" * (n != 1))
+        sw = None if sample_weight is None else sw
+        _, std, const = weighted_column_stats(X, sw)
+        sigma = np.where(const | ~(std > 0), 1.0, std) if self.standardize else np.ones(d)
+        Xs = self._scaled(X, 1.0 / sigma)
+        w = np.full(n, 1.0 / n) if sw is None else sw / sw.sum()
+        self.y_mean_ = float(w @ y)
+        ys = float(np.sqrt(w @ (y - self.y_mean_) ** 2))
         self.y_scale_ = ys if ys > 0 else 1.0
         yz = (y - self.y_mean_) / self.y_scale_
-        lower = self.lower
-        if lower == "auto":
-            lower = "kernel_ridge" if n <= KERNEL_RIDGE_MAX_ROWS else "svr"
-        self.lower_ = lower
-        rule = "1se" if self.select == "1se" else "none"
+        lower, approx = self._resolve(n)
+        self.lower_, self.approximation_ = lower, approx
         with threadpool_limits(limits=resolve_n_jobs(self.n_jobs), user_api="blas"):
-            if lower == "kernel_ridge":
-                res = tune_kernel_ridge(Xs, yz, widths=self.widths, max_iter=self.max_iter,
-                                        tol=self.tol, support_rule=rule)
-                self.ridge_, self.C_, self.epsilon_ = res.ridge, None, None
-                self.n_fits_ = res.n_fits
-            else:
-                # an int cv above n is reduced to leave-one-out
-                cv = min(int(self.cv), n) if isinstance(self.cv, Integral) else self.cv
-                splits = list(check_cv(cv, yz, classifier=False).split(Xs, yz))
-                res = tune_kernel_svr(Xs, yz, splits, widths=self.widths,
-                                      max_iter=self.max_iter, tol=self.tol, support_rule=rule,
-                                      support_splits=self._fresh(len(splits), Xs))
-                self.ridge_, self.C_ = None, res.C
-                self.epsilon_ = res.epsilon * self.y_scale_
-                self.n_fits_ = res.n_solves
+            res = self._tune(Xs, yz, sw, lower, approx, keep if n < n_all else None)
         self.tuning_ = res
+        self.n_solves_ = res.n_solves
         self.n_iter_ = int(sum(len(h) for h in res.history))
+        self.ridge_, self.C_ = res.ridge, res.C
+        self.epsilon_ = None if res.epsilon is None else res.epsilon * self.y_scale_
         set_learned_widths(self, res, std, sigma)
         self.cv_value_ = float(res.value)
-        Xr = X * self.scale_
-        if lower == "kernel_ridge":
-            self.estimator_ = KernelRidge(ridge=res.ridge, kernel="rbf", gamma=1.0,
-                                          fit_intercept=True).fit(Xr, yz)
-        else:
-            # the L2-loss epsilon-SVR is the L1-loss one with C = inf on K + I/C
-            self.X_fit_ = Xr
-            A = rbf_gram(Xr, Xr, 1.0)
-            A[np.diag_indices(n)] += 1.0 / res.C
-            self.estimator_ = SVR(kernel="precomputed", C=np.inf, epsilon=res.epsilon,
-                                  tol=1e-6, shrinking=self.shrinking,
-                                  cache_size=self.cache_size, n_jobs=self.n_jobs).fit(A, yz)
+        self._refit(X, yz, sw, res)
         return self
+
+    @staticmethod
+    def _scaled(X, factors):
+        """Columns multiplied by ``factors`` (sparse stays CSR)."""
+        if sp.issparse(X):
+            return sp.csr_matrix(X @ sp.diags(factors))
+        return X * factors
+
+    def _tune(self, Xs, yz, sw, lower, approx, keep=None):
+        """The tuning result of the lower level (``keep``: which of the rows given to
+        :meth:`fit` remain after those of weight 0 are left out)."""
+        rule = "1se" if self.select == "1se" else "none"
+        if lower == "kernel_ridge":
+            Z = None
+            if approx == "nystroem":
+                rng = check_random_state(self.random_state)
+                idx = select_landmarks(Xs, int(self.n_components), self.landmarks,
+                                       rng.randint(2**31 - 1))
+                self.landmark_indices_ = idx
+                Z = Xs[idx].toarray() if sp.issparse(Xs) else Xs[idx]
+            return tune_kernel_ridge(Xs, yz, sw=sw, widths=self.widths,
+                                     max_iter=self.max_iter, tol=self.tol,
+                                     support_rule=rule, landmarks=Z)
+        splits = self._splits(Xs, yz, keep)
+        return tune_kernel_svr(Xs, yz, splits, sw=sw, widths=self.widths,
+                               max_iter=self.max_iter, tol=self.tol, support_rule=rule,
+                               support_splits=self._fresh(len(splits), Xs))
+
+    def _splits(self, Xs, yz, keep):
+        """Folds over the rows kept. An int ``cv`` above n is leave-one-out; folds
+        given by the caller index the rows given to :meth:`fit`, so they are mapped to
+        the rows of positive weight (a fold left without validation rows is dropped)."""
+        n = Xs.shape[0]
+        if isinstance(self.cv, Integral):
+            return list(KFold(min(int(self.cv), n)).split(Xs))
+        if keep is None:
+            return list(check_cv(self.cv, yz, classifier=False).split(Xs, yz))
+        pos = np.cumsum(keep) - 1
+        full = np.zeros(keep.size)
+        out = []
+        for tr, va in check_cv(self.cv, full, classifier=False).split(full, full):
+            tr, va = np.asarray(tr), np.asarray(va)
+            tr, va = pos[tr[keep[tr]]], pos[va[keep[va]]]
+            if va.size and tr.size:
+                out.append((tr, va))
+        return out
+
+    def _refit(self, X, yz, sw, res):
+        """The final model on all rows at the learned values (Notes)."""
+        Xr = self._scaled(X, self.scale_)
+        if self.approximation_ == "nystroem":
+            Z = Xr[self.landmark_indices_]
+            self.X_fit_ = Z.toarray() if sp.issparse(Z) else Z
+            self.dual_coef_, self.intercept_ = nystroem_ridge_coef(
+                Xr, self.X_fit_, yz, res.ridge, 1.0, sw)
+            self.estimator_ = None
+            return
+        if sp.issparse(Xr):  # the exact models hold n×n matrices: n×d dense is less
+            Xr = Xr.toarray()
+        if self.lower_ == "kernel_ridge":
+            self.estimator_ = KernelRidge(ridge=res.ridge, kernel="rbf", gamma=1.0,
+                                          fit_intercept=True).fit(Xr, yz, sample_weight=sw)
+            return
+        # the exact free-set solution of the L2-loss epsilon-SVR on all rows, by the
+        # solver the tuning validated; SMO on K + I/C with C = inf (the plain SVR form
+        # of the same problem) needs millions of steps at the large C often learned
+        sol = solve_l2svr(SVRFold.build(Xr, yz, Xr[:1], yz[:1], sw_train=sw), res.C,
+                          res.epsilon, np.array([1.0]))
+        self.X_fit_ = Xr[sol.free]
+        self.dual_coef_, self.intercept_ = sol.beta[sol.free], sol.bias
+        self.estimator_ = None
 
     def _fresh(self, k, X):
         """Folds of the support rule: a fresh shuffled split into as many folds."""
         if self.widths != "per_feature" or self.select != "1se":
             return None
-        return list(KFold(k, shuffle=True, random_state=0).split(X))
+        seed = check_random_state(self.random_state).randint(2**31 - 1)
+        return list(KFold(k, shuffle=True, random_state=seed).split(X))
 
     def predict(self, X):
-        """Predictions of :attr:`estimator_` in the target's units."""
+        """Predictions in the target's units."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        Xr = X * self.scale_
-        if self.lower_ == "svr":
-            Xr = rbf_gram(Xr, self.X_fit_, 1.0)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        Xr = self._scaled(X, self.scale_)
+        if self.estimator_ is None:  # a kernel expansion: Nyström or the L2-loss SVR
+            out = rbf_gram(Xr, self.X_fit_, 1.0) @ self.dual_coef_ + self.intercept_
+            return out * self.y_scale_ + self.y_mean_
+        if sp.issparse(Xr):
+            Xr = Xr.toarray()
         return self.estimator_.predict(Xr) * self.y_scale_ + self.y_mean_
 
     def _get_support_mask(self):

@@ -58,16 +58,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse as sp
 
 from ..kernels import squared_distances
 from ..solvers.dual.kernel_lower_level import rbf_gram
+from ..solvers.nystroem import nystroem_ridge_loo, nystroem_ridge_loo_grad
 from .bilevel import Evaluation
 from .kernel_bilevel import median_gamma, width_support
-from .outer import BiSVMLBFGS
+from .kernel_tune_common import KernelTuneResult, prune_widths, run_outer
 
 __all__ = ["SCAN_RIDGE", "GAMMA_FACTORS", "RIDGE_BETA_MAX", "RIDGE_FLOOR", "RidgeHyperModel",
            "LOOState", "kernel_ridge_loo", "kernel_ridge_loo_grad", "KernelRidgeLOOObjective",
-           "KernelRidgeTuneResult", "tune_kernel_ridge"]
+           "tune_kernel_ridge"]
 
 #: Ridges of the starting scan, for a standardised target and an RBF kernel (unit
 #: diagonal): from nearly interpolating to a fit that shrinks towards the mean.
@@ -225,7 +227,10 @@ class KernelRidgeLOOObjective:
 
     ``hyper`` is a :class:`RidgeHyperModel`. A point where
     :math:`A` is not numerically positive definite (a vanishing ridge) has the value
-    ``inf``, which the line search rejects.
+    ``inf``, which the line search rejects. With ``landmarks`` (rows Z), the model is
+    kernel ridge on the Nyström features of Z (:mod:`bisvm.solvers.nystroem`), its
+    exact leave-one-out error and gradient at :math:`O(nm^2)`; ``sqdist`` is then the
+    pair ``(D_XZ, D_ZZ)``.
     """
 
     X: np.ndarray
@@ -233,13 +238,17 @@ class KernelRidgeLOOObjective:
     hyper: RidgeHyperModel
     sw: np.ndarray | None = None
     fit_intercept: bool = True
-    sqdist: np.ndarray | None = field(default=None, repr=False)
+    sqdist: object = field(default=None, repr=False)
+    landmarks: np.ndarray | None = field(default=None, repr=False)
 
     folds = ()
 
     def state(self, ridge, gamma):
         """:func:`kernel_ridge_loo` at ``(ridge, gamma)`` (None where A is singular)."""
         try:
+            if self.landmarks is not None:
+                return nystroem_ridge_loo(self.X, self.landmarks, self.y, ridge, gamma,
+                                          self.sw, self.fit_intercept, self._dist(gamma))
             return kernel_ridge_loo(self.X, self.y, ridge, gamma, self.sw,
                                     self.fit_intercept, self._dist(gamma))
         except np.linalg.LinAlgError:
@@ -273,71 +282,27 @@ class KernelRidgeLOOObjective:
         if st is None:
             return Evaluation(beta=beta, value=float("inf"), grad=np.zeros_like(beta),
                               coefs=(np.zeros(n),), lower_iterations=0, lower_solves=1)
-        g = kernel_ridge_loo_grad(self.X, st, ridge, gamma, self.sw, self._dist(gamma))
+        if self.landmarks is not None:
+            g = nystroem_ridge_loo_grad(self.X, self.landmarks, st, ridge, gamma, self.sw,
+                                        self._dist(gamma))
+        else:
+            g = kernel_ridge_loo_grad(self.X, st, ridge, gamma, self.sw, self._dist(gamma))
         return Evaluation(beta=beta, value=st.value, grad=self.hyper.grad_beta(beta, g),
                           coefs=(st.theta,),
                           lower_iterations=0, lower_solves=1)
 
 
-@dataclass(frozen=True)
-class KernelRidgeTuneResult:
-    """Outcome of :func:`tune_kernel_ridge`.
-
-    Attributes
-    ----------
-    ridge : float
-    gamma : ndarray
-        Learned widths (one entry for a shared width), before the support rule.
-    gamma_support : ndarray
-        ``gamma`` with the widths of dropped features set to 0.
-    support : ndarray of int or None
-        Features kept (per-feature widths only).
-    threshold : float
-        Normalised relevance of the weakest kept feature (0 for a shared width).
-    value : float
-        Leave-one-out mean squared error at (ridge, gamma).
-    gamma0, ridge0 : float
-        The start: the best point of the scan.
-    scan_values : ndarray of shape (len(GAMMA_FACTORS), len(ridges))
-    history : tuple
-        The outer stages' :class:`~bisvm.selection.outer.HistoryEntry` tuples.
-    n_fits : int
-        Kernel ridge factorisations in total.
-    support_tests : tuple
-        ``(k, increase, standard error)`` of each support size tested.
-    """
-
-    ridge: float
-    gamma: np.ndarray
-    gamma_support: np.ndarray
-    support: np.ndarray | None
-    threshold: float
-    value: float
-    gamma0: float
-    ridge0: float
-    scan_values: np.ndarray
-    history: tuple
-    n_fits: int
-    support_tests: tuple = ()
-
-
-def _outer(obj, max_iter, tol):
-    """BiSVM L-BFGS from β = 1; the lower level is solved exactly, so there is no
-    tolerance schedule and no first-order warm start."""
-    opt = BiSVMLBFGS(max_iter=max_iter, tol=tol, ftol=1e-6, beta_max=RIDGE_BETA_MAX,
-                     predictor=False, adaptive_tol=False, warn=False, max_line_search=10)
-    return opt.minimize(obj, 1.0)
-
-
 def tune_kernel_ridge(X, y, *, sw=None, widths="shared", fit_intercept=True,
-                      ridges=SCAN_RIDGE, max_iter=50, tol=1e-4, support_rule="1se"):
+                      ridges=SCAN_RIDGE, max_iter=50, tol=1e-4, support_rule="1se",
+                      landmarks=None):
     r"""Learn the ridge and the RBF widths of kernel ridge regression by gradient
     descent of its exact leave-one-out mean squared error (module docstring).
 
     Parameters
     ----------
-    X : ndarray, shape (n, d)
-        Dense training features (already standardised if so wanted).
+    X : ndarray or sparse matrix, shape (n, d)
+        Training features (already standardised if so wanted); sparse rows are
+        densified for the exact model, whose n×n matrices dominate its memory.
     y : ndarray, shape (n,)
     sw : ndarray of shape (n,), optional
         Positive sample weights.
@@ -353,22 +318,34 @@ def tune_kernel_ridge(X, y, *, sw=None, widths="shared", fit_intercept=True,
     support_rule : {"1se", "none"}
         Per-feature widths: the one-standard-error support on the leave-one-out terms,
         or keep every feature.
+    landmarks : ndarray of shape (m, d), optional
+        Landmark rows: tune kernel ridge on their Nyström features
+        (:mod:`bisvm.solvers.nystroem`) instead of the exact kernel.
 
     Returns
     -------
-    KernelRidgeTuneResult
+    KernelTuneResult
+        With ``ridge`` and ``ridge0``; ``C`` and ``C0`` are None, ``n_solves`` counts
+        factorisations.
     """
     if widths not in ("shared", "per_feature"):
         raise ValueError(f"widths must be 'shared' or 'per_feature', got {widths!r}")
     if support_rule not in ("1se", "none"):
         raise ValueError(f"support_rule must be '1se' or 'none', got {support_rule!r}")
-    X = np.asarray(X, dtype=float)
+    Z = None if landmarks is None else np.asarray(landmarks, dtype=float)
+    if sp.issparse(X) and Z is None:
+        X = X.toarray()
+    X = X.astype(float) if sp.issparse(X) else np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     n, d = X.shape
-    D = squared_distances(X, X)
+    D = squared_distances(X, X) if Z is None else \
+        (squared_distances(X, Z), squared_distances(Z, Z))
     g0 = median_gamma(X)
-    hyper = RidgeHyperModel("shared", d, 1.0, g0)
-    obj = KernelRidgeLOOObjective(X, y, hyper, sw, fit_intercept, D)
+
+    def objective(hyper, dist):
+        return KernelRidgeLOOObjective(X, y, hyper, sw, fit_intercept, dist, Z)
+
+    obj = objective(RidgeHyperModel("shared", d, 1.0, g0), D)
     # the criterion is often bimodal in the width (a nearly linear valley at small
     # widths, a local one near the data's scale): the scan tries three widths
     scan = np.empty((len(GAMMA_FACTORS), len(ridges)))
@@ -380,15 +357,15 @@ def tune_kernel_ridge(X, y, *, sw=None, widths="shared", fit_intercept=True,
     lam0, g0 = float(ridges[b]), g0 * GAMMA_FACTORS[a]
     fits = scan.size
     hyper = RidgeHyperModel("shared", d, lam0, g0)
-    obj = KernelRidgeLOOObjective(X, y, hyper, sw, fit_intercept, D)
-    res = _outer(obj, max_iter, tol)
+    obj = objective(hyper, D)
+    res = run_outer(obj, max_iter=max_iter, tol=tol, beta_max=RIDGE_BETA_MAX)
     ridge, gamma = hyper.params(res.beta)
     value, history, fits = res.value, (res.history,), fits + res.lower_solves
     support, threshold, tests = None, 0.0, ()
     if widths == "per_feature":
         hyper = RidgeHyperModel("per_feature", d, ridge - RIDGE_FLOOR, float(gamma[0]))
-        obj = KernelRidgeLOOObjective(X, y, hyper, sw, fit_intercept, None)
-        res = _outer(obj, max_iter, tol)
+        obj = objective(hyper, None)
+        res = run_outer(obj, max_iter=max_iter, tol=tol, beta_max=RIDGE_BETA_MAX)
         ridge, gamma = hyper.params(res.beta)
         value, history = res.value, history + (res.history,)
         fits += res.lower_solves
@@ -397,13 +374,9 @@ def tune_kernel_ridge(X, y, *, sw=None, widths="shared", fit_intercept=True,
             dec = width_support(obj, ridge, gamma, gamma / gamma.sum())
             support, threshold, tests = dec.support, dec.threshold, dec.tested
             fits += dec.n_solves
-    gs = np.array(gamma, dtype=float)
-    if support is not None:
-        mask = np.zeros(d, dtype=bool)
-        mask[support] = True
-        gs[~mask] = 0.0
-    return KernelRidgeTuneResult(
-        ridge=float(ridge), gamma=np.array(gamma, dtype=float), gamma_support=gs,
-        support=support, threshold=float(threshold), value=float(value), gamma0=float(g0),
-        ridge0=lam0, scan_values=np.array(scan), history=history, n_fits=int(fits),
+    return KernelTuneResult(
+        C=None, ridge=float(ridge), gamma=np.array(gamma, dtype=float),
+        gamma_support=prune_widths(gamma, support), support=support,
+        threshold=float(threshold), value=float(value), gamma0=float(g0), C0=None,
+        ridge0=lam0, scan_values=np.array(scan), history=history, n_solves=int(fits),
         support_tests=tests)

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..solvers.dual.kernel_svr_lower_level import (
     SVRFold,
@@ -40,9 +41,9 @@ from .bilevel import Evaluation
 from .kernel_bilevel import median_gamma, width_support
 from .kernel_fit import distance_cache_fits
 from .kernel_ridge_tune import GAMMA_FACTORS
-from .outer import BiSVMLBFGS
+from .kernel_tune_common import KernelTuneResult, prune_widths, run_outer
 
-__all__ = ["SVRHyperModel", "KernelSVRObjective", "KernelSVRTuneResult", "tune_kernel_svr",
+__all__ = ["SVRHyperModel", "KernelSVRObjective", "tune_kernel_svr",
            "svr_folds", "SCAN_C_SVR", "EPSILON0", "SVR_BETA_MAX"]
 
 #: The C values of the starting scan (standardised features and target).
@@ -77,16 +78,25 @@ class SVRHyperModel:
                 self.gamma_ref * beta[2:])
 
 
-def svr_folds(X, y, splits, cache_distances=False):
-    """One :class:`SVRFold` per ``(train, validation)`` split."""
-    return tuple(SVRFold.build(X[tr], y[tr], X[va], y[va], cache_distances)
+def svr_folds(X, y, splits, cache_distances=False, sw=None):
+    """One :class:`SVRFold` per ``(train, validation)`` split (``sw``: positive sample
+    weights of the rows)."""
+    return tuple(SVRFold.build(X[tr], y[tr], X[va], y[va], cache_distances,
+                               None if sw is None else sw[tr], None if sw is None else sw[va])
                  for tr, va in splits)
+
+
+def _val_weights(fold):
+    """Weights of the fold's validation rows in its mean squared error (sum 1)."""
+    n = fold.y_val.size
+    return np.full(n, 1.0 / n) if fold.sw_val is None else fold.sw_val / fold.sw_val.sum()
 
 
 @dataclass(frozen=True)
 class KernelSVRObjective:
     r"""The upper level :math:`\beta\mapsto J`, the mean over folds of the validation mean
-    squared error of the L2-loss ε-SVR, with its hypergradient.
+    squared error (weighted by the validation rows' sample weights, if any) of the
+    L2-loss ε-SVR, with its hypergradient.
 
     ``coefs`` are the per-fold expansions β (the warm starts of the next solves).
     ``epsilon`` fixes ε for :meth:`terms` called with ``(C, gamma)`` only, the interface
@@ -117,7 +127,7 @@ class KernelSVRObjective:
         for f, s in zip(self.folds, sols):
             fv, _ = l2svr_outputs(f, s)
             ts.append((f.y_val - fv) ** 2)
-            ws.append(np.full(fv.size, 1.0 / (fv.size * len(self.folds))))
+            ws.append(_val_weights(f) / len(self.folds))
         return np.concatenate(ts), np.concatenate(ws), sols
 
     def evaluate(self, beta, warm=None, tol=None, adjoint_warm=None):
@@ -129,53 +139,32 @@ class KernelSVRObjective:
         for f, s in zip(self.folds, sols):
             fv, KVF = l2svr_outputs(f, s)
             res = f.y_val - fv
-            vals.append(float(np.mean(res**2)))
-            grads.append(l2svr_hypergradient(f, s, -2.0 * res / res.size, KVF))
+            w = _val_weights(f)
+            vals.append(float(w @ res**2))
+            grads.append(l2svr_hypergradient(f, s, -2.0 * w * res, KVF))
         return Evaluation(beta=beta, value=float(np.mean(vals)),
                           grad=np.mean(grads, axis=0) / beta, coefs=self.coefs(sols),
                           lower_iterations=sum(s.n_iter for s in sols),
                           lower_solves=len(self.folds))
 
 
-@dataclass(frozen=True)
-class KernelSVRTuneResult:
-    """Outcome of :func:`tune_kernel_svr` (fields as
-    :class:`~bisvm.selection.kernel_fit.KernelTuneResult`, plus ``epsilon`` on the
-    scale of the target given)."""
-
-    C: float
-    epsilon: float
-    gamma: np.ndarray
-    gamma_support: np.ndarray
-    support: np.ndarray | None
-    threshold: float
-    value: float
-    gamma0: float
-    C0: float
-    scan_values: np.ndarray
-    history: tuple
-    n_solves: int
-    support_tests: tuple = ()
-
-
-def _outer(obj, warm, max_iter, tol):
-    opt = BiSVMLBFGS(max_iter=max_iter, tol=tol, ftol=1e-6, beta_max=SVR_BETA_MAX,
-                     predictor=False, adaptive_tol=False, warn=False, max_line_search=10)
-    return opt.minimize(obj, 1.0, warm0=warm)
-
-
-def tune_kernel_svr(X, y, splits, *, widths="shared", Cs=SCAN_C_SVR, epsilon0=EPSILON0,
-                    max_iter=50, tol=1e-4, support_rule="1se", support_splits=None):
+def tune_kernel_svr(X, y, splits, *, sw=None, widths="shared", Cs=SCAN_C_SVR,
+                    epsilon0=EPSILON0, max_iter=50, tol=1e-4, support_rule="1se",
+                    support_splits=None):
     r"""Learn C, ε and the RBF widths of the L2-loss ε-SVR by hypergradient descent of
     the k-fold validation mean squared error (module docstring).
 
     Parameters
     ----------
     X : ndarray, shape (n, d)
-        Dense training features (already standardised if so wanted).
+        Training features (already standardised if so wanted); sparse rows are
+        densified, as each fold's solves hold dense n×n Gram blocks.
     y : ndarray, shape (n,)
         Target (standardised: ``Cs`` and ``epsilon0`` assume unit spread).
     splits : sequence of (train_idx, val_idx)
+    sw : ndarray of shape (n,), optional
+        Positive sample weights (a row's C is :math:`Cs_i`; validation errors are
+        weighted means).
     widths : {"shared", "per_feature"}
     Cs : sequence of float
         The starting scan.
@@ -189,16 +178,18 @@ def tune_kernel_svr(X, y, splits, *, widths="shared", Cs=SCAN_C_SVR, epsilon0=EP
 
     Returns
     -------
-    KernelSVRTuneResult
+    KernelTuneResult
+        With ``epsilon`` on the scale of ``y``.
     """
     if widths not in ("shared", "per_feature"):
         raise ValueError(f"widths must be 'shared' or 'per_feature', got {widths!r}")
     if not epsilon0 > 0:
         raise ValueError(f"epsilon0 must be > 0, got {epsilon0!r}")
-    X = np.asarray(X, dtype=float)
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
+    sw = None if sw is None else np.asarray(sw, dtype=float)
     n, d = X.shape
-    folds = svr_folds(X, y, splits, distance_cache_fits(n, len(splits)))
+    folds = svr_folds(X, y, splits, distance_cache_fits(n, len(splits)), sw)
     g0 = median_gamma(X)
     scan_obj = KernelSVRObjective(folds, SVRHyperModel("shared", d, 1.0, epsilon0, g0),
                                   epsilon0)
@@ -216,7 +207,8 @@ def tune_kernel_svr(X, y, splits, *, widths="shared", Cs=SCAN_C_SVR, epsilon0=EP
     vals = np.reshape(vals, (len(GAMMA_FACTORS), len(Cs)))
     solves = vals.size * len(folds)
     hyper = SVRHyperModel("shared", d, C0, epsilon0, g0)
-    res = _outer(KernelSVRObjective(folds, hyper), warm, max_iter, tol)
+    res = run_outer(KernelSVRObjective(folds, hyper), warm, max_iter=max_iter, tol=tol,
+                    beta_max=SVR_BETA_MAX)
     C, eps, gamma = hyper.params(res.beta)
     value, warm, history = res.value, res.coefs, (res.history,)
     solves += res.lower_solves
@@ -224,7 +216,7 @@ def tune_kernel_svr(X, y, splits, *, widths="shared", Cs=SCAN_C_SVR, epsilon0=EP
     if widths == "per_feature":
         hyper = SVRHyperModel("per_feature", d, C, eps, float(gamma[0]))
         obj = KernelSVRObjective(folds, hyper, eps)
-        res = _outer(obj, warm, max_iter, tol)
+        res = run_outer(obj, warm, max_iter=max_iter, tol=tol, beta_max=SVR_BETA_MAX)
         C, eps, gamma = hyper.params(res.beta)
         value, warm, history = res.value, res.coefs, history + (res.history,)
         solves += res.lower_solves
@@ -232,18 +224,13 @@ def tune_kernel_svr(X, y, splits, *, widths="shared", Cs=SCAN_C_SVR, epsilon0=EP
         if support_rule == "1se" and d > 1:
             obj = KernelSVRObjective(folds, hyper, eps)
             if support_splits is not None:
-                obj, warm = KernelSVRObjective(svr_folds(X, y, support_splits), hyper,
-                                               eps), None
+                obj, warm = KernelSVRObjective(svr_folds(X, y, support_splits, False, sw),
+                                               hyper, eps), None
             dec = width_support(obj, C, gamma, gamma / gamma.sum(), warm)
             support, threshold, tests = dec.support, dec.threshold, dec.tested
             solves += dec.n_solves * len(obj.folds)
-    gs = np.array(gamma, dtype=float)
-    if support is not None:
-        mask = np.zeros(d, dtype=bool)
-        mask[support] = True
-        gs[~mask] = 0.0
-    return KernelSVRTuneResult(
+    return KernelTuneResult(
         C=float(C), epsilon=float(eps), gamma=np.array(gamma, dtype=float),
-        gamma_support=gs, support=support, threshold=float(threshold), value=float(value),
-        gamma0=float(g0), C0=float(C0), scan_values=vals, history=history,
-        n_solves=int(solves), support_tests=tests)
+        gamma_support=prune_widths(gamma, support), support=support,
+        threshold=float(threshold), value=float(value), gamma0=float(g0), C0=float(C0),
+        scan_values=vals, history=history, n_solves=int(solves), support_tests=tests)

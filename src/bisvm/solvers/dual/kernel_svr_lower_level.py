@@ -47,24 +47,34 @@ with :math:`r` the right-hand side: :math:`\partial/\partial\log C` is
 :math:`\partial K_{ab}/\partial\log\gamma_j = -\gamma_j(x_{aj} - x_{bj})^2K_{ab}`: all
 d of them by one :math:`|F|\times|F|` by :math:`|F|\times d` product, as for the L2-SVM
 (Chapelle, Vapnik, Bousquet & Mukherjee 2002).
+
+**Sample weights** :math:`s_i` scale each row's loss, i.e. its C to :math:`Cs_i`
+(LIBSVM's per-instance weights do the same to the L1 loss): :math:`I/C` becomes
+:math:`\operatorname{diag}(1/(Cs_i))` throughout, and the log C derivative is
+:math:`\lambda_F^\top(\beta_F/(Cs_F))`.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 
 from ...kernels import squared_distances
 from .._linalg import cholesky_factor, cholesky_factor_solve
 from .kernel_lower_level import rbf_gram
 
 __all__ = ["SVRFold", "L2SVRSolution", "solve_l2svr", "l2svr_outputs",
-           "l2svr_hypergradient", "width_terms", "NEWTON_ROUNDS"]
+           "l2svr_hypergradient", "width_terms", "NEWTON_ROUNDS", "SMO_MAX_ITER_PER_ROW"]
 
 #: Finite Newton rounds before the solve falls back to SMO for its free set.
 NEWTON_ROUNDS = 30
+
+#: SMO iterations per training row allowed to the fallback.
+SMO_MAX_ITER_PER_ROW = 1000
 
 
 def width_terms(XA, XB, W):
@@ -85,18 +95,34 @@ class SVRFold:
     y_val: np.ndarray
     sqdist_train: np.ndarray | None = None
     sqdist_val: np.ndarray | None = None
+    sw_train: np.ndarray | None = None
+    sw_val: np.ndarray | None = None
 
     @classmethod
-    def build(cls, X_train, y_train, X_val, y_val, cache_distances=False):
-        """The fold, with the train-train and validation-train distances if asked."""
+    def build(cls, X_train, y_train, X_val, y_val, cache_distances=False, sw_train=None,
+              sw_val=None):
+        """The fold, with the train-train and validation-train distances if asked, and
+        positive sample weights of its rows (training: a row's C is :math:`Cs_i`;
+        validation: a row's weight in the fold's mean squared error)."""
         if sp.issparse(X_train) or sp.issparse(X_val):
             raise TypeError("SVRFold needs dense rows")
         Dt = Dv = None
         if cache_distances:
             Dt = squared_distances(X_train, X_train)
             Dv = squared_distances(X_val, X_train)
+        wt = None if sw_train is None else np.asarray(sw_train, float)
+        wv = None if sw_val is None else np.asarray(sw_val, float)
         return cls(np.asarray(X_train, float), np.asarray(y_train, float),
-                   np.asarray(X_val, float), np.asarray(y_val, float), Dt, Dv)
+                   np.asarray(X_val, float), np.asarray(y_val, float), Dt, Dv, wt, wv)
+
+    def inv_c(self, C, rows=None):
+        """The diagonal :math:`1/(Cs_i)` of the training rows ``rows`` (all by default)
+        that the L2 loss adds to the kernel."""
+        n = self.y_train.size if rows is None else np.size(rows)
+        if self.sw_train is None:
+            return np.full(n, 1.0 / C)
+        s = self.sw_train if rows is None else self.sw_train[rows]
+        return 1.0 / (C * s)
 
     def gram(self, gamma):
         """Training Gram matrix at ``gamma``."""
@@ -138,10 +164,11 @@ class L2SVRSolution:
         return z - b * self.Ainv1, b
 
 
-def _free_solve(K, y, F, sigma, C, eps):
-    """The bordered free-set system on F: ``(beta_F, b, factor, A^{-1}1, schur)``."""
+def _free_solve(K, y, F, sigma, dinv, eps):
+    """The bordered free-set system on F (``dinv``: the diagonal 1/(C s_i) of all
+    training rows): ``(beta_F, b, factor, A^{-1}1, schur)``."""
     A = K[np.ix_(F, F)].copy()
-    A[np.diag_indices(F.size)] += 1.0 / C
+    A[np.diag_indices(F.size)] += dinv[F]
     fac = cholesky_factor(A, lower=True)
     rhs = y[F] - eps * sigma
     z = cholesky_factor_solve(fac, rhs)
@@ -151,12 +178,19 @@ def _free_solve(K, y, F, sigma, C, eps):
     return z - b * u, b, fac, u, schur
 
 
-def _smo_free_set(K, y, C, eps):
-    """Free set and signs from bisvm's SMO: the L1-loss ε-SVR with C = ∞ on K + I/C."""
+def _smo_free_set(K, y, dinv, eps):
+    """Free set and signs from bisvm's SMO: the L1-loss ε-SVR with C = ∞ on
+    K + diag(1/(C s))."""
     from ...estimators.svm import SVR  # the estimator layer wraps the SMO driver
 
-    A = K + np.eye(K.shape[0]) / C
-    m = SVR(kernel="precomputed", C=np.inf, epsilon=eps, tol=1e-6).fit(A, y)
+    A = K + np.diag(dinv)
+    # at a large C, K + I/C is nearly singular and SMO can take millions of steps to
+    # certify a free set whose system is then solved exactly anyway: its iterations are
+    # capped, and the free set it has reached is taken
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = SVR(kernel="precomputed", C=np.inf, epsilon=eps, tol=1e-6,
+                max_iter=SMO_MAX_ITER_PER_ROW * K.shape[0]).fit(A, y)
     F = np.sort(np.asarray(m.support_))
     coef = np.zeros(K.shape[0])
     coef[m.support_] = np.ravel(m.dual_coef_)
@@ -186,6 +220,7 @@ def solve_l2svr(fold, C, epsilon, gamma, warm=None):
     K = fold.gram(gamma)
     y = fold.y_train
     n = y.size
+    dinv = fold.inv_c(C)
     if warm is not None and np.size(warm) == n and np.any(warm != 0):
         F = np.flatnonzero(warm)
         sigma = np.sign(np.asarray(warm)[F])
@@ -196,7 +231,7 @@ def solve_l2svr(fold, C, epsilon, gamma, warm=None):
     rounds, converged = 0, False
     while rounds < NEWTON_ROUNDS:
         rounds += 1
-        beta_F, b, fac, u, schur = _free_solve(K, y, F, sigma, C, epsilon)
+        beta_F, b, fac, u, schur = _free_solve(K, y, F, sigma, dinv, epsilon)
         r = y - K[:, F] @ beta_F - b
         newF = np.flatnonzero(np.abs(r) > epsilon)
         newS = np.sign(r[newF])
@@ -210,12 +245,12 @@ def solve_l2svr(fold, C, epsilon, gamma, warm=None):
         F, sigma = newF, newS
     if not converged:
         # a cycle, an empty free set or too many rounds: SMO decides the free set
-        F, sigma = _smo_free_set(K, y, C, epsilon)
+        F, sigma = _smo_free_set(K, y, dinv, epsilon)
         if F.size == 0:  # every residual inside the tube: f is the constant b,
             # pinned by the row of largest residual (beta stays 0 by 1'beta = 0)
             F = np.array([int(np.argmax(np.abs(y - y.mean())))])
             sigma = np.where(y[F] >= y.mean(), 1.0, -1.0)
-        beta_F, b, fac, u, schur = _free_solve(K, y, F, sigma, C, epsilon)
+        beta_F, b, fac, u, schur = _free_solve(K, y, F, sigma, dinv, epsilon)
     beta = np.zeros(n)
     beta[F] = beta_F
     return L2SVRSolution(beta, float(b), F, sigma, fac, u, schur, float(C), float(epsilon),
@@ -251,7 +286,7 @@ def l2svr_hypergradient(fold, sol, e, KVF):
     lamF, _ = sol.solve_bordered(KVF.T @ e, float(e.sum()))
     bF = sol.beta[F]
     grad = np.empty(2 + n_w)
-    grad[0] = float(lamF @ bF) / sol.C
+    grad[0] = float(lamF @ (bF * fold.inv_c(sol.C, F)))
     grad[1] = -sol.epsilon * float(lamF @ sol.sign)
     W = sol.gram[np.ix_(F, F)] * np.outer(lamF, bF)
     Aval = KVF * np.outer(e, bF)

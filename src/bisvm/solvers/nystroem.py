@@ -1,0 +1,293 @@
+r"""The Nyström approximation of an RBF kernel, and kernel ridge regression on it with
+its exact leave-one-out error and that error's gradient in the ridge and the widths.
+
+**Approximation** (Williams & Seeger 2001, "Using the Nyström method to speed up
+kernel machines"). With m landmark rows :math:`Z` (:func:`select_landmarks`),
+:math:`B = K(X, Z)` (n×m) and :math:`C = K(Z, Z)`, the Gram matrix is approximated by
+:math:`K \approx BC^{-1}B^\top = \Phi\Phi^\top` with the features
+:math:`\Phi = BL^{-\top}`, :math:`C + \delta I = LL^\top` (:func:`nystroem_features`).
+The Cholesky factor stands in for the :math:`C^{-1/2}` of the textbook features: any
+:math:`\Phi` with :math:`\Phi\Phi^\top = BC^{-1}B^\top` gives the same kernel machine,
+and the factor is differentiable where an eigendecomposition with a cut-off is not. The
+jitter :math:`\delta` (:data:`JITTER`) keeps the factor defined when landmarks nearly
+coincide, as in Gaussian-process practice (Rasmussen & Williams 2006, §3.4.3).
+
+**Kernel ridge on the features** is ridge regression on :math:`\Phi` with an
+unpenalised intercept and sample weights :math:`s_i` (:math:`q = \sqrt s`):
+
+.. math::
+    \min_{w, b}\ \sum_is_i(y_i - \phi_i^\top w - b)^2 + \lambda\lVert w\rVert^2,
+
+equivalently :math:`f(x) = k(x, Z)^\top a + b` with the penalty
+:math:`\lambda a^\top(C + \delta I)a`, :math:`a = L^{-\top}w` (the "subset of
+regressors"). With :math:`\tilde\Phi = \operatorname{diag}(q)[1, \Phi]`,
+:math:`Q = \tilde\Phi^\top\tilde\Phi + \lambda\operatorname{diag}(0, I)` (positive
+definite: its smallest eigenvalue is at least :math:`\min(\lambda, \cdot)` away from 0),
+the fit is :math:`\theta = Q^{-1}\tilde\Phi^\top(q\circ y)`, the leverages are
+:math:`h_i = (\tilde\Phi Q^{-1}\tilde\Phi^\top)_{ii}` and the leave-one-out residuals
+of this linear smoother are exact for fixed landmarks:
+:math:`r_i = e_i/(1 - h_i)`, :math:`e = y - f`. The criterion is
+:math:`J = \sum_is_ir_i^2/\sum_is_i`, as for exact kernel ridge
+(:mod:`~bisvm.selection.kernel_ridge_tune`), at :math:`O(nm^2)` instead of
+:math:`O(n^3)`.
+
+**Gradient.** With :math:`\tilde e = q\circ e`, :math:`S = \sum_i s_i`,
+:math:`\alpha_i = 2\tilde e_i/(S(1-h_i)^2)`, :math:`c_i = 2\tilde e_i^2/(S(1-h_i)^3)`,
+:math:`U = \tilde\Phi Q^{-1}`, :math:`v = Q^{-1}\tilde\Phi^\top\alpha`,
+:math:`R = U^\top\operatorname{diag}(c)U`, the differential of J in the design and the
+penalty matrix is :math:`dJ = \langle G, d\tilde\Phi\rangle + \langle H, dP\rangle` with
+
+.. math::
+    G = -\alpha\theta^\top - \tilde ev^\top + (\tilde\Phi v)\theta^\top
+        + 2\operatorname{diag}(c)U - 2\tilde\Phi R,\qquad
+    H = \operatorname{sym}(v\theta^\top) - R .
+
+Going back through :math:`\Phi = BL^{-\top}` (the whitening is a change of variables
+of the same model, so the differential in the subset-of-regressors variables is
+:math:`G` and :math:`H` mapped by :math:`L^{-1}`): :math:`\partial J/\partial B =
+\operatorname{diag}(q)G_{:,1:}L^{-1}`, :math:`\partial J/\partial C =
+\lambda L^{-\top}H_{1:,1:}L^{-1}` and :math:`\partial J/\partial\log\lambda =
+\lambda\operatorname{tr}H_{1:,1:}`. The widths enter B and C through
+:math:`\partial k(x, z)/\partial\log\gamma_j = -\gamma_j(x_j - z_j)^2k(x, z)`: all d of
+them by two products of cost :math:`O(nmd)` (:func:`width_terms`). This is the
+hypergradient through the dependence of :math:`\Phi` on the widths; the landmarks
+themselves stay fixed rows of the data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+
+from ..kernels import squared_distances
+from .dual.kernel_lower_level import rbf_gram
+
+__all__ = ["JITTER", "LANDMARK_METHODS", "select_landmarks", "nystroem_features",
+           "width_terms", "NystroemRidgeState", "nystroem_ridge_loo",
+           "nystroem_ridge_loo_grad", "nystroem_ridge_coef"]
+
+#: Diagonal jitter :math:`\delta` added to :math:`C = K(Z, Z)` (whose diagonal is 1 for
+#: an RBF kernel) before its Cholesky factorisation.
+JITTER = 1e-8
+
+#: Landmark rules of :func:`select_landmarks`.
+LANDMARK_METHODS = ("kmeans++", "uniform")
+
+
+def _dense_rows(X, idx):
+    rows = X[idx]
+    return np.asarray(rows.toarray() if sp.issparse(rows) else rows, dtype=float)
+
+
+def select_landmarks(X, n_components, method="kmeans++", random_state=0):
+    r"""Indices of ``n_components`` distinct landmark rows of ``X``.
+
+    ``"uniform"`` draws rows without replacement. ``"kmeans++"`` is the seeding of
+    Arthur & Vassilvitskii (2007), "k-means++: the advantages of careful seeding": each
+    next landmark is drawn with probability proportional to its squared distance to the
+    nearest landmark so far, which spreads the landmarks over the data and, for the
+    Nyström approximation, lowers its error against uniform sampling (Zhang, Tsang &
+    Kwok 2008, "Improved Nyström low-rank approximation and error analysis"). Cost
+    :math:`O(nmd)`.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n, d)
+    n_components : int
+        Number of landmarks m (at most n).
+    method : {"kmeans++", "uniform"}
+    random_state : int, numpy Generator or None
+
+    Returns
+    -------
+    ndarray of int, shape (min(m, n),)
+    """
+    if method not in LANDMARK_METHODS:
+        raise ValueError(f"method must be one of {LANDMARK_METHODS}, got {method!r}")
+    n = X.shape[0]
+    if isinstance(n_components, bool) or not isinstance(n_components, (int, np.integer)) \
+            or n_components < 1:
+        raise ValueError(f"n_components must be a positive int, got {n_components!r}")
+    m = min(int(n_components), n)
+    rng = np.random.default_rng(random_state)
+    if method == "uniform" or m == n:
+        return np.sort(rng.choice(n, m, replace=False))
+    chosen = np.empty(m, dtype=np.intp)
+    chosen[0] = rng.integers(n)
+    dist = squared_distances(X, _dense_rows(X, chosen[:1])).ravel()
+    for k in range(1, m):
+        tot = float(dist.sum())
+        if not tot > 0:  # every row coincides with a landmark: fill uniformly
+            rest = np.setdiff1d(np.arange(n), chosen[:k])
+            chosen[k:] = rng.choice(rest, m - k, replace=False)
+            break
+        chosen[k] = rng.choice(n, p=dist / tot)
+        np.minimum(dist, squared_distances(X, _dense_rows(X, chosen[k:k + 1])).ravel(),
+                   out=dist)
+        dist[chosen[k]] = 0.0
+    return np.sort(chosen)
+
+
+def _factor(C):
+    Cj = C.copy()
+    Cj[np.diag_indices_from(Cj)] += JITTER
+    return scipy.linalg.cholesky(Cj, lower=True, check_finite=False)
+
+
+def nystroem_features(X, Z, gamma):
+    r"""The Nyström features :math:`\Phi = K(X, Z)L^{-\top}`, :math:`LL^\top =
+    K(Z, Z) + \delta I` (module docstring): :math:`\Phi\Phi^\top` approximates the RBF
+    Gram matrix of width ``gamma`` (a scalar or one per feature).
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+    """
+    L = _factor(rbf_gram(Z, Z, gamma))
+    B = rbf_gram(X, Z, gamma)
+    return scipy.linalg.solve_triangular(L, B.T, lower=True, check_finite=False).T
+
+
+def width_terms(XA, XB, W):
+    r""":math:`\sum_{ab}W_{ab}(x_{aj} - x_{bj})^2` for every feature j, by
+    :math:`(W1)^\top X_A^{\circ2} + (W^\top1)^\top X_B^{\circ2} - 2\,1^\top(X_A\circ
+    WX_B)`; ``XA`` dense or sparse, ``XB`` dense."""
+    if sp.issparse(XA):
+        XA = sp.csr_matrix(XA)
+        t = np.asarray(XA.multiply(XA).T @ W.sum(axis=1)).ravel()
+        cross = np.asarray(XA.multiply(W @ XB).sum(axis=0)).ravel()
+    else:
+        t = (XA * XA).T @ W.sum(axis=1)
+        cross = np.einsum("ij,ij->j", XA, W @ XB)
+    return t + (XB * XB).T @ W.sum(axis=0) - 2.0 * cross
+
+
+@dataclass(frozen=True)
+class NystroemRidgeState:
+    r"""One kernel ridge fit on Nyström features with what its gradient needs: the
+    blocks ``B`` = K(X, Z) and ``C`` = K(Z, Z), the factor ``L`` of C + δI, the
+    weighted design :math:`\tilde\Phi`, the factor of Q and :math:`U = \tilde\Phi
+    Q^{-1}`, the coefficients θ (intercept first, in the whitened basis), the
+    leverages ``h``, the weighted residuals :math:`\tilde e`, the leave-one-out
+    ``residuals`` and the criterion ``value``."""
+
+    B: np.ndarray
+    C: np.ndarray
+    L: np.ndarray
+    Phi: np.ndarray
+    Qfactor: tuple
+    U: np.ndarray
+    theta: np.ndarray
+    h: np.ndarray
+    e: np.ndarray
+    residuals: np.ndarray
+    value: float
+
+
+def nystroem_ridge_loo(X, Z, y, ridge, gamma, sw=None, fit_intercept=True, sqdist=None):
+    r"""Kernel ridge on the Nyström features of the landmarks ``Z`` at ``(ridge,
+    gamma)`` and its exact leave-one-out residuals (module docstring).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix, shape (n, d)
+    Z : ndarray, shape (m, d)
+        Landmark rows.
+    y : ndarray, shape (n,)
+    ridge : float
+        :math:`\lambda > 0`.
+    gamma : float or ndarray of shape (d,)
+    sw : ndarray of shape (n,), optional
+        Positive sample weights.
+    fit_intercept : bool
+    sqdist : tuple of ndarray, optional
+        Cached squared distances ``(D_XZ, D_ZZ)`` (shared width).
+
+    Returns
+    -------
+    NystroemRidgeState
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        When Q is not numerically positive definite.
+    """
+    n = X.shape[0]
+    q = np.ones(n) if sw is None else np.sqrt(np.asarray(sw, dtype=float))
+    Dxz, Dzz = (None, None) if sqdist is None else sqdist
+    B = rbf_gram(X, Z, gamma, Dxz)
+    C = rbf_gram(Z, Z, gamma, Dzz)
+    L = _factor(C)
+    Phi = scipy.linalg.solve_triangular(L, B.T, lower=True, check_finite=False).T
+    Pt = np.empty((n, Z.shape[0] + 1))
+    Pt[:, 0] = q if fit_intercept else 0.0
+    Pt[:, 1:] = Phi * q[:, None]
+    Q = Pt.T @ Pt
+    Q[np.diag_indices_from(Q)] += float(ridge)
+    # the intercept is unpenalised (with no intercept its column is 0 and this 1
+    # only keeps Q invertible)
+    Q[0, 0] += -float(ridge) if fit_intercept else 1.0
+    fac = scipy.linalg.cho_factor(Q, lower=True, check_finite=False)
+    yq = q * np.asarray(y, dtype=float)
+    theta = scipy.linalg.cho_solve(fac, Pt.T @ yq, check_finite=False)
+    U = scipy.linalg.cho_solve(fac, Pt.T, check_finite=False).T
+    h = np.einsum("ij,ij->i", Pt, U)
+    e = yq - Pt @ theta
+    r = e / (q * (1.0 - h))
+    value = float(np.sum(e**2 / (1.0 - h) ** 2) / np.sum(q**2))
+    return NystroemRidgeState(B, C, L, Pt, fac, U, theta, h, e, r, value)
+
+
+def nystroem_ridge_loo_grad(X, Z, state, ridge, gamma, sw=None, sqdist=None):
+    r"""Gradient of the leave-one-out mean squared error of
+    :func:`nystroem_ridge_loo` with respect to :math:`(\log\lambda, \log\gamma)` or
+    :math:`(\log\lambda, \log\gamma_1, …, \log\gamma_d)` (module docstring).
+
+    Returns
+    -------
+    ndarray of shape (2,) or (1 + d,)
+    """
+    n = X.shape[0]
+    q = np.ones(n) if sw is None else np.sqrt(np.asarray(sw, dtype=float))
+    st = state
+    Pt, th, h, e = st.Phi, st.theta, st.h, st.e
+    S = float(np.sum(q**2))
+    alpha = 2.0 * e / (S * (1.0 - h) ** 2)
+    c = 2.0 * e**2 / (S * (1.0 - h) ** 3)
+    U = st.U
+    v = U.T @ alpha
+    R = U.T @ (U * c[:, None])
+    G = 2.0 * (U * c[:, None]) - 2.0 * (Pt @ R)
+    G += np.outer(Pt @ v - alpha, th)
+    G -= np.outer(e, v)
+    H = 0.5 * (np.outer(v, th) + np.outer(th, v)) - R
+    Hm = H[1:, 1:]
+    # back to the unwhitened blocks: dJ/dB = diag(q) G_{:,1:} L^{-1}, dJ/dC = λ L^-T H L^-1
+    GB = scipy.linalg.solve_triangular(st.L, (G[:, 1:] * q[:, None]).T, lower=True,
+                                       trans="T", check_finite=False).T
+    T = scipy.linalg.solve_triangular(st.L, Hm, lower=True, trans="T", check_finite=False)
+    GC = float(ridge) * scipy.linalg.solve_triangular(st.L, T.T, lower=True, trans="T",
+                                                      check_finite=False).T
+    g = np.atleast_1d(np.asarray(gamma, dtype=float))
+    grad = np.empty(1 + g.size)
+    grad[0] = float(ridge) * float(np.trace(Hm))
+    WB, WC = GB * st.B, GC * st.C
+    if g.size == 1:
+        Dxz, Dzz = (squared_distances(X, Z), squared_distances(Z, Z)) if sqdist is None \
+            else sqdist
+        grad[1] = -g[0] * (float(np.vdot(WB, Dxz)) + float(np.vdot(WC, Dzz)))
+    else:
+        grad[1:] = -g * (width_terms(X, Z, WB) + width_terms(Z, Z, WC))
+    return grad
+
+
+def nystroem_ridge_coef(X, Z, y, ridge, gamma, sw=None, fit_intercept=True):
+    r"""The fitted model :math:`f(x) = k(x, Z)^\top a + b` of kernel ridge on the
+    Nyström features (module docstring): returns ``(a, b)``, :math:`a = L^{-\top}w`."""
+    st = nystroem_ridge_loo(X, Z, y, ridge, gamma, sw, fit_intercept)
+    a = scipy.linalg.solve_triangular(st.L, st.theta[1:], lower=True, trans="T",
+                                      check_finite=False)
+    return a, float(st.theta[0]) if fit_intercept else 0.0
