@@ -111,3 +111,26 @@ def test_bad_options_raise():
         tune_kernel_ridge(X, y, widths="ard")
     with pytest.raises(ValueError, match="support_rule"):
         tune_kernel_ridge(X, y, support_rule="2se")
+
+
+def test_nystroem_objective_gradient_is_in_beta():
+    X, y = _data(n=50)
+    Z = X[::4]
+    obj = KernelRidgeLOOObjective(X, y, RidgeHyperModel("per_feature", 3, 0.1, 0.3),
+                                  landmarks=Z)
+    beta = np.array([1.0, 2.0, 0.5, 1.0])
+    ev = obj.evaluate(beta)
+    h = 1e-6
+    fd = [(obj.evaluate(beta + h * e).value - obj.evaluate(beta - h * e).value) / (2 * h)
+          for e in np.eye(4)]
+    np.testing.assert_allclose(ev.grad, fd, rtol=1e-5, atol=1e-9)
+
+
+def test_tuning_on_every_row_as_landmark_is_the_exact_tuning():
+    X, y = _data(n=60)
+    exact = tune_kernel_ridge(X, y, max_iter=15)
+    nys = tune_kernel_ridge(X, y, max_iter=15, landmarks=X)
+    assert nys.ridge == pytest.approx(exact.ridge, rel=1e-3)
+    np.testing.assert_allclose(nys.gamma, exact.gamma, rtol=1e-3)
+    assert nys.value == pytest.approx(exact.value, rel=1e-5)
+    assert nys.C is None and nys.ridge0 == exact.ridge0

@@ -17,6 +17,7 @@ from bisvm.solvers.nystroem import (
     nystroem_ridge_coef,
     nystroem_ridge_loo,
     nystroem_ridge_loo_grad,
+    nystroem_width_grad,
     select_landmarks,
 )
 
@@ -118,3 +119,32 @@ def test_bad_arguments_raise():
         select_landmarks(X, 0)
     with pytest.raises(ValueError, match="n_components"):
         select_landmarks(X, 2.5)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("gamma", [0.3, np.array([0.2, 0.5, 0.05])])
+def test_width_gradient_of_a_feature_criterion(gamma, sparse):
+    """J(Φ) = <M, ΦΦ^T> + ‖ΦΦ^T y‖² depends on Φ through ΦΦ^T only; its gradient in the
+    widths from ∂J/∂Φ matches central differences."""
+    X, y = _data(n=30)
+    Z = X[select_landmarks(X, 8, "kmeans++", random_state=0)]
+    Xa = sp.csr_matrix(X) if sparse else X
+    M = np.random.default_rng(3).standard_normal((30, 30))
+
+    def crit(g):
+        K = nystroem_features(Xa, Z, g)
+        K = K @ K.T
+        return float(np.vdot(M, K) + np.sum((K @ y) ** 2))
+
+    Phi = nystroem_features(Xa, Z, gamma)
+    Ky = Phi @ (Phi.T @ y)
+    G = (M + M.T) @ Phi + 2.0 * (np.outer(Ky, y) + np.outer(y, Ky)) @ Phi
+    grad = nystroem_width_grad(Xa, Z, gamma, G)
+    p = np.log(np.atleast_1d(gamma))
+    h = 1e-5
+
+    def at(lp):
+        return crit(np.exp(lp) if p.size > 1 else float(np.exp(lp[0])))
+
+    fd = [(at(p + h * e) - at(p - h * e)) / (2 * h) for e in np.eye(p.size)]
+    np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-8)

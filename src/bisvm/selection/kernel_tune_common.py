@@ -74,21 +74,23 @@ class KernelTuneResult:
     ridge0: float | None = None
 
 
-def run_outer(objective, warm=None, *, max_iter, tol, beta_max, inner_tol=None):
+def run_outer(objective, warm=None, *, max_iter, tol, beta_max, inner_tol=None,
+              callback=None):
     """BiSVM L-BFGS from β = 1 (the start the scan found) on ``objective``.
 
     ``inner_tol=None`` is for lower levels solved exactly (a direct factorisation, or a
     free-set system solved to rounding): no tolerance schedule. Otherwise the lower
     level's tolerance follows HOAG's schedule down to ``inner_tol`` (Pedregosa 2016,
     "Hyperparameter optimization with approximate gradient"). ``warm`` is the lower
-    level's warm start at β = 1.
+    level's warm start at β = 1; ``callback`` is called at each accepted iterate (as
+    by :meth:`~bisvm.selection.outer.BiSVMLBFGS.minimize`), e.g. to show progress.
     """
     exact = inner_tol is None
     opt = BiSVMLBFGS(max_iter=max_iter, tol=tol, ftol=1e-6, beta_max=beta_max,
                      predictor=False, adaptive_tol=not exact,
                      inner_tol=1e-9 if exact else inner_tol, warn=False,
                      max_line_search=10)
-    return opt.minimize(objective, 1.0, warm0=warm)
+    return opt.minimize(objective, 1.0, warm0=warm, callback=callback)
 
 
 def prune_widths(gamma, support):

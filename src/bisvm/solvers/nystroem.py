@@ -66,7 +66,7 @@ from ..kernels import squared_distances
 from .dual.kernel_lower_level import rbf_gram
 
 __all__ = ["JITTER", "LANDMARK_METHODS", "select_landmarks", "nystroem_features",
-           "width_terms", "NystroemRidgeState", "nystroem_ridge_loo",
+           "width_terms", "nystroem_width_grad", "NystroemRidgeState", "nystroem_ridge_loo",
            "nystroem_ridge_loo_grad", "nystroem_ridge_coef"]
 
 #: Diagonal jitter :math:`\delta` added to :math:`C = K(Z, Z)` (whose diagonal is 1 for
@@ -163,6 +163,50 @@ def width_terms(XA, XB, W):
         t = (XA * XA).T @ W.sum(axis=1)
         cross = np.einsum("ij,ij->j", XA, W @ XB)
     return t + (XB * XB).T @ W.sum(axis=0) - 2.0 * cross
+
+
+def nystroem_width_grad(X, Z, gamma, grad_features, sqdist=None):
+    r"""Gradient in :math:`\log\gamma` (shared) or every :math:`\log\gamma_j` of a
+    criterion :math:`J(\Phi)` of the Nyström features :math:`\Phi = BL^{-\top}`, given
+    :math:`G = \partial J/\partial\Phi` at ``gamma``.
+
+    For a criterion that depends on :math:`\Phi` only through :math:`\Phi\Phi^\top`
+    (any kernel machine on the features with the penalty :math:`\lVert w\rVert^2`:
+    the model is the same for :math:`\Phi O`, O orthogonal), :math:`\Phi^\top G` is
+    symmetric, and with :math:`dC = dL\,L^\top + L\,dL^\top` the differential of the
+    Cholesky factor drops out:
+
+    .. math::
+        dJ = \langle GL^{-1}, dB\rangle - \tfrac12\langle L^{-\top}\Phi^\top GL^{-1},
+        dC\rangle,
+
+    then :math:`\partial k/\partial\log\gamma_j = -\gamma_j(x_j - z_j)^2k` as in
+    :func:`nystroem_ridge_loo_grad`. This is what a self-tuning classifier on Nyström
+    features needs from its lower level: :math:`\partial J/\partial\Phi`, n×m.
+
+    Returns
+    -------
+    ndarray of shape (1,) or (d,)
+    """
+    g = np.atleast_1d(np.asarray(gamma, dtype=float))
+    Dxz, Dzz = (None, None) if sqdist is None else sqdist
+    B = rbf_gram(X, Z, g if g.size > 1 else float(g[0]), Dxz)
+    C = rbf_gram(Z, Z, g if g.size > 1 else float(g[0]), Dzz)
+    L = _factor(C)
+    Phi = scipy.linalg.solve_triangular(L, B.T, lower=True, check_finite=False).T
+    G = np.asarray(grad_features, dtype=float)
+    GB = scipy.linalg.solve_triangular(L, G.T, lower=True, trans="T", check_finite=False).T
+    S = Phi.T @ G
+    S = 0.5 * (S + S.T)
+    T = scipy.linalg.solve_triangular(L, S, lower=True, trans="T", check_finite=False)
+    GC = -0.5 * scipy.linalg.solve_triangular(L, T.T, lower=True, trans="T",
+                                              check_finite=False).T
+    WB, WC = GB * B, GC * C
+    if g.size == 1:
+        if Dxz is None:
+            Dxz, Dzz = squared_distances(X, Z), squared_distances(Z, Z)
+        return np.array([-g[0] * (float(np.vdot(WB, Dxz)) + float(np.vdot(WC, Dzz)))])
+    return -g * (width_terms(X, Z, WB) + width_terms(Z, Z, WC))
 
 
 @dataclass(frozen=True)
