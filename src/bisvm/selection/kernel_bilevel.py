@@ -12,9 +12,12 @@ The four roles of :mod:`bisvm.selection.bilevel`, filled for the kernel model:
   ``value_and_grad(f_V)`` returns :math:`J` and :math:`\partial J/\partial f_V`);
 * **hypergradient**: :class:`KernelKKTAdjoint`, one adjoint solve with the free-set
   factor per binary problem and fold (Keerthi, Sindhwani & Chapelle 2007);
-* **outer optimiser**: :class:`~bisvm.selection.outer.BiSVMLBFGS` unchanged, with HOAG's
-  tolerance schedule (Pedregosa 2016), on :math:`\log\beta` where
-  :math:`C = C_0\beta_0`, :math:`\gamma_j = \gamma_0\beta_j`.
+* **outer optimiser**: on :math:`\log\beta` where :math:`C = C_0\beta_0`,
+  :math:`\gamma_j = \gamma_0\beta_j`, with HOAG's tolerance schedule (Pedregosa 2016):
+  :class:`~bisvm.selection.kernel_fit.BoxedQuasiNewton` for a shared width (bounds per
+  coordinate, a stop on the criterion's standard error; it needs
+  :meth:`KernelBilevelObjective.evaluate_se`), :class:`~bisvm.selection.outer.BiSVMLBFGS`
+  unchanged for one width per feature.
 
 Multiclass problems are split as ``SVC`` splits them (one-vs-one by default): every fold
 holds one :class:`~bisvm.solvers.dual.kernel_lower_level.KernelPair` per binary machine,
