@@ -56,6 +56,12 @@ examples:
   bisvm select --stability 50 --n-jobs 2
   bisvm select --data diabetes.csv --target progression
   bisvm select --data doses.csv --target dose --task regression --regression-criterion mae
+  bisvm select --kernel rbf --data d.csv --target y
+
+--kernel rbf selects nonlinearly: AutoSVC(widths="per_feature") learns C and one RBF
+width per feature by hypergradient descent of a k-fold criterion (AutoSVR on a
+continuous target) and keeps the features whose learned relevance passes a
+one-standard-error rule; it finds features that act only through interactions.
 """
 
 
@@ -76,6 +82,10 @@ def add_parser(sub):
     m.add_argument("--groups", metavar="SPEC",
                    help="feature groups: index ranges 'mean=0-9,se=10-19,worst=20-29' or "
                    "name prefixes 'mean,error,worst'")
+    m.add_argument("--kernel", choices=["linear", "rbf"], default="linear",
+                   help="linear: the sparse SVM's learned L1 weights (default); rbf: "
+                   "AutoSVC(widths='per_feature'), one learned RBF width per feature "
+                   "(AutoSVR on a continuous target)")
     common.add_bilevel_options(m)
     m.add_argument("--validation-fraction", type=common.fraction("--validation-fraction"),
                    default=0.2, help="validation share of the holdout criteria "
@@ -139,6 +149,7 @@ class SelectOptions:
     scaling: str = "auto"
     seed: int = 0
     model: str = "auto"
+    kernel: str = "linear"
     groups: str | None = None
     criterion: str | None = None
     cv: int = 5
@@ -166,7 +177,7 @@ class SelectOptions:
     @classmethod
     def from_args(cls, args):
         """The options of a parsed ``bisvm select`` command line."""
-        values = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls)}
+        values = {f.name: getattr(args, f.name, f.default) for f in dataclasses.fields(cls)}
         for name in ("categorical", "drop_column"):  # argparse appends to lists
             if values[name] is not None:
                 values[name] = tuple(values[name])
@@ -174,11 +185,13 @@ class SelectOptions:
 
 
 def run(args):
+    from .select_kernel import print_kernel_select
     from .select_regression import print_select_regression
 
     sel = run_select(SelectOptions.from_args(args))
-    common.emit(args, sel.result, print_select_regression
-                if sel.result.get("task") == "regression" else print_select)
+    common.emit(args, sel.result, print_kernel_select if sel.result.get("kernel") == "rbf"
+                else print_select_regression if sel.result.get("task") == "regression"
+                else print_select)
     return 0
 
 
@@ -305,6 +318,10 @@ def run_select(opts):
     if source.y is None:
         raise ValueError(f"{source.source}: no target column")
     task, reason = detect_task(source.y, opts.task, target=source.target)
+    if opts.kernel == "rbf":
+        from .select_kernel import run_kernel_select
+
+        return run_kernel_select(opts, source, task, reason, t_start=t_start)
     if task == "regression":
         from .select_regression import run_regression
 

@@ -21,7 +21,11 @@ methods:
             criterion (BilevelSVC; --bilevel-model scalar|vector|group, --criterion);
             on a continuous target (--task auto decides, and says why) the sparse
             SVR, BilevelSVR (--model bilevel-svr; --criterion mse|mae, --loss,
-            --epsilon, --loss-smoothing), scored by R2 and RMSE on the test rows
+            --epsilon, --loss-smoothing), scored by R2 and RMSE on the test rows;
+            with --model svc or svr, the self-tuning RBF models AutoSVC and
+            AutoSVR: C (or the ridge), the RBF width and, for SVR, epsilon learned
+            by hypergradient descent of a cross-validated criterion (--widths
+            per_feature: one width per feature)
   grid      k-fold grid search over the model's main parameters on log grids
             (--grid-size points each; --range NAME=LOW:HIGH to change a range)
   random    k-fold random search, --n-iter log-uniform draws
@@ -38,6 +42,9 @@ running Dask cluster; the results are the same.
 examples:
   bisvm tune --dataset breast-cancer --method bilevel --bilevel-model vector
   bisvm tune --data diabetes.csv --target progression --method bilevel
+  bisvm tune --dataset breast-cancer --method bilevel --model svc
+  bisvm tune --data d.csv --target y --method bilevel --model svc --widths per_feature
+  bisvm tune --data diabetes.csv --target progression --method bilevel --model svr
   bisvm tune --data d.csv --target y --method grid --model svc --n-jobs 2
   bisvm tune --dataset iris --method random --model svc --n-iter 30 --dask local
   bisvm tune --data d.csv --target y --method loo --model kernel-ridge
@@ -59,6 +66,9 @@ def add_parser(sub):
 
     t.add_argument("--task", choices=TASKS, default="auto",
                    help="--method bilevel without --model: " + TASK_HELP)
+    from .kernel_tune import add_widths_option
+
+    add_widths_option(t, "--method bilevel --model svc|svr (default shared)")
     t.add_argument("--grid-size", type=common.positive_int("--grid-size", 2), default=None,
                    help="grid points per parameter (grid; default 5), along the 1-D grid "
                    "(loo, kfold; default 7) or along the selectivity path of the selective "
@@ -77,6 +87,10 @@ def add_parser(sub):
     p.set_defaults(func=run)
     return p
 
+
+#: grid points per axis of the cross-validated surface that ``--report`` draws under the
+#: outer path of AutoSVC/AutoSVR (each point costs one fit per fold)
+KERNEL_SURFACE_POINTS = 7
 
 #: the models that ``--method bilevel`` tunes (their L1 weights, by hypergradient)
 BILEVEL_MODELS = ("bilevel", "bilevel-svr")
@@ -106,10 +120,18 @@ def run(args):
         if task == "regression":  # a classification run prints as it always did
             task_note = [f"task: regression ({reason}): --model {model}"]
     spec = MODELS[model]
-    if args.method == "bilevel" and model not in BILEVEL_MODELS:
+    from .kernel_tune import KERNEL_MODELS, check_kernel_args
+
+    kernel = args.method == "bilevel" and model in KERNEL_MODELS
+    if args.method == "bilevel" and model not in BILEVEL_MODELS and not kernel:
         raise ValueError("--method bilevel tunes --model bilevel or bilevel-svr (the sparse "
-                         "SVM's or SVR's L1 weights); use --method grid|random for other "
-                         "models")
+                         "SVM's or SVR's L1 weights) and --model svc or svr (AutoSVC, "
+                         "AutoSVR: C and the RBF widths); use --method grid|random for "
+                         "other models")
+    if kernel:
+        check_kernel_args(args, model)
+    elif args.widths is not None:
+        raise ValueError("--widths applies to --method bilevel --model svc|svr")
     if args.method != "bilevel" and model in BILEVEL_MODELS:
         raise ValueError(f"--model {model} tunes itself: use --method bilevel")
     if args.method in ("diffloo", "alo") and model not in ("selective", "selective-logistic"):
@@ -125,7 +147,9 @@ def run(args):
     warns = []
     report_bits = {}
     with common.collect_warnings(warns):
-        if args.method == "bilevel":
+        if kernel:
+            est, res = _auto(args, model, ds, Xtr_s, ytr, report_bits)
+        elif args.method == "bilevel":
             est, res = _bilevel(args, spec, ds, Xtr_s, ytr, report_bits)
         elif args.method in ("grid", "random"):
             est, res = _search(args, spec, ds, Xtr_s, ytr, report_bits)
@@ -187,6 +211,16 @@ def _bilevel(args, spec, ds, X, y, bits):
         "lower_level_solves": int(est.lower_level_solves_),
         "selected_features": [names[j] for j in np.argsort(-imp) if imp[j] > 0],
     }
+
+
+def _auto(args, model, ds, X, y, bits):
+    """AutoSVC / AutoSVR: C (or the ridge), the widths and epsilon learned."""
+    from .kernel_tune import auto_record, build_auto, fit_auto
+
+    est = fit_auto(args, build_auto(args, model, n_jobs=args.n_jobs), X, y)
+    bits["auto"] = (est, X, y)
+    bits["names"] = list(ds.feature_names)
+    return est, auto_record(est, list(ds.feature_names))
 
 
 def _search(args, spec, ds, X, y, bits):
@@ -375,6 +409,16 @@ def _write_report(args, result, bits, est):
             figs.append((plots.plot_convergence(b.history_, title="BiSVM outer iterations"),
                          "Criterion and hypergradient norm per outer iteration."))
         summary["selected features"] = ", ".join(names[:15])
+    auto = bits.get("auto")
+    if auto is not None:
+        from ..report import kernel_figures
+
+        a_est, a_X, a_y = auto
+        n = KERNEL_SURFACE_POINTS
+        with common.progress(args, "report: cross-validated (C, gamma) surface", n * n,
+                             unit="point") as bar:
+            figs += kernel_figures(a_est, bits["names"], X=a_X, y=a_y, n_points=n,
+                                   cv=args.cv or 5, progress=bar)
     rep = tuning_report(summary, search_table=bits.get("table"), curves=bits.get("curves"),
                         chosen=bits.get("chosen"), curve_label=bits.get("curve_label", ""),
                         notes=result["notes"] + result["warnings"], extra_figures=figs,
@@ -403,6 +447,9 @@ def _print(r):
     if "n_active" in r:
         p(f"nonzero coefficients at the chosen value: {r['n_active']} of {r['n_features']}")
     common.print_selected(r)
+    from .kernel_tune import print_widths
+
+    print_widths(r)
     if r["test_score"] is not None:
         p(f"test {r['score_name']}  {r['test_score']:.4f}  ({r['n_test']} held-out rows)")
     if "test_rmse" in r:

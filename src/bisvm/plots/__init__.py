@@ -2,6 +2,8 @@
 
 Every function takes result records (not estimators' internals) and an optional ``ax``;
 it returns the ``Axes``. Use :func:`save` to write a PNG with the non-interactive backend.
+The figures of the self-tuning kernel models are in :mod:`bisvm.plots.kernel` (and
+reached from here).
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ __all__ = [
     "plot_sparsity_heatmap",
     "plot_predicted_vs_true",
     "save",
+    "plot_cv_surface",
+    "plot_learned_widths",
+    "plot_width_paths",
 ]
 
 
@@ -572,3 +577,6 @@ def _class_name(class_names, label):
         if key == label:
             return name
     return label
+
+
+from .kernel import plot_cv_surface, plot_learned_widths, plot_width_paths  # noqa: E402

@@ -1,0 +1,188 @@
+"""Markdown tables of ``bench_kernel_autotune.py`` from its per-fit records.
+
+Every comparison is paired by split seed: an accuracy difference is the mean over the
+seeds where both methods finished of (method - reference), with the standard error of
+those differences (``s.d. / sqrt(seeds)``); a CPU ratio is the mean of the per-seed
+ratios. Averages over tables are plain means of the per-table figures (the CPU ratio's
+geometric mean is given beside it, since ratios multiply).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from _kernel_autotune_worker import METHODS
+
+
+def _by_seed(rows, problem, method):
+    return {r["seed"]: r for r in rows if r["problem"] == problem and r["method"] == method
+            and "error" not in r}
+
+
+def paired(rows, problem, method, ref):
+    """``(mean diff, s.e., mean CPU ratio, seeds)`` of ``method`` against ``ref``."""
+    a, b = _by_seed(rows, problem, method), _by_seed(rows, problem, ref)
+    seeds = sorted(set(a) & set(b))
+    if not seeds:
+        return None
+    d = np.array([a[s]["accuracy"] - b[s]["accuracy"] for s in seeds])
+    se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else float("nan")
+    ratio = float(np.mean([a[s]["cpu"] / max(b[s]["cpu"], 1e-9) for s in seeds]))
+    return float(d.mean()), float(se), ratio, len(seeds)
+
+
+def _mean(rows, problem, method, key):
+    v = [r[key] for r in _by_seed(rows, problem, method).values()]
+    return float(np.mean(v)) if v else None
+
+
+def _f(x, fmt=".4f"):
+    return "-" if x is None else format(x, fmt)
+
+
+def _diff(p):
+    if p is None:
+        return "-"
+    flag = " **(< -2 s.e.)**" if p[1] == p[1] and p[0] < -2 * p[1] else ""
+    return f"{p[0]:+.4f} ± {p[1]:.4f}{flag}"
+
+
+def _ratio(p):
+    return "-" if p is None else f"{p[2]:.3f}"
+
+
+def _summary(rows, tables, method, refs):
+    lines = []
+    for ref in refs:
+        ps = [paired(rows, t, method, ref) for t in tables]
+        ps = [p for p in ps if p is not None]
+        if not ps:
+            continue
+        diffs = np.array([p[0] for p in ps])
+        ratios = np.array([p[2] for p in ps])
+        below = sum(1 for p in ps if p[1] == p[1] and p[0] < -2 * p[1])
+        lines.append(
+            f"- {METHODS[method]} against {METHODS[ref]}, {len(ps)} tables: mean accuracy "
+            f"difference {diffs.mean():+.4f} (best {diffs.max():+.4f}, worst "
+            f"{diffs.min():+.4f}); tables below by more than two paired s.e.: {below}; "
+            f"CPU ratio mean {ratios.mean():.3f}, geometric mean "
+            f"{np.exp(np.log(ratios).mean()):.3f}, range {ratios.min():.3f}-{ratios.max():.3f}.")
+    return lines
+
+
+def panel_tables(rows, tables, max_train):
+    """The per-table comparison of the default and per-feature AutoSVC with the grid,
+    Halving and Optuna (all on bisvm's SVC)."""
+    out = ["## Real tables: AutoSVC against the searches on bisvm's SVC", "",
+           "Accuracy on the held-out rows (mean over seeds); paired difference against the "
+           "grid; CPU ratio AutoSVC / search (< 1: AutoSVC cheaper).", "",
+           "| table | rows | fit rows | d | seeds | AutoSVC | grid | Halving | Optuna | "
+           "AutoSVC - grid | CPU s AutoSVC | CPU s grid | / grid | / Halving | / Optuna |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for t in tables:
+        a = _by_seed(rows, t, "autosvc")
+        if not a:
+            out.append(f"| {t} | no finished fit | | | | | | | | | | | | | |")
+            continue
+        r0 = next(iter(a.values()))
+        pg, ph, po = (paired(rows, t, "autosvc", m) for m in ("grid", "halving", "optuna"))
+        out.append(
+            f"| {t} | {r0['n_rows']:,} | {r0['n_train']:,} | {r0['d']} | {len(a)} | "
+            f"{_f(_mean(rows, t, 'autosvc', 'accuracy'))} | "
+            f"{_f(_mean(rows, t, 'grid', 'accuracy'))} | "
+            f"{_f(_mean(rows, t, 'halving', 'accuracy'))} | "
+            f"{_f(_mean(rows, t, 'optuna', 'accuracy'))} | {_diff(pg)} | "
+            f"{_f(_mean(rows, t, 'autosvc', 'cpu'), '.2f')} | "
+            f"{_f(_mean(rows, t, 'grid', 'cpu'), '.2f')} | {_ratio(pg)} | {_ratio(ph)} | "
+            f"{_ratio(po)} |")
+    out += ["", *_summary(rows, tables, "autosvc", ("grid", "halving", "optuna")), ""]
+    out += ["## Real tables: per-feature widths", "",
+            'AutoSVC(widths="per_feature") against the grid and, on tables of at most '
+            "2,000 rows, the anisotropic-RBF Gaussian process classifier.", "",
+            "| table | per-feature acc | features kept (mean) | - grid | CPU / grid | GP acc |"
+            " - GP | CPU / GP |", "|---|---|---|---|---|---|---|---|"]
+    for t in tables:
+        pf = _by_seed(rows, t, "autosvc_pf")
+        if not pf:
+            continue
+        kept = np.mean([len(r.get("support", [])) for r in pf.values()])
+        pg, pp = paired(rows, t, "autosvc_pf", "grid"), paired(rows, t, "autosvc_pf", "gp")
+        out.append(f"| {t} | {_f(_mean(rows, t, 'autosvc_pf', 'accuracy'))} | "
+                   f"{kept:.1f} of {next(iter(pf.values()))['d']} | {_diff(pg)} | "
+                   f"{_ratio(pg)} | {_f(_mean(rows, t, 'gp', 'accuracy'))} | {_diff(pp)} | "
+                   f"{_ratio(pp)} |")
+    out += ["", *_summary(rows, tables, "autosvc_pf", ("grid", "gp")), ""]
+    out += ["## Engine and method apart (tables of at most 5,000 rows)", "",
+            "The same grid on scikit-learn's SVC (LIBSVM): the engine ratio is bisvm grid / "
+            "scikit-learn grid (same points, same folds); the method ratio is AutoSVC / "
+            "scikit-learn grid.", "",
+            "| table | sklearn grid acc | CPU s sklearn grid | bisvm grid / sklearn grid | "
+            "AutoSVC / sklearn grid | AutoSVC - sklearn grid |", "|---|---|---|---|---|---|"]
+    for t in tables:
+        if not _by_seed(rows, t, "sk_grid"):
+            continue
+        pe, pm = paired(rows, t, "grid", "sk_grid"), paired(rows, t, "autosvc", "sk_grid")
+        out.append(f"| {t} | {_f(_mean(rows, t, 'sk_grid', 'accuracy'))} | "
+                   f"{_f(_mean(rows, t, 'sk_grid', 'cpu'), '.2f')} | {_ratio(pe)} | "
+                   f"{_ratio(pm)} | {_diff(pm)} |")
+    full = [t for t in tables if _by_seed(rows, t, "autosvc_all")]
+    if full:
+        out += ["", f"## Tables subsampled to {max_train:,} training rows", "",
+                "On these tables every method above was fitted on a stratified subsample of "
+                f"{max_train:,} training rows (drawn with the split seed; test rows "
+                "unchanged), to keep the run within its hour. AutoSVC() was also fitted on "
+                "all training rows:", "",
+                "| table | training rows | AutoSVC acc (all rows) | - AutoSVC on subsample | "
+                "CPU s (all rows) | - grid on subsample | CPU / grid on subsample |",
+                "|---|---|---|---|---|---|---|"]
+        for t in full:
+            a = _by_seed(rows, t, "autosvc_all")
+            ps, pg = paired(rows, t, "autosvc_all", "autosvc"), paired(rows, t, "autosvc_all",
+                                                                       "grid")
+            out.append(f"| {t} | {next(iter(a.values()))['n_train']:,} | "
+                       f"{_f(_mean(rows, t, 'autosvc_all', 'accuracy'))} | {_diff(ps)} | "
+                       f"{_f(_mean(rows, t, 'autosvc_all', 'cpu'), '.2f')} | {_diff(pg)} | "
+                       f"{_ratio(pg)} |")
+    return out
+
+
+def interaction_table(rows):
+    """Every method on the interaction problem."""
+    rs = [r for r in rows if r["problem"] == "interaction"]
+    if not rs:
+        return []
+    out = ["## Interaction problem", "",
+           "1,000 training and 2,000 test rows of 40 standard-normal features, "
+           "y = 1[x_a x_b + x_c x_d > 0] for four columns drawn from the seed.", "",
+           "| method | fit rows | mean test accuracy | ± s.e. | - grid (paired) | "
+           "informative = top 4 | mean CPU s | CPU / grid | seeds |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for m in METHODS:
+        ok = _by_seed(rows, "interaction", m)
+        if not ok:
+            continue
+        acc = np.array([r["accuracy"] for r in ok.values()])
+        se = acc.std(ddof=1) / np.sqrt(acc.size) if acc.size > 1 else float("nan")
+        tops = [r["top_k"] for r in ok.values() if "top_k" in r]
+        top = f"{sum(tops)}/{len(tops)}" if tops else "n/a"
+        p = paired(rows, "interaction", m, "grid") if m != "grid" else None
+        out.append(f"| {METHODS[m]} | {next(iter(ok.values()))['n_train']} | "
+                   f"{acc.mean():.4f} | {se:.4f} | {_diff(p)} | {top} | "
+                   f"{np.mean([r['cpu'] for r in ok.values()]):.1f} | {_ratio(p)} | "
+                   f"{len(ok)} |")
+    return out
+
+
+def per_fit(rows):
+    out = ["## Per fit", "", "| problem | method | seed | fit rows | accuracy | CPU s | "
+           "wall s | found |", "|---|---|---|---|---|---|---|---|"]
+    keys = ("C", "gamma", "n_solves", "support", "top_k")
+    for r in sorted(rows, key=lambda r: (r["problem"], r["method"], r["seed"])):
+        if "error" in r:
+            out.append(f"| {r['problem']} | {r['method']} | {r['seed']} | error: "
+                       f"{r['error'][-100:].strip()!r} | | | | |".replace("\n", " "))
+            continue
+        found = {k: (round(r[k], 6) if isinstance(r[k], float) else r[k])
+                 for k in keys if r.get(k) is not None}
+        out.append(f"| {r['problem']} | {r['method']} | {r['seed']} | {r['n_train']} | "
+                   f"{r['accuracy']:.4f} | {r['cpu']:.2f} | {r['wall']:.1f} | {found} |")
+    return out
