@@ -16,8 +16,9 @@ standardised on the training rows; and the interaction problem (1,000 training r
 Methods (``_kernel_autotune_worker``): the grid is C in 10^[-2..3] x gamma in
 10^[-1.5..1] / d (6 x 6, 5 stratified folds); Halving searches the same grid and Optuna
 the same box (50 trials). scikit-learn's SVC grid runs on tables of at most 5,000 rows,
-the Gaussian process on tables of at most 2,000 rows (and on the first ``--gp-rows``
-training rows of the interaction problem: its cost is cubic in the rows).
+the Gaussian process on tables of at most 2,000 rows, on at most ``--gp-rows`` training
+rows (its cost is cubic in the rows; a stratified subsample drawn with the split seed,
+the first rows of the interaction problem).
 Tables with more than ``--max-train`` training rows are subsampled (stratified, with
 the split seed) for every method, and ``AutoSVC()`` is fitted once more on all their
 training rows.
@@ -95,7 +96,8 @@ def tasks(args):
                 if m not in args.methods or (m == "sk_grid" and sizes[p] > SK_MAX_ROWS) \
                         or (m == "gp" and sizes[p] > GP_MAX_ROWS):
                     continue
-                out.append((p, seed, m, cap))
+                out.append((p, seed, m, min(cap or n_train, args.gp_rows) if m == "gp"
+                            else cap))
             if cap is not None and "autosvc" in args.methods:
                 out.append((p, seed, "autosvc_all", None))
     return out
@@ -148,8 +150,9 @@ def write(rows, args, loads, commit, started, done):
             "inflated by that load for every method alike; read the ratios). Tables with "
             f"more than {args.max_train:,} training rows: every method on a stratified "
             f"subsample of {args.max_train:,}. Gaussian process on the tables of at most "
-            f"{GP_MAX_ROWS:,} rows (all training rows) and on the first {args.gp_rows} "
-            "training rows of the interaction problem; scikit-learn's SVC grid on the "
+            f"{GP_MAX_ROWS:,} rows and the interaction problem, on at most {args.gp_rows} "
+            "training rows (stratified subsample; the interaction problem's first rows); "
+            "scikit-learn's SVC grid on the "
             f"tables of at most {SK_MAX_ROWS:,} rows.", "",
             "Sources: " + "; ".join(f"{t}: {TABLES[t][1]}" + (f" ({TABLES[t][2]})"
                                                                if TABLES[t][2] else "")
