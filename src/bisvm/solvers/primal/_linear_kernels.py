@@ -13,8 +13,11 @@ reductions over rows, split over a *fixed* partition of the rows into blocks
 vector, then :func:`sum_parts` adds the partials block by block in their fixed order.
 Threads (the caller runs blocks concurrently; the kernels release the GIL) only decide
 who computes which block, never the order of a floating-point sum, so the iterates are
-bit-identical for any thread count. Column indices are read as unsigned (they are never
-negative), which spares numba's wraparound test on every access.
+bit-identical for any thread count. Every index into an array (row and nonzero counters,
+column indices) is unsigned: a signed index makes numba test for negative wraparound on
+each access, which in these loops of two loads and a multiply-add is most of the work
+and keeps LLVM from optimising the loop (the kernels run at the speed of scipy's compiled
+sparse products only so).
 
 Loss codes: 0 the squared hinge :math:`c\max(0, 1 - yz)^2`; 1 the squared
 ε-insensitive loss :math:`c\max(0, |y - z| - \epsilon)^2`.
@@ -39,6 +42,7 @@ SQUARED_EPSILON_INSENSITIVE = 1
 # many rows (fewer leaves too little work per block to repay the summation of partials).
 _MAX_BLOCKS = 16
 _MIN_ROWS = 1024
+_ONE = np.uint64(1)
 
 
 def row_blocks(n, d1, indptr=None, data_bytes=None):
@@ -89,9 +93,9 @@ def csr_margins(data, indices, indptr, bias, w, lo, hi, out):
     """``out[i] = x_i^T w[:d] + bias · w[d]`` for the CSR rows ``lo..hi``."""
     d = w.shape[0] - (1 if bias > 0.0 else 0)
     wb = bias * w[d] if bias > 0.0 else 0.0
-    for i in range(lo, hi):
+    for i in range(np.uint64(lo), np.uint64(hi)):
         s = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
+        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])):
             s += data[k] * w[np.uint64(indices[k])]
         out[i] = s + wb
 
@@ -101,9 +105,9 @@ def dense_margins(X, bias, w, lo, hi, out):
     """:func:`csr_margins` for dense row-major ``X``."""
     d = X.shape[1]
     wb = bias * w[d] if bias > 0.0 else 0.0
-    for i in range(lo, hi):
+    for i in range(np.uint64(lo), np.uint64(hi)):
         s = 0.0
-        for j in range(d):
+        for j in range(np.uint64(d)):
             s += X[i, j] * w[j]
         out[i] = s + wb
 
@@ -119,15 +123,16 @@ def csr_loss_grad(data, indices, indptr, bias, lo, hi, y, c, z, loss, eps, gp, d
     if want_diag:
         dp[:] = 0.0
     f = 0.0
-    for i in range(lo, hi):
+    for i in range(np.uint64(lo), np.uint64(hi)):
         v, g1, g2 = _loss(loss, y[i], z[i], c[i], eps)
         f += v
         if g1 == 0.0 and g2 == 0.0:
             continue
-        for k in range(indptr[i], indptr[i + 1]):
+        a, b = np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])
+        for k in range(a, b):
             gp[np.uint64(indices[k])] += g1 * data[k]
         if want_diag:
-            for k in range(indptr[i], indptr[i + 1]):
+            for k in range(a, b):
                 dp[np.uint64(indices[k])] += g2 * data[k] * data[k]
         if bias > 0.0:
             gp[d] += g1 * bias
@@ -144,15 +149,15 @@ def dense_loss_grad(X, bias, lo, hi, y, c, z, loss, eps, gp, dp, want_diag):
     if want_diag:
         dp[:] = 0.0
     f = 0.0
-    for i in range(lo, hi):
+    for i in range(np.uint64(lo), np.uint64(hi)):
         v, g1, g2 = _loss(loss, y[i], z[i], c[i], eps)
         f += v
         if g1 == 0.0 and g2 == 0.0:
             continue
-        for j in range(d):
+        for j in range(np.uint64(d)):
             gp[j] += g1 * X[i, j]
         if want_diag:
-            for j in range(d):
+            for j in range(np.uint64(d)):
                 dp[j] += g2 * X[i, j] * X[i, j]
         if bias > 0.0:
             gp[d] += g1 * bias
@@ -167,15 +172,16 @@ def csr_hess_vec(data, indices, indptr, bias, lo, hi, y, c, z, loss, eps, v, p):
     v)\,\tilde x_i` (the Gauss-Newton product; only active rows are read)."""
     d = p.shape[0] - (1 if bias > 0.0 else 0)
     p[:] = 0.0
-    for i in range(lo, hi):
+    for i in range(np.uint64(lo), np.uint64(hi)):
         h = _loss(loss, y[i], z[i], c[i], eps)[2]
         if h == 0.0:
             continue
         t = bias * v[d] if bias > 0.0 else 0.0
-        for k in range(indptr[i], indptr[i + 1]):
+        a, b = np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])
+        for k in range(a, b):
             t += data[k] * v[np.uint64(indices[k])]
         t *= h
-        for k in range(indptr[i], indptr[i + 1]):
+        for k in range(a, b):
             p[np.uint64(indices[k])] += t * data[k]
         if bias > 0.0:
             p[d] += t * bias
@@ -186,15 +192,15 @@ def dense_hess_vec(X, bias, lo, hi, y, c, z, loss, eps, v, p):
     """:func:`csr_hess_vec` for dense row-major ``X``."""
     d = X.shape[1]
     p[:] = 0.0
-    for i in range(lo, hi):
+    for i in range(np.uint64(lo), np.uint64(hi)):
         h = _loss(loss, y[i], z[i], c[i], eps)[2]
         if h == 0.0:
             continue
         t = bias * v[d] if bias > 0.0 else 0.0
-        for j in range(d):
+        for j in range(np.uint64(d)):
             t += X[i, j] * v[j]
         t *= h
-        for j in range(d):
+        for j in range(np.uint64(d)):
             p[j] += t * X[i, j]
         if bias > 0.0:
             p[d] += t * bias
@@ -205,7 +211,7 @@ def active_curvatures(y, c, z, loss, eps, rows, h):
     r"""The active rows (ascending) and their curvatures :math:`\ell_i''(z_i)` into
     ``rows`` and ``h``; returns their number."""
     m = 0
-    for i in range(z.shape[0]):
+    for i in range(np.uint64(z.shape[0])):
         hi = _loss(loss, y[i], z[i], c[i], eps)[2]
         if hi > 0.0:
             rows[m] = i
@@ -220,13 +226,14 @@ def csr_hess_vec_rows(data, indices, indptr, bias, rows, h, lo, hi, v, p):
     listed rows ``rows[lo:hi]`` (the active rows of a Newton step, listed once)."""
     d = p.shape[0] - (1 if bias > 0.0 else 0)
     p[:] = 0.0
-    for r in range(lo, hi):
-        i = rows[r]
+    for r in range(np.uint64(lo), np.uint64(hi)):
+        i = np.uint64(rows[r])
         t = bias * v[d] if bias > 0.0 else 0.0
-        for k in range(indptr[i], indptr[i + 1]):
+        a, b = np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])
+        for k in range(a, b):
             t += data[k] * v[np.uint64(indices[k])]
         t *= h[r]
-        for k in range(indptr[i], indptr[i + 1]):
+        for k in range(a, b):
             p[np.uint64(indices[k])] += t * data[k]
         if bias > 0.0:
             p[d] += t * bias
@@ -237,13 +244,13 @@ def dense_hess_vec_rows(X, bias, rows, h, lo, hi, v, p):
     """:func:`csr_hess_vec_rows` for dense row-major ``X``."""
     d = X.shape[1]
     p[:] = 0.0
-    for r in range(lo, hi):
-        i = rows[r]
+    for r in range(np.uint64(lo), np.uint64(hi)):
+        i = np.uint64(rows[r])
         t = bias * v[d] if bias > 0.0 else 0.0
-        for j in range(d):
+        for j in range(np.uint64(d)):
             t += X[i, j] * v[j]
         t *= h[r]
-        for j in range(d):
+        for j in range(np.uint64(d)):
             p[j] += t * X[i, j]
         if bias > 0.0:
             p[d] += t * bias
@@ -257,7 +264,7 @@ def line_sums(lo, hi, y, c, z, q, loss, eps, delta):
     s1 = 0.0
     s2 = 0.0
     s3 = 0.0
-    for i in range(lo, hi):
+    for i in range(np.uint64(lo), np.uint64(hi)):
         qi = q[i]
         if qi == 0.0:
             continue
@@ -273,7 +280,7 @@ def update_margins(lo, hi, y, c, z, q, loss, eps, delta):
     """``z += delta · q`` over the rows ``lo..hi``; returns how many rows changed between
     active and inactive (zero after a full step: the quadratic model was the objective)."""
     m = 0
-    for i in range(lo, hi):
+    for i in range(np.uint64(lo), np.uint64(hi)):
         before = _loss(loss, y[i], z[i], c[i], eps)[2] > 0.0
         z[i] += delta * q[i]
         after = _loss(loss, y[i], z[i], c[i], eps)[2] > 0.0
