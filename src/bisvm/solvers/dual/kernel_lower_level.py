@@ -138,8 +138,12 @@ def rbf_gram(X, Y, gamma, sqdist=None):
     g = np.asarray(gamma, dtype=float)
     if g.ndim == 0 or g.size == 1:
         D = squared_distances(X, Y) if sqdist is None else sqdist
-        return np.exp(-float(g.ravel()[0]) * D)
-    return np.exp(-weighted_sq_distances(X, Y, g))
+        out = np.multiply(D, -float(g.ravel()[0]))
+    else:
+        out = weighted_sq_distances(X, Y, g)
+        np.negative(out, out=out)
+    # in place: the Gram matrix is recomputed at every width the outer loop tries
+    return np.exp(out, out=out)
 
 
 @dataclass(frozen=True)
@@ -252,7 +256,9 @@ def _free_system(K, y, F, C):
     """The factor of M on ``F`` and its solution ``(alpha_F, b)``; ``C`` a scalar or the
     per-row costs."""
     yF = y[F]
-    A = (yF[:, None] * K[np.ix_(F, F)]) * yF[None, :]
+    A = K[np.ix_(F, F)]
+    A *= yF[:, None]
+    A *= yF[None, :]
     A[np.diag_indices_from(A)] += 1.0 / (C[F] if np.ndim(C) else C)
     fac = FreeBlockFactor(A, yF)
     aF, b = fac.solve(np.ones(F.size), 0.0)
@@ -279,7 +285,8 @@ def _polish(K, y, alpha, C, tol, max_rounds=8):
             continue
         a = np.zeros(n)
         a[F] = aF
-        margin = y * (K[:, F] @ (aF * y[F]) + b)
+        # one product with the whole Gram matrix: slicing its F columns would copy them
+        margin = y * (K @ (a * y) + b)
         bound = np.ones(n, dtype=bool)
         bound[F] = False
         viol = np.flatnonzero(bound & (margin < 1.0 - tol))
