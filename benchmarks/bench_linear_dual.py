@@ -10,13 +10,18 @@ Rows:
 * ``sparse hinge`` — CSR 300,000 × 50,000, 40 non-zeros a row (Zipf column popularity,
   log-normal values, unit rows as in rcv1/news20), labels of a sparse linear model with
   5 % flipped, hinge, C = 1, no intercept: ``LinearSVC(loss="hinge")`` at several ``tol``
-  of its duality-gap rule (and of LIBLINEAR's projected-gradient rule) against LIBLINEAR
-  ``-s 3`` at several ``-e``; each LIBLINEAR
-  run is paired with the fastest bisvm run whose objective is at most LIBLINEAR's
-  ("at equal objective").
+  of LIBLINEAR's projected-gradient rule (the default) and of the duality-gap rule against
+  LIBLINEAR ``-s 3`` at several ``-e``; each LIBLINEAR run is paired with the fastest
+  bisvm run whose objective is at most LIBLINEAR's ("at equal objective").
+* ``sparse hinge, 1,000,000 rows`` — the same pairing on the rcv1/news20-shaped CSR
+  1,000,000 × 100,000 of ``_linear_scale_data`` (about 50 non-zeros a row), and the L2-loss
+  SVR's dual (``LinearSVR(loss="squared_epsilon_insensitive", dual=True)``) beside
+  LIBLINEAR ``-s 12`` on its regression targets (ε = 0.1).
 * ``C path`` — dense 20,000 × 100 (``make_classification``, 20 informative, 5 % flipped),
   hinge, 10 values of C in ``logspace(-3, 2)`` ascending: one process fitting the path
-  with ``warm_start=True`` against 10 cold fits, each in its own process.
+  with ``warm_start=True`` against 10 cold fits, each in its own process, all on the
+  duality-gap rule. A cold fit that stops on ``max_iter`` short of ``tol`` makes the
+  ratio an upper bound of the ratio at equal accuracy (the table says which did).
 
 Each fit runs in a fresh process (multiprocessing ``spawn``) that imports the library
 (and loads bisvm's compiled epochs), loads the data from an ``.npy`` cache, records its
@@ -28,6 +33,7 @@ objective of every solution is computed by the same function,
 
     OMP_NUM_THREADS=1 python benchmarks/bench_linear_dual.py            # full size
     OMP_NUM_THREADS=1 python benchmarks/bench_linear_dual.py --quick    # a tenth
+    python benchmarks/bench_linear_dual.py --sections scale --out bench_linear_dual_scale
 """
 
 from __future__ import annotations
@@ -51,7 +57,11 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parent / "results"
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+sys.path.insert(0, str(HERE))
+SECTIONS = ("stall", "sparse", "scale", "path")
+EPSILON = 0.1  # the tube of the regression row (LIBLINEAR's -p default)
 
 
 # ---------------------------------------------------------------- data
@@ -141,6 +151,13 @@ def _peak_mb(reset):
 
 # ---------------------------------------------------------------- worker
 
+def _scale_data(task):
+    """The 1,000,000-row problem from the /tmp cache of ``_linear_scale_data``."""
+    from _linear_scale_data import load as scale_load
+    X, y, y_reg = scale_load(*task["scale"])
+    return X, (y_reg if task["loss"] == "squared_epsilon_insensitive" else y)
+
+
 def _liblinear_w(X, y, opts, bias):
     from liblinear import liblinearutil as ll
     prob = ll.problem(y, X if sp.issparse(X) else sp.csr_matrix(X), bias=1 if bias else -1)
@@ -149,37 +166,54 @@ def _liblinear_w(X, y, opts, bias):
     cpu = time.process_time() - t0
     d = X.shape[1] + (1 if bias else 0)
     w = np.array([m.w[j] for j in range(d)])
-    if m.get_labels()[0] != 1:  # LIBLINEAR's first label is its positive class
-        w = -w
+    if not m.is_regression_model() and m.get_labels()[0] != 1:
+        w = -w  # LIBLINEAR's first label is its positive class
     return w, cpu, {}
 
 
-def _bisvm_w(X, y, params, bias, Cs=None):
+def _bisvm_w(X, y, params, bias, Cs=None, regression=False):
     from bisvm.estimators.linear import LinearSVC
+    from bisvm.estimators.linear_svr import LinearSVR
     extra = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.process_time()
-        if Cs is None:
+        if regression:
+            est = LinearSVR(**params).fit(X, y)
+        elif Cs is None:
             est = LinearSVC(**params).fit(X, y)
         else:  # the warm path: one estimator, ascending C
             est = LinearSVC(warm_start=True, **params)
-            objs, iters = [], []
+            objs, iters, done = [], [], []
             for C in Cs:
                 est.set_params(C=C).fit(X, y)
                 objs.append(float(est.objective_[0]))
                 iters.append(int(est.n_iter_))
-            extra = {"path_objectives": objs, "path_n_iter": iters}
+                done.append(_converged(est, params))
+            extra = {"path_objectives": objs, "path_n_iter": iters, "path_converged": done,
+                     "converged": all(done)}
         cpu = time.process_time() - t0
-    w = np.r_[est.coef_[0], est.intercept_[0]] if bias else est.coef_[0]
-    extra.update(n_iter=int(est.n_iter_), certificate=est.certificate_name_[0],
-                 certificate_value=float(est.certificate_[0]))
+    coef = np.atleast_2d(est.coef_)[0]
+    w = np.r_[coef, np.ravel(est.intercept_)[0]] if bias else coef
+    extra.update(n_iter=int(est.n_iter_),
+                 certificate=str(np.ravel(est.certificate_name_)[0]),
+                 certificate_value=float(np.ravel(est.certificate_)[0]),
+                 converged=bool(extra.pop("converged", True) and _converged(est, params)))
     return w, cpu, extra
+
+
+def _converged(est, params):
+    """Whether the fit met its rule before ``max_iter`` (its certificate at most tol, or
+    a switch to the primal, which stops on its own relative gradient norm)."""
+    name = str(np.ravel(est.certificate_name_)[0])
+    value = float(np.ravel(est.certificate_)[0])
+    return name == "relative_gradient_norm" or value <= params.get("tol", 1e-4)
 
 
 def worker(task):
     from bisvm.estimators.linear import LinearSVC
-    from bisvm.solvers.dual.dual_cd import svm_primal_objective
+    from bisvm.solvers.dual.dual_cd import svm_primal_objective, svr_primal_objective
+    regression = task["loss"] == "squared_epsilon_insensitive"
     if task["lib"] == "liblinear":
         from liblinear import liblinearutil  # noqa: F401
     else:  # the compiled epochs loaded before the baseline is read
@@ -189,17 +223,24 @@ def worker(task):
             for loss in ("hinge", "squared_hinge"):
                 LinearSVC(loss=loss, dual=True, max_iter=3).fit(Xw, yw)
                 LinearSVC(loss=loss, dual=True, max_iter=3).fit(sp.csr_matrix(Xw), yw)
-    X, y = load(task["data"])
+            if regression:
+                from bisvm.estimators.linear_svr import LinearSVR
+                LinearSVR(loss="squared_epsilon_insensitive", dual=True, max_iter=3).fit(
+                    sp.csr_matrix(Xw), yw)
+    X, y = _scale_data(task) if "scale" in task else load(task["data"])
     rss0 = _rss_mb()
     reset = _reset_peak()
     bias = task["bias"]
     if task["lib"] == "liblinear":
         w, cpu, extra = _liblinear_w(X, y, task["opts"], bias)
     else:
-        w, cpu, extra = _bisvm_w(X, y, task["params"], bias, task.get("Cs"))
+        w, cpu, extra = _bisvm_w(X, y, task["params"], bias, task.get("Cs"), regression)
     peak = _peak_mb(reset)
-    C = task["C"]
-    obj = svm_primal_objective(X, y, w, np.full(len(y), C), task["loss"], 1.0 if bias else 0.0)
+    cost = np.full(len(y), task["C"])
+    if regression:
+        obj = svr_primal_objective(X, y, w, cost, task["loss"], EPSILON, 1.0 if bias else 0.0)
+    else:
+        obj = svm_primal_objective(X, y, w, cost, task["loss"], 1.0 if bias else 0.0)
     return dict(task, cpu=cpu, objective=obj, rss_data_mb=rss0, peak_over_data_mb=peak - rss0,
                 **extra)
 
@@ -223,12 +264,10 @@ def _fmt(x, p=3):
     return f"{x:.{p}g}" if isinstance(x, float) else str(x)
 
 
-def report(rows, args, load_avg):
+def report(rows, args, load_avg, command):
     lines = [
         "# Dual coordinate descent against LIBLINEAR (one thread, one process per fit)", "",
-        "`OMP_NUM_THREADS=1 python benchmarks/bench_linear_dual.py"
-        f"{' --quick' if args.quick else ''}`",
-        "",
+        f"`OMP_NUM_THREADS=1 {command}`", "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores shared with other jobs "
         f"(1-minute load average {load_avg[0]:.1f} at the start of the run, {load_avg[1]:.1f} "
         "at its end: CPU seconds are less affected by the load than wall time, but not "
@@ -246,23 +285,26 @@ def report(rows, args, load_avg):
         for r in rs:
             cert = (f"{r['certificate']} {r['certificate_value']:.2e}" if "certificate" in r
                     else "")
-            opt = _best(name, rs, r)
+            if r.get("converged") is False:
+                cert += " (max_iter reached)"
+            opt = _best(rs, r)
             rel = "—" if opt is None else f"{(r['objective'] - opt) / opt:.2e}"
             lines.append(f"| {r['label']} | {r['settings']} | {r['cpu']:.2f} | "
                          f"{r['objective']:.10g} | {rel} | {cert} | "
                          f"{r['peak_over_data_mb']:.0f} |")
         lines.append("")
-        lines += _verdict(name, rs)
-    (RESULTS / f"bench_linear_dual{'_quick' if args.quick else ''}.md").write_text(
-        "\n".join(lines) + "\n")
+        lines += _verdict(rs)
+    (RESULTS / f"{args.out}.md").write_text("\n".join(lines) + "\n")
 
 
-def _best(name, rs, r):
+def _best(rs, r):
     """The reference objective of row ``r``: LIBLINEAR ``-s 2 -e 1e-8`` (stall), the
-    lowest of the runs (sparse), the better of the warm and the cold fit at the same C
-    (path; None for the path row itself, which holds ten problems)."""
-    if name == "stall":
+    lowest of the runs (paired sections), the better of the warm and the cold fit at the
+    same C (path; None for the path row itself, which holds ten problems)."""
+    if r["kind"] == "stall":
         return next(x["objective"] for x in rs if x.get("optimum"))
+    if r["kind"] == "match":
+        return min(x["objective"] for x in rs)
     if "path_objectives" in r:
         return None
     warm = next((x for x in rs if "path_objectives" in x), None)
@@ -272,16 +314,17 @@ def _best(name, rs, r):
     return min(r["objective"], warm["path_objectives"][k])
 
 
-def _verdict(name, rs):
+def _verdict(rs):
     out = []
-    if name == "stall":
+    kind = rs[0]["kind"]
+    if kind == "stall":
         ours = [r for r in rs if r["lib"] == "bisvm"]
         s1 = [r for r in rs if r["lib"] == "liblinear" and not r.get("optimum")]
         for a in ours:
             for b in s1:
                 out.append(f"* {a['label']} ({a['settings']}) / {b['label']} ({b['settings']}):"
                            f" CPU ratio **{a['cpu'] / b['cpu']:.2f}**")
-    elif name.startswith("sparse"):
+    elif kind == "match":
         ours = sorted((r for r in rs if r["lib"] == "bisvm"), key=lambda r: r["cpu"])
         for b in (r for r in rs if r["lib"] == "liblinear"):
             match = next((a for a in ours if a["objective"] <= b["objective"]), None)
@@ -297,11 +340,20 @@ def _verdict(name, rs):
         total = sum(r["cpu"] for r in cold)
         out.append(f"* warm path {warm['cpu']:.2f} s / 10 cold fits {total:.2f} s: CPU ratio "
                    f"**{warm['cpu'] / total:.3f}**")
+        capped = sum(r.get("converged") is False for r in cold)
+        if capped:
+            out.append(f"* {capped} of the {len(cold)} cold fits stopped on max_iter short of "
+                       "tol: converging would cost them more, so the ratio at equal "
+                       "accuracy is lower still" + (
+                           "" if all(warm.get("path_converged", [])) else
+                           " (but some warm fits stopped on max_iter too, see below)"))
         out.append("* per C, objective of the warm fit relative to the cold fit: " + ", ".join(
             f"C={r['C']:.3g}: {(o - r['objective']) / r['objective']:+.1e}"
             for r, o in zip(cold, warm["path_objectives"], strict=True)))
-        out.append("* epochs per C, warm / cold: " + ", ".join(
-            f"{i}/{r['n_iter']}" for r, i in zip(cold, warm["path_n_iter"], strict=True)))
+        done = warm.get("path_converged", [True] * len(cold))
+        out.append("* epochs per C, warm / cold (* where max_iter was reached): " + ", ".join(
+            f"{i}{'' if ok else '*'}/{r['n_iter']}{'' if r.get('converged', True) else '*'}"
+            for r, i, ok in zip(cold, warm["path_n_iter"], done, strict=True)))
     return out + [""]
 
 
@@ -313,79 +365,145 @@ def _liblinear_version():
         return "not installed"
 
 
-def tasks(args, cache):
-    scale = 10 if args.quick else 1
-    out = []
+def _stall_tasks(scale, cache):
     Xs, ys = stall_problem(30000 // scale)
     base = save("stall", Xs, ys, cache)
     about = (f"dense {Xs.shape[0]:,} × {Xs.shape[1]}, half the columns mixtures of the other "
              "half; squared hinge, C = 1, intercept feature 1 (`-B 1`).")
-    common = dict(row="stall", about=about, data=base, bias=True, C=1.0, loss="squared_hinge")
-    out.append(dict(common, lib="liblinear", label="LIBLINEAR -s 2", settings="-e 1e-8",
-                    opts="-s 2 -c 1 -e 1e-8 -B 1", optimum=True))
+    common = dict(row="stall", kind="stall", about=about, data=base, bias=True, C=1.0,
+                  loss="squared_hinge")
+    out = [dict(common, lib="liblinear", label="LIBLINEAR -s 2", settings="-e 1e-8",
+                opts="-s 2 -c 1 -e 1e-8 -B 1", optimum=True)]
     for e in (0.1, 1e-4):
         out.append(dict(common, lib="liblinear", label="LIBLINEAR -s 1", settings=f"-e {e}",
                         opts=f"-s 1 -c 1 -e {e} -B 1"))
-    out.append(dict(common, lib="bisvm", label="bisvm LinearSVC(dual=True)", settings="tol 1e-4",
-                    params=dict(dual=True, C=1.0, tol=1e-4, random_state=0)))
-    del Xs
+    for stopping in STOPPING:
+        out.append(dict(common, lib="bisvm", label="bisvm LinearSVC(dual=True)",
+                        settings=f"{STOPPING[stopping]} tol 1e-4",
+                        params=dict(dual=True, C=1.0, tol=1e-4, stopping=stopping,
+                                    random_state=0)))
+    return out
+
+
+#: how the tables name the stopping rules
+STOPPING = {"projected_gradient": "projected gradient", "duality_gap": "gap"}
+#: (rule, tol) of the bisvm hinge runs paired with LIBLINEAR -s 3
+HINGE_RUNS = ([("projected_gradient", t) for t in (0.1, 0.07, 0.05, 0.03, 0.02, 0.01, 0.005)]
+              + [("duality_gap", t) for t in (1e-3, 5e-4, 3e-4, 1e-4, 5e-5, 3e-5)])
+
+
+def _hinge_tasks(common, runs=HINGE_RUNS):
+    out = [dict(common, lib="liblinear", label="LIBLINEAR -s 3", settings=f"-e {e}",
+                opts=f"-s 3 -c 1 -e {e} -B -1") for e in (0.1, 0.01)]
+    for stopping, tol in runs:
+        out.append(dict(common, lib="bisvm", label="bisvm LinearSVC(loss='hinge')",
+                        settings=f"{STOPPING[stopping]} tol {tol:g}",
+                        params=dict(loss="hinge", dual=True, C=1.0, tol=tol,
+                                    stopping=stopping, fit_intercept=False,
+                                    random_state=0)))
+    return out
+
+
+def _sparse_tasks(scale, cache):
     X, y = sparse_problem(300000 // scale, 50000 // scale, 40)
     base = save("sparse", X, y, cache)
     about = (f"CSR {X.shape[0]:,} × {X.shape[1]:,}, {X.nnz:,} non-zeros "
              f"({X.data.nbytes + X.indices.nbytes + X.indptr.nbytes >> 20} MB), unit rows; "
              "hinge, C = 1, no intercept.")
-    common = dict(row="sparse hinge", about=about, data=base, bias=False, C=1.0, loss="hinge")
-    for e in (0.1, 0.01):
-        out.append(dict(common, lib="liblinear", label="LIBLINEAR -s 3", settings=f"-e {e}",
-                        opts=f"-s 3 -c 1 -e {e} -B -1"))
-    for tol in (1e-3, 3e-4, 1e-4, 3e-5):
-        out.append(dict(common, lib="bisvm", label="bisvm LinearSVC(loss='hinge')",
-                        settings=f"gap tol {tol:g}",
-                        params=dict(loss="hinge", dual=True, C=1.0, tol=tol,
-                                    fit_intercept=False, random_state=0)))
-    for tol in (0.1, 0.01):
-        out.append(dict(common, lib="bisvm", label="bisvm LinearSVC(loss='hinge')",
-                        settings=f"projected gradient tol {tol:g}",
-                        params=dict(loss="hinge", dual=True, C=1.0, tol=tol,
-                                    stopping="projected_gradient", fit_intercept=False,
-                                    random_state=0)))
+    return _hinge_tasks(dict(row="sparse hinge", kind="match", about=about, data=base,
+                             bias=False, C=1.0, loss="hinge"))
+
+
+def _scale_tasks(scale):
+    from _linear_scale_data import load as scale_load
+    shape = (1_000_000 // scale, 100_000 // scale, 50, 0)
+    X = scale_load(*shape)[0]
+    size = f"{X.shape[0]:,} × {X.shape[1]:,}, {X.nnz:,} non-zeros ({_csr_mb(X)} MB)"
     del X
+    about = (f"CSR {size}, `_linear_scale_data` (rcv1/news20-shaped, unit rows); hinge, "
+             "C = 1, no intercept.")
+    runs = ([("projected_gradient", t) for t in (0.1, 0.05, 0.02, 0.01)]
+            + [("duality_gap", t) for t in (1e-3, 3e-4, 1e-4)])
+    out = _hinge_tasks(dict(row=f"sparse hinge, {shape[0]:,} rows", kind="match",
+                            about=about, scale=shape, bias=False, C=1.0, loss="hinge"), runs)
+    about = (f"CSR {size}, the same generator's regression targets; L2-loss SVR "
+             f"(squared ε-insensitive, ε = {EPSILON}), C = 1, no intercept; dual solvers.")
+    common = dict(row=f"L2-loss SVR dual, {shape[0]:,} rows", kind="match", about=about,
+                  scale=shape, bias=False, C=1.0, loss="squared_epsilon_insensitive")
+    out += [dict(common, lib="liblinear", label="LIBLINEAR -s 12", settings=f"-e {e}",
+                 opts=f"-s 12 -c 1 -p {EPSILON} -e {e} -B -1") for e in (0.1, 0.01)]
+    for stopping, tol in [("projected_gradient", t) for t in (0.1, 0.03, 0.01)] + [
+            ("duality_gap", t) for t in (1e-3, 1e-4)]:
+        out.append(dict(common, lib="bisvm", label="bisvm LinearSVR(dual=True)",
+                        settings=f"{STOPPING[stopping]} tol {tol:g}",
+                        params=dict(loss="squared_epsilon_insensitive", dual=True,
+                                    epsilon=EPSILON, C=1.0, tol=tol, stopping=stopping,
+                                    fit_intercept=False, random_state=0)))
+    return out
+
+
+def _csr_mb(X):
+    return (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) >> 20
+
+
+def _path_tasks(scale, cache):
     Xp, yp = path_problem(20000 // scale)
     base = save("path", Xp, yp, cache)
     Cs = np.logspace(-3, 2, 10)
     about = (f"dense {Xp.shape[0]:,} × {Xp.shape[1]}, hinge, intercept, tol 1e-4 (duality "
              "gap), max_iter 1000, C in logspace(-3, 2, 10) ascending.")
-    common = dict(row="C path", about=about, data=base, bias=True, loss="hinge")
-    kw = dict(loss="hinge", dual=True, tol=1e-4, random_state=0)
-    out.append(dict(common, lib="bisvm", label="bisvm warm path", settings="10 C, one process",
-                    C=float(Cs[-1]), Cs=[float(c) for c in Cs], params=kw))
+    common = dict(row="C path", kind="path", about=about, data=base, bias=True, loss="hinge")
+    kw = dict(loss="hinge", dual=True, tol=1e-4, stopping="duality_gap", max_iter=1000,
+              random_state=0)
+    out = [dict(common, lib="bisvm", label="bisvm warm path", settings="10 C, one process",
+                C=float(Cs[-1]), Cs=[float(c) for c in Cs], params=kw)]
     for C in Cs:
         out.append(dict(common, lib="bisvm", label="bisvm cold", settings=f"C={C:.3g}",
                         C=float(C), params=dict(kw, C=float(C))))
     return out
 
 
+def tasks(args, cache):
+    scale = 10 if args.quick else 1
+    out = []
+    for section in args.sections.split(","):
+        if section == "scale":
+            out += _scale_tasks(scale)
+        else:
+            out += {"stall": _stall_tasks, "sparse": _sparse_tasks,
+                    "path": _path_tasks}[section](scale, cache)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="a tenth of the rows")
+    ap.add_argument("--sections", default="stall,sparse,path",
+                    help=f"comma-separated, of {SECTIONS}")
+    ap.add_argument("--out", default=None,
+                    help="results name (default bench_linear_dual[_quick])")
     ap.add_argument("--report-only", action="store_true",
                     help="rewrite the .md from the .json of an earlier run")
     args = ap.parse_args()
-    name = f"bench_linear_dual{'_quick' if args.quick else ''}"
+    if any(x not in SECTIONS for x in args.sections.split(",")):
+        ap.error(f"--sections: choose among {SECTIONS}")
+    args.out = args.out or f"bench_linear_dual{'_quick' if args.quick else ''}"
+    command = " ".join(["python", "benchmarks/bench_linear_dual.py"] + sys.argv[1:])
     if args.report_only:
-        saved = json.loads((RESULTS / f"{name}.json").read_text())
-        report(saved["rows"], args, (saved["load_average"][0][0], saved["load_average"][1][0]))
+        saved = json.loads((RESULTS / f"{args.out}.json").read_text())
+        report(saved["rows"], args, (saved["load_average"][0][0], saved["load_average"][1][0]),
+               saved["command"])
         return
     load0 = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         rows = run(tasks(args, Path(tmp)))
     load1 = os.getloadavg()
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{name}.json").write_text(json.dumps(
-        {"command": " ".join(["python"] + sys.argv), "load_average": [load0, load1],
+    (RESULTS / f"{args.out}.json").write_text(json.dumps(
+        {"command": command, "load_average": [load0, load1],
          "rows": [{k: v for k, v in r.items() if k != "data"} for r in rows]},
         indent=1, default=str))
-    report(rows, args, (load0[0], load1[0]))
+    report(rows, args, (load0[0], load1[0]), command)
 
 
 if __name__ == "__main__":
