@@ -76,9 +76,15 @@ class L2:
 
     strength: float
     mask: np.ndarray | None = None
+    _mf: object = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        # the mask as floats once: the Newton loops read it at every evaluation
+        object.__setattr__(self, "_mf", 1.0 if self.mask is None
+                           else np.asarray(self.mask).astype(float))
 
     def _m(self, w):
-        return 1.0 if self.mask is None else self.mask.astype(float)
+        return self._mf
 
     def value(self, w):
         return 0.5 * self.strength * float(np.sum(self._m(w) * w * w))
@@ -89,7 +95,7 @@ class L2:
     def hessian_diag(self, w):
         if self.mask is None:
             return np.full(w.shape, float(self.strength))
-        return self.strength * self.mask.astype(float)
+        return self.strength * self._mf
 
     def hessian(self, w):
         return np.diag(self.hessian_diag(w))
@@ -145,6 +151,7 @@ class GroupPseudoHuber:
     _pen: np.ndarray = field(init=False, repr=False)
     _gpen: np.ndarray = field(init=False, repr=False)
     _singleton: bool = field(init=False, repr=False)
+    _prefix: bool = field(init=False, repr=False)
 
     def __post_init__(self):
         g, n_groups = check_groups(self.groups, len(self.groups))
@@ -163,6 +170,10 @@ class GroupPseudoHuber:
         object.__setattr__(self, "_gpen", g[pen])
         # singleton groups (scalar and vector models): diagonal Hessian, no bincount
         object.__setattr__(self, "_singleton", pen.size == n_groups)
+        # the vector model's layout (group j is coefficient j, unpenalised ones last):
+        # slices instead of index arrays in the Newton loops' hot path
+        object.__setattr__(self, "_prefix", bool(self._singleton and np.array_equal(
+            pen, np.arange(n_groups)) and np.array_equal(g[pen], pen)))
         if not self._singleton:
             object.__setattr__(self, "_same", (g[:, None] == g[None, :]) & (g[:, None] >= 0))
 
@@ -185,6 +196,9 @@ class GroupPseudoHuber:
         return np.sqrt(sq)
 
     def _s(self, w):
+        if self._prefix:
+            wp = w[:self.n_groups]
+            return np.sqrt(self.smoothing**2 + wp * wp)
         wp = w[self._pen]
         if self._singleton:
             s = np.empty(self.n_groups)
@@ -197,7 +211,10 @@ class GroupPseudoHuber:
         """Spread per-group values ``v`` over the coordinates of each penalised group
         (0 on unpenalised coordinates)."""
         out = np.zeros(self.groups.shape[0])
-        out[self._pen] = v[self._gpen]
+        if self._prefix:
+            out[:self.n_groups] = v
+        else:
+            out[self._pen] = v[self._gpen]
         return out
 
     def value(self, w):

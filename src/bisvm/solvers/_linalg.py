@@ -6,11 +6,14 @@ step's factor.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.linalg.lapack import dpotrf, dpotrs
 
 __all__ = [
+    "euclidean_norm",
     "cholesky_factor",
     "cholesky_factor_solve",
     "NewtonFactor",
@@ -22,6 +25,15 @@ __all__ = [
     "RefinedFactor",
     "structured_hessian_matvec",
 ]
+
+
+def euclidean_norm(v):
+    """``np.linalg.norm(v)`` of a real 1-D array, the same ``sqrt(v.dot(v))`` and the
+    same bits, without its dispatch: Newton loops on small problems take it several
+    times per iteration."""
+    if not v.flags.c_contiguous:
+        v = v.ravel(order="K")
+    return math.sqrt(float(v.dot(v)))
 
 
 def cholesky_factor(M, lower=False):

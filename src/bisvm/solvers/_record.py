@@ -14,7 +14,10 @@ from numbers import Real
 
 import numpy as np
 
+from ._linalg import euclidean_norm
 from .base import ConvergenceRecord, SolverResult, warn_cap
+
+_FOUR_EPS = 4 * np.finfo(float).eps
 
 __all__ = ["IterationLog", "check_tol_max_iter", "check_real", "check_positive_int"]
 
@@ -46,7 +49,7 @@ class IterationLog:
         # Armijo tests pass on rounding noise once f is flat to working precision; count
         # such steps so that solvers can stop there instead of creeping on to the cap
         drop = self.objs[-1] - float(f)
-        self.n_flat = self.n_flat + 1 if drop <= 4 * np.finfo(float).eps * abs(f) else 0
+        self.n_flat = self.n_flat + 1 if drop <= _FOUR_EPS * abs(f) else 0
         self.objs.append(float(f))
         self.gns.append(_certificate(value))
         self.secs.append(time.perf_counter() - self.t0)
@@ -85,6 +88,8 @@ class IterationLog:
 
 
 def _certificate(value):
+    if isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype == np.float64:
+        return euclidean_norm(value)
     return float(np.linalg.norm(value)) if np.ndim(value) else float(value)
 
 

@@ -105,10 +105,13 @@ class SmoothProblem:
         else:
             # in row blocks: no n x d temporary for tall data
             X = self.X
-            H = np.zeros((X.shape[1], X.shape[1]))
-            for s in range(0, X.shape[0], 8192):
-                Xb = X[s:s + 8192]
-                H += Xb.T @ (Xb * c[s:s + 8192, None])
+            if X.shape[0] <= 8192:
+                H = X.T @ (X * c[:, None])
+            else:
+                H = np.zeros((X.shape[1], X.shape[1]))
+                for s in range(0, X.shape[0], 8192):
+                    Xb = X[s:s + 8192]
+                    H += Xb.T @ (Xb * c[s:s + 8192, None])
         if hasattr(self.penalty, "add_hessian"):
             self.penalty.add_hessian(H, w)
         else:

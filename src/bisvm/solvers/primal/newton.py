@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._linalg import DenseFactor, LazyFactor, RefinedFactor, cholesky_solve
+from .._linalg import DenseFactor, LazyFactor, RefinedFactor, cholesky_solve, euclidean_norm
 from .._linesearch import armijo
 from .._record import IterationLog
 from ..base import warn_cap
@@ -66,7 +66,7 @@ def _flat_unit_step(f, gn):
     of f and the test only sees noise; the step is then judged by the gradient."""
     def accept(a, out):
         return (a == 1.0 and abs(out[0] - f) <= 1e-12 * max(abs(f), 1.0)
-                and np.linalg.norm(out[1]) < gn)
+                and euclidean_norm(out[1]) < gn)
     return accept
 
 
@@ -225,7 +225,7 @@ def newton_loop(problem, system=dense_system, *, w0=None, tol, max_iter, c1=1e-4
     for start in starts:
         x = np.array(start, dtype=float, copy=True)
         f, g, d2 = problem.value_gradient_curvature(x)
-        gn = float(np.linalg.norm(g))
+        gn = euclidean_norm(g)
         if best is None or gn < best[-1]:
             best = (x, f, g, d2, gn)
     x, f, g, d2, gn0 = best
@@ -233,7 +233,7 @@ def newton_loop(problem, system=dense_system, *, w0=None, tol, max_iter, c1=1e-4
 
     def direction(x, g, d2):
         F = solves["factor"] = system(problem, x, d2)
-        gn = float(np.linalg.norm(g))
+        gn = euclidean_norm(g)
         eta = max(min(0.5, np.sqrt(gn / gn0), np.sqrt(gn)), 0.1 * tol / gn)
         p = -F.solve(g, rtol=eta)
         solves["n_matvec"] += getattr(F, "n_matvec", 0)
