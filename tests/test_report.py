@@ -316,3 +316,111 @@ def test_model_report_of_a_saved_rejected_model_says_so(tmp_path, rejected_fit):
     text = model_report(load_model(path), X, y).to_html()
     assert "refinement rejected on the held-out rows" in text
     assert "standardised inside the estimator" in text
+
+
+# --------------------------------------------------------------------------------------
+# The self-tuning kernel models: the outer path rebuilt from the fitted attributes, the
+# cross-validated surface under it, the widths per feature.
+
+
+@pytest.fixture(scope="module")
+def xor_fits():
+    from bisvm import AutoSVC, AutoSVR
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((160, 4)) * [1.0, 3.0, 1.0, 0.5]
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    shared = AutoSVC(max_iter=10, random_state=0).fit(X, y)
+    per = AutoSVC(widths="per_feature", max_iter=10, random_state=0).fit(X, y)
+    yr = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(160)
+    svr = AutoSVR(lower="svr", max_iter=8, random_state=0).fit(X, yr)
+    return X, y, yr, shared, per, svr, AutoSVR(lower="kernel_ridge").fit(X, yr)
+
+
+def test_outer_path_starts_at_the_scan_and_ends_at_the_fit(xor_fits):
+    from bisvm.report import outer_path
+
+    X, y, yr, shared, per, svr, kr = xor_fits
+    for est, n_stages in ((shared, 1), (per, 2), (svr, 1)):
+        path = outer_path(est)
+        assert len(path) == n_stages
+        first, gamma = path[0]
+        # rebuilt backwards from C_ and learned_gamma_, the path must start at the
+        # recorded start of the outer loop (the scan's C and the starting width)
+        np.testing.assert_allclose(first[0], est.tuning_.C0, rtol=1e-10)
+        np.testing.assert_allclose(gamma[0, 0], est.tuning_.gamma0, rtol=1e-10)
+        np.testing.assert_allclose(path[-1][0][-1], est.C_, rtol=1e-12)
+        np.testing.assert_allclose(path[-1][1][-1], np.atleast_1d(est.learned_gamma_),
+                                   rtol=1e-12)
+    # the per-feature stage starts, with every width equal, where the shared one ended
+    (f1, g1), (f2, g2) = outer_path(per)
+    np.testing.assert_allclose(g2[0], np.full(4, g1[-1, 0]), rtol=1e-10)
+    np.testing.assert_allclose(f2[0], f1[-1], rtol=1e-10)
+
+
+def test_cv_surface_is_the_cross_validated_error_of_the_refit_class(xor_fits):
+    from sklearn.model_selection import cross_val_score
+
+    from bisvm import SVC
+    from bisvm.report import cv_surface
+
+    X, y, yr, shared, per, svr, kr = xor_fits
+    s = cv_surface(shared, X, y, n_points=3, cv=3)
+    assert s["errors"].shape == (3, 3) and s["first_name"] == "C"
+    assert np.all((s["errors"] >= 0) & (s["errors"] <= 1))
+    # one grid point recomputed independently: the L2-SVM on the standardised columns
+    Xs = X / X.std(axis=0)
+    ref = SVC(C=s["first"][2], gamma=s["gamma"][1], loss="squared_hinge")
+    expected = 1 - cross_val_score(ref, Xs, y, cv=3).mean()
+    assert s["errors"][1, 2] == pytest.approx(expected, abs=1e-12)
+    # the grid covers the path with a decade to spare on each side
+    assert s["first"][0] <= shared.tuning_.C0 / 10 * 1.0001
+    with pytest.raises(ValueError, match="n_points"):
+        cv_surface(shared, X, y, n_points=1)
+    r = cv_surface(kr, X, yr, n_points=2, cv=3)
+    assert r["first_name"] == "ridge" and np.all(r["errors"] > 0)
+    assert r["error_name"].endswith("MSE (standardised target)")
+    # the L2-loss SVR is refitted as its own dual solution: no class to vary
+    with pytest.raises(ValueError, match="no surface"):
+        cv_surface(svr, X, yr, n_points=2)
+
+
+def test_kernel_figures_in_a_report(xor_fits):
+    from bisvm.report import kernel_figures
+
+    X, y, yr, shared, per, svr, kr = xor_fits
+    names = ["a", "b", "c", "d"]
+    figs = kernel_figures(per, names, X=X, y=y, n_points=3, cv=3)
+    caps = [c for _, c in figs]
+    assert len(figs) == 3 and caps[0].startswith("Outer path on the 3-fold")
+    assert "relevance" in caps[1] and "widths along" in caps[2]
+    # without rows: no surface; a shared width has no per-feature figures
+    assert len(kernel_figures(per, names)) == 2
+    assert kernel_figures(shared, names) == []
+    rep = Report("kernel")
+    for ax, cap in figs:
+        rep.figure(ax, cap)
+    text = rep.to_html()
+    assert len(_images(text)) == 3
+    _self_contained(text)
+
+
+def test_kernel_plots_check_their_input():
+    with pytest.raises(ValueError, match="errors must have shape"):
+        plots.plot_cv_surface([1, 10], [0.1, 1, 10], np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="names has 2 entries"):
+        plots.plot_learned_widths(["a", "b"], [0.5, 0.3, 0.2])
+    with pytest.raises(ValueError, match="widths must have shape"):
+        plots.plot_width_paths(np.ones((3, 2)), ["a", "b", "c"])
+    ax = plots.plot_learned_widths(["a", "b", "c"], [0.2, 0.7, 0.1], [False, True, False])
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["b", "a", "c"]
+    plt.close("all")
+
+
+def test_model_report_of_a_saved_autosvc_draws_the_widths(xor_fits, tmp_path):
+    X, y, yr, shared, per, svr, kr = xor_fits
+    path = tmp_path / "per.bisvm"
+    save_model(per, path, feature_names=["a", "b", "c", "d"])
+    text = model_report(load_model(path), X, y).to_html()
+    assert "Learned relevance per feature" in text
+    _self_contained(text)

@@ -119,7 +119,8 @@ def auto_record(est, names):
         "criterion_value": float(est.cv_value_),
         "iterations": int(est.n_iter_),
         "lower_level_solves": int(est.n_solves_),
-        "refit": type(est.estimator_).__name__,
+        "refit": "its own dual solution" if getattr(est, "estimator_", None) is None
+                 else type(est.estimator_).__name__,
     }
     if getattr(est, "lower_", None) is not None:
         rec["lower_level"] = str(est.lower_)

@@ -98,10 +98,11 @@ def cv_surface(est, X, y, *, n_points=7, cv=5, span=1.0, progress=None):
 
     if not isinstance(n_points, int) or n_points < 2:
         raise ValueError(f"n_points must be an integer >= 2, got {n_points!r}")
-    base = est.estimator_
-    if "gamma" not in base.get_params(deep=False):
-        raise ValueError(f"{type(est).__name__}'s refitted {type(base).__name__} has no RBF "
-                         "width to vary (an approximated kernel): no surface")
+    base = getattr(est, "estimator_", None)
+    if base is None or "gamma" not in base.get_params(deep=False):
+        raise ValueError(f"{type(est).__name__} was refitted without an estimator whose RBF "
+                         "width can be varied (its own dual solution, or an approximated "
+                         "kernel): no surface")
     name = _first_name(est)
     stage = outer_path(est)[0]
     f = np.r_[stage[0], float(getattr(est, name + "_"))]
