@@ -4,7 +4,9 @@ The columns are a column-major (CSC) copy of the design with the labels folded i
 :math:`v_{ij} = y_i x_{ij}`, made once by :func:`scaled_csc` (int32 row indices when the
 rows fit). The intercept is an implicit last coordinate ``j = d`` whose column is the
 constant ``bias`` (times :math:`y_i`), never stored. ``b`` holds
-:math:`b_i = 1 - y_i \tilde x_i^\top w`, updated along each coordinate's column.
+:math:`b_i = 1 - y_i \tilde x_i^\top w`, updated along each coordinate's column. Every
+array index in the column loops is unsigned: numba tests each signed index for negative
+wraparound, which in loops this short costs about as much as their arithmetic.
 """
 
 from __future__ import annotations
@@ -57,8 +59,8 @@ def scaled_csc(data, indices, indptr, y, d, index_dtype_sample):
     cdata = np.empty(nnz)
     for i in range(n):
         yi = y[i]
-        for k in range(indptr[i], indptr[i + 1]):
-            j = indices[k]
+        for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + 1])):
+            j = np.uint64(indices[k])
             p = fill[j]
             cindices[p] = i
             cdata[p] = yi * data[k]
@@ -73,12 +75,12 @@ def column_sq_norms(cdata, cindices, cindptr, c, y, bias, out):
     d = cindptr.shape[0] - 1
     for j in range(d):
         s = 0.0
-        for k in range(cindptr[j], cindptr[j + 1]):
-            s += c[cindices[k]] * cdata[k] * cdata[k]
+        for k in range(np.uint64(cindptr[j]), np.uint64(cindptr[j + 1])):
+            s += c[np.uint64(cindices[k])] * cdata[k] * cdata[k]
         out[j] = s
     if bias > 0.0:
         s = 0.0
-        for i in range(y.shape[0]):
+        for i in range(np.uint64(y.shape[0])):
             s += c[i] * bias * bias * y[i] * y[i]
         out[d] = s
 
@@ -97,15 +99,14 @@ def _grad_hess(cdata, cindices, y, c, cu, b, bias, dense, lo, hi):
     G = 0.0
     H = 0.0
     if dense:
-        for i in range(lo, hi):
+        for i in range(np.uint64(lo), np.uint64(hi)):
             if b[i] > 0.0:
                 v = bias * y[i]
                 cv = _cost(c, cu, i) * v
                 G -= cv * b[i]
                 H += cv * v
         return G, H
-    for t in range(lo, hi):
-        # unsigned: a row index is never negative, and numba then skips the wraparound test
+    for t in range(np.uint64(lo), np.uint64(hi)):
         i = np.uint64(cindices[t])
         if b[i] > 0.0:
             cv = _cost(c, cu, i) * cdata[t]
@@ -118,10 +119,10 @@ def _grad_hess(cdata, cindices, y, c, cu, b, bias, dense, lo, hi):
 def _shift(cdata, cindices, y, b, bias, dense, lo, hi, step):
     """``b += step · v_j`` along one column."""
     if dense:
-        for i in range(lo, hi):
+        for i in range(np.uint64(lo), np.uint64(hi)):
             b[i] += step * bias * y[i]
         return
-    for t in range(lo, hi):
+    for t in range(np.uint64(lo), np.uint64(hi)):
         b[np.uint64(cindices[t])] += step * cdata[t]
 
 
@@ -131,9 +132,9 @@ def _shift_loss(cdata, cindices, y, c, cu, b, bias, dense, lo, hi, step, with_ol
     after, and before when ``with_old``."""
     old = 0.0
     new = 0.0
-    for t in range(lo, hi):
+    for t in range(np.uint64(lo), np.uint64(hi)):
         if dense:
-            i = np.uint64(t)
+            i = t
             v = bias * y[i]
         else:
             i = np.uint64(cindices[t])
@@ -261,7 +262,7 @@ def zero_violation(cdata, cindices, cindptr, y, c, cu, bias):
     total = 0.0
     for j in range(d):
         G = 0.0
-        for t in range(cindptr[j], cindptr[j + 1]):
+        for t in range(np.uint64(cindptr[j]), np.uint64(cindptr[j + 1])):
             G -= _cost(c, cu, np.uint64(cindices[t])) * cdata[t]
         total += max(0.0, abs(2.0 * G) - 1.0)
     if bias > 0.0:
@@ -280,8 +281,8 @@ def recompute_b(cdata, cindices, cindptr, y, bias, w, b):
     for j in range(d):
         wj = w[j]
         if wj != 0.0:
-            for k in range(cindptr[j], cindptr[j + 1]):
-                b[cindices[k]] -= wj * cdata[k]
+            for k in range(np.uint64(cindptr[j]), np.uint64(cindptr[j + 1])):
+                b[np.uint64(cindices[k])] -= wj * cdata[k]
     if bias > 0.0 and w[d] != 0.0:
         for i in range(y.shape[0]):
             b[i] -= w[d] * bias * y[i]
