@@ -131,6 +131,7 @@ class StagedSettings:
     n_jobs: object = None
     task: str = "classification"
     scan_patience: object = None  # None or int: see search.scalar_scan
+    refine_patience: int = 5  # held-out iterations without improvement (BiSVMLBFGS)
 
     @property
     def judge(self):
@@ -536,6 +537,7 @@ def _refine(Xa, yb, sw, folds, lower, hyper, s, bal, sres, cost, progress, split
     report = _progress(progress, hyper.kind)
     res = BiSVMLBFGS(max_iter=int(s.max_iter), tol=float(s.tol),
                      nonzero_threshold=s.support_threshold, monitor_rule=s.refinement_rule,
+                     patience=int(s.refine_patience),
                      max_line_search=s.max_line_search, monitor_threshold=s.judge).minimize(
         obj, beta0, monitor=monitor, callback=report, warm0=warm0, monitor_warm0=mwarm0)
     _close(report)
