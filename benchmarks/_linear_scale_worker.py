@@ -33,6 +33,8 @@ def objective(kind, X, y, w, C):
     """The primal objective of ``kind`` at ``w`` (no intercept), the same for every
     library."""
     z = X @ w
+    if kind == "l2_hinge":
+        return float(0.5 * w @ w + C * np.maximum(0.0, 1.0 - y * z).sum())
     if kind in ("l2_sq", "l1_sq"):
         r = np.maximum(0.0, 1.0 - y * z)
         reg = 0.5 * w @ w if kind == "l2_sq" else np.abs(w).sum()
@@ -42,13 +44,17 @@ def objective(kind, X, y, w, C):
 
 
 def _bisvm(method, X, y, C, tol):
-    from bisvm.losses import SquaredEpsilonInsensitive, SquaredHinge
+    from bisvm.losses import Hinge, SquaredEpsilonInsensitive, SquaredHinge
+    from bisvm.solvers.dual.dual_cd import solve_dual_cd
     from bisvm.solvers.primal.finite_newton import solve_finite_newton
     from bisvm.solvers.primal.l1_cd import solve_l1_cd
     from bisvm.solvers.primal.svr_finite_newton import solve_svr_finite_newton
     from bisvm.solvers.problems import LinearProblem
 
     cost = np.full(X.shape[0], float(C))
+    if method == "bisvm_l2_hinge":  # dual CD, LIBLINEAR's projected-gradient rule
+        return solve_dual_cd(LinearProblem(X, y, Hinge(), cost), tol=tol, max_iter=1000,
+                             stopping="projected_gradient", warn=False).coef
     if method == "bisvm_l2_sq":
         return solve_finite_newton(LinearProblem(X, y, SquaredHinge(), cost), tol=tol,
                                    max_iter=1000).coef
@@ -88,9 +94,14 @@ def _sklearn(method, X, y, C, tol):
 
 
 def _estimator(method, X, y, C, tol, n_jobs):
-    from bisvm import LinearSVC
+    from bisvm import LinearSVC, LinearSVR
 
-    est = LinearSVC(dual=False, C=C, tol=tol, fit_intercept=False)
+    if method == "bisvm_LinearSVR_primal":
+        est = LinearSVR(loss="squared_epsilon_insensitive", dual=False, epsilon=EPSILON, C=C,
+                        tol=tol, fit_intercept=False)
+    else:
+        est = LinearSVC(penalty="l1" if method == "bisvm_LinearSVC_l1" else "l2", dual=False,
+                        C=C, tol=tol, fit_intercept=False)
     if n_jobs is not None:
         est.set_params(n_jobs=n_jobs)
     return est.fit(X, y).coef_.ravel()
@@ -101,14 +112,16 @@ FITS = {
     "bisvm_l2_sq": "l2_sq", "liblinear_s2": "l2_sq", "liblinear_s1": "l2_sq",
     "sklearn_l2_sq": "l2_sq", "bisvm_LinearSVC_primal": "l2_sq",
     "bisvm_l1_sq": "l1_sq", "liblinear_s5": "l1_sq", "sklearn_l1_sq": "l1_sq",
+    "bisvm_LinearSVC_l1": "l1_sq", "bisvm_LinearSVR_primal": "svr_sq",
     "bisvm_svr_sq": "svr_sq", "liblinear_s11": "svr_sq", "liblinear_s12": "svr_sq",
     "sklearn_svr_sq": "svr_sq", "liblinear_s13": "svr_l1",
+    "bisvm_l2_hinge": "l2_hinge", "liblinear_s3": "l2_hinge",
 }
 
 
 def _fit(spec, X, y, timer):
     method, C, tol = spec["method"], spec["C"], spec.get("tol")
-    if method.startswith("bisvm_LinearSVC"):
+    if method.startswith(("bisvm_LinearSVC", "bisvm_LinearSVR")):
         return _estimator(method, X, y, C, tol, spec.get("n_jobs"))
     if method.startswith("bisvm_"):
         return _bisvm(method, X, y, C, tol)
@@ -124,7 +137,7 @@ def main(spec):
     resource.setrlimit(resource.RLIMIT_CPU, (limit, limit))
     X, y_class, y_reg = load(spec["rows"], spec["cols"], spec["nnz"], spec["seed"])
     kind = FITS[spec["method"]]
-    y = y_class if kind in ("l2_sq", "l1_sq") else y_reg
+    y = y_class if kind in ("l2_sq", "l1_sq", "l2_hinge") else y_reg
     if spec["method"].startswith("bisvm_"):  # load the compiled kernels before measuring
         warm = dict(spec, rows=None)
         with warnings.catch_warnings():

@@ -8,10 +8,13 @@ one thread, each fit in its own process (``_linear_scale_worker``).
   ``-s 5``;
 * L2-loss SVR: bisvm's finite Newton (``solve_svr_finite_newton``) beside ``-s 11`` (primal),
   ``-s 12`` (dual), and ``-s 13`` (the L1-loss SVR, another objective, for its time);
+* L2-regularised hinge: bisvm's dual coordinate descent (``solve_dual_cd``, LIBLINEAR's
+  projected-gradient rule) beside ``-s 3``;
 * scikit-learn's ``LinearSVC``/``LinearSVR`` (LIBLINEAR inside, plus its input copies).
 
 C = 1, no intercept, ε = 0.1. The bisvm solvers are called directly (the estimators' own
-validation is measured by the ``bisvm_LinearSVC_primal`` row). Figures: CPU seconds of the
+validation is measured by the ``bisvm_LinearSVC_primal``, ``bisvm_LinearSVC_l1`` and
+``bisvm_LinearSVR_primal`` rows). Figures: CPU seconds of the
 fit (LIBLINEAR: its ``train`` alone, and the conversion to its input format beside), the
 growth of the resident set during the fit against the CSR data's bytes, and the objective
 computed from the returned weights by one formula for every library.
@@ -43,17 +46,22 @@ FITS = {
               ("liblinear_s2", 1e-4), ("liblinear_s1", None), ("bisvm_LinearSVC_primal", 1e-4),
               ("sklearn_l2_sq", 1e-4)],
     "l1_sq": [("bisvm_l1_sq", 1e-2), ("bisvm_l1_sq", 5e-3), ("liblinear_s5", None),
-              ("liblinear_s5", 5e-3), ("sklearn_l1_sq", 1e-4)],
-    "svr_sq": [("bisvm_svr_sq", 1e-2), ("bisvm_svr_sq", 1e-3), ("bisvm_svr_sq", 1e-4),
+              ("liblinear_s5", 5e-3), ("bisvm_LinearSVC_l1", 5e-3), ("sklearn_l1_sq", 1e-4)],
+    "svr_sq": [("bisvm_svr_sq", 1e-2), ("bisvm_svr_sq", 1e-3), ("bisvm_svr_sq", 3e-4),
+               ("bisvm_svr_sq", 1e-4), ("bisvm_LinearSVR_primal", 1e-4),
                ("liblinear_s11", None),
                ("liblinear_s11", 1e-4), ("liblinear_s12", None), ("liblinear_s13", None),
                ("sklearn_svr_sq", 1e-4)],
+    "l2_hinge": [("bisvm_l2_hinge", 0.1), ("bisvm_l2_hinge", 0.05), ("bisvm_l2_hinge", 0.02),
+                 ("bisvm_l2_hinge", 0.01), ("liblinear_s3", None), ("liblinear_s3", 0.01)],
 }
 #: the LIBLINEAR solver each bisvm solver is measured against
-MATCH = {"l2_sq": "liblinear_s2", "l1_sq": "liblinear_s5", "svr_sq": "liblinear_s11"}
+MATCH = {"l2_sq": "liblinear_s2", "l1_sq": "liblinear_s5", "svr_sq": "liblinear_s11",
+         "l2_hinge": "liblinear_s3"}
 TITLES = {"l2_sq": "L2-regularised squared hinge (LinearSVC, dual=False)",
           "l1_sq": "L1-regularised squared hinge (LinearSVC, penalty='l1')",
-          "svr_sq": "L2-loss SVR (LinearSVR, loss='squared_epsilon_insensitive')"}
+          "svr_sq": "L2-loss SVR (LinearSVR, loss='squared_epsilon_insensitive')",
+          "l2_hinge": "L2-regularised hinge (LinearSVC, loss='hinge': dual coordinate descent)"}
 
 
 def run_one(spec, timeout):
@@ -86,7 +94,8 @@ def report(results, args, commands):
              "Objectives from the returned weights, one formula for all; `vs best` is the "
              "relative excess over the lowest objective of the table. `time ratio` divides "
              "by the default run of the matching LIBLINEAR solver. Machine: 2 cores shared "
-             "with other jobs (1-minute load average before/after each fit in the JSON).", ""]
+             "with other jobs (1-minute load average before/after each fit in the JSON)."
+             + _load_range(results), ""]
     for kind, title in TITLES.items():
         # -s 13 (the L1-loss SVR) sits in the SVR table for its time; its objective is its own
         kinds = (kind, "svr_l1") if kind == "svr_sq" else (kind,)
@@ -122,6 +131,15 @@ def report(results, args, commands):
     return "\n".join(lines) + "\n"
 
 
+def _load_range(results):
+    """The range of the 1-minute load average over the fits, as a sentence."""
+    loads = [r[k] for r in results for k in ("load_before", "load_after") if k in r]
+    if not loads:
+        return ""
+    return (f" The load average ranged from {min(loads):.1f} to {max(loads):.1f} during these "
+            "fits; CPU times carry that noise on both sides of every ratio.")
+
+
 def _matched(ok, kind):
     """For each run of the matching LIBLINEAR solver, the fastest bisvm solver run with an
     equal or lower objective, and the ratio of their times."""
@@ -151,7 +169,7 @@ def main(argv=None):
     p.add_argument("--cols", type=int, default=100_000)
     p.add_argument("--nnz", type=int, default=50)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--problems", default="l2_sq,l1_sq,svr_sq")
+    p.add_argument("--problems", default="l2_sq,l1_sq,svr_sq,l2_hinge")
     p.add_argument("--methods", default="",
                    help="only these fits, comma separated: a method, or method@tol")
     p.add_argument("--timeout", type=float, default=3600.0, help="wall seconds per fit")

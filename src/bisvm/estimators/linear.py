@@ -23,9 +23,10 @@ l1       squared_hinge  False  coordinate descent, Newton steps (``solvers.prima
 l1       hinge          any    linear program, scipy ``linprog`` (HiGHS); sklearn refuses it
 =======  =============  =====  ==========================================================
 
-The dual coordinate descent stops on the relative duality gap by default
-(``stopping``), and with the squared hinge finishes in the primal finite Newton method
-when it stalls, as LIBLINEAR's ``-s 1`` does. :class:`~bisvm.estimators.linear_cv.LinearSVCCV`
+The dual coordinate descent stops on LIBLINEAR's projected-gradient rule by default, or
+on the relative duality gap (``stopping="duality_gap"``), and with the squared hinge
+finishes in the primal finite Newton method when it stalls, as LIBLINEAR's ``-s 1``
+does. :class:`~bisvm.estimators.linear_cv.LinearSVCCV`
 chooses ``C`` by cross-validation along a warm-started path (``warm_start``).
 
 ``multi_class="crammer_singer"`` trains one joint multiclass problem instead (Crammer &
