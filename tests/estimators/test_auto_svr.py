@@ -3,19 +3,15 @@ on K + I/C, the hypergradient in log C, log ε, log γ and every log γ_j agains
 finite differences of the k-fold criterion (with sample weights too), noise widths
 dropped, the refit equal to a plain KernelRidge / the L2-loss solution / kernel ridge on
 the Nyström landmarks at the learned values, sparse input equal to dense, zero weights
-equal to removed rows, the auto rules and their warning, the selector interface and
-scikit-learn's estimator checks."""
-
-import warnings
+equal to removed rows, the auto rules and their warning and the selector interface
+(scikit-learn's estimator checks: test_auto_svr_checks.py)."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LinearRegression
 from sklearn.model_selection import KFold
 from sklearn.pipeline import make_pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bisvm.estimators import auto_svr
 from bisvm.estimators.auto_svr import AutoSVR
@@ -261,27 +257,3 @@ def test_clear_errors():
         AutoSVR(landmarks="random").fit(X, y)
     with pytest.raises(ValueError, match="NaN"):
         AutoSVR().fit(np.where(X > 1, np.nan, X), y)
-
-
-_WEIGHT_EQUIVALENCE = (
-    "a row of weight k is not k copies of it: leave-one-out (kernel ridge) leaves all "
-    "of a weighted row out but only one copy; the median-heuristic start counts pairs of "
-    "rows; landmarks are drawn among rows (zero weights do equal removed rows, "
-    "test_zero_weights_equal_removed_rows)")
-
-
-def _expected_failures(estimator):
-    return {"check_sample_weight_equivalence_on_dense_data": _WEIGHT_EQUIVALENCE,
-            "check_sample_weight_equivalence_on_sparse_data": _WEIGHT_EQUIVALENCE}
-
-
-@parametrize_with_checks([AutoSVR(widths="per_feature", max_iter=2),
-                          AutoSVR(lower="svr", max_iter=2, cv=3),
-                          AutoSVR(approximation="nystroem", n_components=10, max_iter=2)],
-                         expected_failed_checks=_expected_failures)
-def test_sklearn_estimator_checks(estimator, check):
-    """Every check passes but the two of sample-weight equivalence to repeated rows
-    (``_WEIGHT_EQUIVALENCE``); two outer iterations keep the many small fits quick."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)
