@@ -21,7 +21,8 @@ rows (its cost is cubic in the rows; a stratified subsample drawn with the split
 the first rows of the interaction problem).
 Tables with more than ``--max-train`` training rows are subsampled (stratified, with
 the split seed) for every method, and ``AutoSVC()`` is fitted once more on all their
-training rows.
+training rows (on the first ``--all-rows-seeds`` seeds: at thousands of rows it is the
+run's most expensive fit).
 
 Every fit runs in its own process with one BLAS/OpenMP/numba thread: the driver sets
 the thread counts, imports every method and fits each once on a tiny problem (imports,
@@ -98,7 +99,8 @@ def tasks(args):
                     continue
                 out.append((p, seed, m, min(cap or n_train, args.gp_rows) if m == "gp"
                             else cap))
-            if cap is not None and "autosvc" in args.methods:
+            if cap is not None and "autosvc" in args.methods \
+                    and seed in args.seeds[:args.all_rows_seeds]:
                 out.append((p, seed, "autosvc_all", None))
     return out
 
@@ -177,6 +179,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--max-train", type=int, default=1000)
     ap.add_argument("--gp-rows", type=int, default=600)
+    ap.add_argument("--all-rows-seeds", type=int, default=2,
+                    help="AutoSVC() on all training rows of a subsampled table on the "
+                    "first this many seeds")
     ap.add_argument("--timeout", type=float, default=900.0)
     ap.add_argument("--out", default="bench_kernel_autotune")
     args = ap.parse_args()
