@@ -26,6 +26,7 @@ from .dual import (
     solve_dual_cd_svr,
     solve_smo,
 )
+from .nystroem import nystroem_features, select_landmarks
 from .paths import L1SqHingePath, L1SVMPath, PathResult, l1_sqhinge_path, l1_svm_path
 from .primal import solve_truncated_newton, solve_woodbury_newton
 from .primal.cg import conjugate_gradient, minimize_nonlinear_cg, solve_nonlinear_cg
@@ -100,6 +101,9 @@ __all__ = [
     "solve_dual_cd",
     "solve_dual_cd_svr",
     "solve_crammer_singer",
+    # kernel approximation
+    "select_landmarks",
+    "nystroem_features",
     # paths
     "L1SVMPath",
     "l1_svm_path",
