@@ -129,11 +129,15 @@ def csr_loss_grad(data, indices, indptr, bias, lo, hi, y, c, z, loss, eps, gp, d
         if g1 == 0.0 and g2 == 0.0:
             continue
         a, b = np.uint64(indptr[i]), np.uint64(indptr[i + _ONE])
-        for k in range(a, b):
-            gp[np.uint64(indices[k])] += g1 * data[k]
-        if want_diag:
+        if want_diag:  # one pass over the row for both sums
             for k in range(a, b):
-                dp[np.uint64(indices[k])] += g2 * data[k] * data[k]
+                j = np.uint64(indices[k])
+                x = data[k]
+                gp[j] += g1 * x
+                dp[j] += g2 * x * x
+        else:
+            for k in range(a, b):
+                gp[np.uint64(indices[k])] += g1 * data[k]
         if bias > 0.0:
             gp[d] += g1 * bias
             if want_diag:
