@@ -125,3 +125,26 @@ def test_csr_with_duplicate_entries_equals_dense():
     b = _dcd(X.toarray(), y, tol=1e-10, max_iter=10000)
     np.testing.assert_allclose(a.coef, b.coef, atol=1e-9)
     assert not X.has_canonical_format  # the caller's matrix is left as it was
+
+
+def test_row_norms_of_sorted_unsorted_and_repeated_csr_rows():
+    from bisvm.solvers.dual.dual_cd import LinearDesign
+    X = sp.random(200, 40, density=0.2, format="csr", random_state=3)
+    want = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    np.testing.assert_allclose(LinearDesign(X).sqnorm, want, rtol=1e-13)
+    # the same rows with their entries in reverse order (unsorted, no repeated column)
+    rev = sp.csr_matrix((np.concatenate([X.data[a:b][::-1] for a, b in
+                                         zip(X.indptr[:-1], X.indptr[1:], strict=True)]),
+                         np.concatenate([X.indices[a:b][::-1] for a, b in
+                                         zip(X.indptr[:-1], X.indptr[1:], strict=True)]),
+                         X.indptr), shape=X.shape)
+    np.testing.assert_allclose(LinearDesign(rev).sqnorm, want, rtol=1e-13)
+    # every row twice over (each column repeated): the entries add up, as scipy reads them
+    spans = list(zip(X.indptr[:-1], X.indptr[1:], strict=True))
+    twice = sp.csr_matrix((np.concatenate([np.tile(X.data[a:b], 2) for a, b in spans]),
+                           np.concatenate([np.tile(X.indices[a:b], 2) for a, b in spans]),
+                           2 * X.indptr), shape=X.shape)
+    assert twice.nnz == 2 * X.nnz
+    np.testing.assert_allclose(LinearDesign(twice).sqnorm, 4 * want, rtol=1e-13)
+    np.testing.assert_allclose(LinearDesign(twice).sqnorm,
+                               (twice.toarray() ** 2).sum(axis=1), rtol=1e-13)
