@@ -93,7 +93,11 @@ class BilevelFitMixin:
             # (the regression panel's chosen iterates are the same with three as with
             # five on all but a few fits, at about a tenth fewer solves); the classifier
             # keeps the five its held-out panel was measured with
-            refine_patience=3 if regression else 5)
+            refine_patience=3 if regression else 5,
+            # the regression scan only locates the start of the scalar stage, which
+            # re-solves there: its solves stop at 1e-3 (the same chosen start on the
+            # panel's tables); the classifier's at the 1e-5 it was measured with
+            scan_tol=1e-3 if regression else 1e-5)
 
     def _set_stacked(self, per_class, hyper, l2s):
         """The fitted attributes common to every bilevel estimator, from the scored fit

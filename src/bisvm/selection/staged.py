@@ -132,6 +132,7 @@ class StagedSettings:
     task: str = "classification"
     scan_patience: object = None  # None or int: see search.scalar_scan
     refine_patience: int = 5  # held-out iterations without improvement (BiSVMLBFGS)
+    scan_tol: float = 1e-5  # gradient-norm tolerance of the scan's lower-level solves
 
     @property
     def judge(self):
@@ -417,7 +418,7 @@ def _scalar_stage(folds, lower, scal, s, bal, cost, report):
         # solved as accurately as BiSVM's first iterate (its HOAG schedule starts at
         # 1e-5): the scan only chooses a start, and tighter solves of a nearly
         # non-smooth lower level (tiny smoothing, L-BFGS) can stall at their cap
-        scan = scalar_scan(l1_obj, inner_tol=1e-5, patience=s.scan_patience)
+        scan = scalar_scan(l1_obj, inner_tol=float(s.scan_tol), patience=s.scan_patience)
         cost.solves += scan.lower_solves
         cost.iters += scan.lower_iterations
         if judge is not None:
