@@ -156,7 +156,14 @@ blas_threads_, fit_seconds_
     * the null test never fired on a table with signal, and it is what returns the
       intercept-only model on a target that no feature predicts;
     * the ε-insensitive loss and the MSE criterion did at least as well on average as
-      the squared loss and the smoothed MAE.
+      the squared loss and the smoothed MAE. Neither loss wins on every table: the
+      squared loss estimates the conditional mean that a squared-error score rewards
+      and does better where the target's errors are light-tailed; the ε-insensitive
+      loss, linear beyond its tube, does better where a few rows carry outlying
+      targets. Choosing the loss by the cross-validated criterion picks wrongly on
+      such tables, because that criterion, minimised over the L1 weights on the same
+      folds, is optimistic; set ``loss="squared"`` when the targets are known to be
+      clean.
 
     ``model="auto"`` is the per-feature model also when the features outnumber the rows,
     unlike :class:`~bisvm.estimators.sparse.BilevelSVC`: a regression target carries
