@@ -65,7 +65,7 @@ TABLES = ("diabetes", "bdims", "penguins", "mlb1", "cps1985", "caschools")
 SIZE_METHODS = ("kr_exact", "svr_exact", "kr_nystroem")
 SIZE_TABLES = ("cps1988", "diamonds")
 #: Largest training size each exact lower level is run at (time and n×n memory).
-EXACT_MAX_ROWS = {"kr_exact": 3000, "svr_exact": 3000}
+EXACT_MAX_ROWS = {"kr_exact": 2000, "svr_exact": 2000}
 #: Beyond the exact sizes, the size study runs on these tables only (the machine's time).
 LARGE_TABLES = ("cps1988", "diamonds")
 N_TEST_SIZES = 2000

@@ -55,8 +55,9 @@ __all__ = ["AutoSVR", "KERNEL_RIDGE_MAX_ROWS", "NYSTROEM_MIN_ROWS", "NYSTROEM_CO
 #: (no free set changes); the ε-SVR's fold solves factor only their free sets, of at
 #: most :math:`(1 - 1/k)n` rows, and its cost grows more slowly with n. Measured on
 #: two real tables (``benchmarks/results/kernel_autotune_regression_sizes.md``), kernel
-#: ridge is the cheaper at every size run, by a factor that falls as n grows, at the
-#: same test R²; the threshold is where that factor reaches 1.
+#: ridge is the cheaper at every size run (up to 2,000 rows), by a factor that falls as
+#: n grows, at the same test R²; the threshold is where that trend reaches 1, an
+#: extrapolation, as the exact fits were not run beyond 2,000 rows.
 KERNEL_RIDGE_MAX_ROWS = 3000
 
 #: ``approximation="auto"`` tunes kernel ridge on a Nyström approximation beyond this
