@@ -282,7 +282,7 @@ def block_columns4(pool, bases, rows, nr, pos, W, kd):
     """Up to four kernel columns in one pass over the transposed active rows (dense
     data): the same values as four calls of :func:`block_column`."""
     X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx, XT, sqa, act_s, nth = kd
-    acc = acc4(BQ4)
+    acc = acc4(np.int64(BQ4))  # a typed size: one compiled acc4, not one per constant
     bits = np.empty(BQ4, dtype=np.int64)
     for q0 in range(0, W, BQ4):
         columns4_block(pool, bases, rows, nr, pos, q0, min(BQ4, W - q0), X, sqn, XT, sqa,
@@ -482,7 +482,7 @@ def gemm_rows(rows, r0, nb, cols, coef, kd, XCt, sqc, XR, out):
             n_c = min(BQ, m - c0)
             a = row[c0:c0 + n_c]
             transform(a, n_c, sqn[rows[r0 + u]], sqc, c0, kcode, kd[7], kd[8], kd[9], bits)
-            accumulate(total, 0, a, n_c, c0, cols, coef, rows[r0 + u], kcode)
+            accumulate(total, np.int64(0), a, n_c, c0, cols, coef, rows[r0 + u], kcode)
         out[r0 + u] = total[0]
 
 
@@ -492,7 +492,7 @@ def gemm_operands(kd, cols):
     m = cols.shape[0]
     d = n_features(kd)
     XC = np.empty((m, d))
-    dense_rows(kd, cols, 0, m, XC)
+    dense_rows(kd, cols, np.int64(0), m, XC)
     sqc = np.empty(m)
     for c in range(m):
         sqc[c] = kd[1][cols[c]]
@@ -531,7 +531,7 @@ def block_matvec(rows, n_rows, cols, coef, kd, out):
     bits = np.empty(BQ, dtype=np.int64)
     if ptr.shape[0] == 0:
         XTc = sv_transpose(X, cols)
-        acc = acc4(BQ)
+        acc = acc4(np.int64(BQ))
         for r0 in range(0, n_rows, 4):
             matvec_rows_dense(rows, r0, min(4, n_rows - r0), cols, coef, X, sqn, XTc, sqc,
                               kcode, gamma, coef0, degree, out, acc, bits)
@@ -548,7 +548,7 @@ def block_matvec(rows, n_rows, cols, coef, kd, out):
             for q in range(nb):
                 a[q] = dotbuf[cols[c0 + q]]
             transform(a, nb, sqn[sr], sqc, c0, kcode, gamma, coef0, degree, bits)
-            accumulate(total, 0, a, nb, c0, cols, coef, sr, kcode)
+            accumulate(total, np.int64(0), a, nb, c0, cols, coef, sr, kcode)
         out[r] = total[0]
         clear_dots(mm, sx)
 

@@ -1,6 +1,5 @@
 r"""The kernel-column provider of the SMO solver: the LRU column cache, the dispatch of
-kernel columns and kernel-vector products, and the Laplacian / precomputed kernels
-(numba).
+kernel columns and kernel-vector products, and the gradient rebuilt from them (numba).
 
 Every routine reaches the data through one *kernel-data tuple* ``kd`` built by
 :func:`bisvm.solvers.dual.smo.kernel_data`::
@@ -25,14 +24,12 @@ Every routine reaches the data through one *kernel-data tuple* ``kd`` built by
   :mod:`bisvm.solvers.dual._smo_threads`.
 
 The inner-product kernels (linear, polynomial, RBF, sigmoid) are computed in blocks by
-:mod:`bisvm.solvers.dual._smo_blocks`, bit-identically for dense and sparse rows. The Laplacian
-kernel scatters :math:`x_s` into ``work`` and uses :math:`\lVert x_s - x_j\rVert_1 =
-\lVert x_s\rVert_1 + \sum_{k\in\mathrm{nnz}(x_j)} (|x_{sk} - x_{jk}| - |x_{sk}|)`.
+:mod:`bisvm.solvers.dual._smo_blocks`, bit-identically for dense and sparse rows; the
+Laplacian and precomputed kernels entry by entry by
+:mod:`bisvm.solvers.dual._smo_direct`.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -44,103 +41,19 @@ from ._smo_blocks import (
     compact_active,
     cycles,
 )
+from ._smo_direct import (
+    LAPLACIAN,
+    PRECOMPUTED,
+    fill_dense,
+    fill_sparse,
+    matvec_dense_direct,
+    matvec_laplacian_sparse,
+)
 from ._smo_threads import (
     parallel_block_column,
     parallel_block_columns4,
     parallel_block_matvec,
 )
-
-# kernel codes, as in bisvm.kernels.KERNEL_CODES
-LINEAR, POLY, RBF, SIGMOID, LAPLACIAN, PRECOMPUTED = 0, 1, 2, 3, 4, 5
-
-
-@njit(inline="always")
-def _ipow(base, degree):
-    """``base ** degree`` for a non-negative integer ``degree`` by repeated squaring
-    (``pow`` with a float exponent costs several times more per kernel entry)."""
-    result = 1.0
-    e = int(degree)
-    while e > 0:
-        if e & 1:
-            result *= base
-        base *= base
-        e >>= 1
-    return result
-
-
-@njit(inline="always")
-def from_dot(kcode, dot, sq_a, sq_b, same, gamma, coef0, degree):
-    """Kernel value from an inner product (all kernels but Laplacian / precomputed)."""
-    if kcode == RBF:
-        dist = sq_a + sq_b - 2.0 * dot
-        if dist < 0.0 or same:
-            dist = 0.0
-        return math.exp(-gamma * dist)
-    if kcode == LINEAR:
-        return dot
-    if kcode == POLY:
-        return _ipow(gamma * dot + coef0, degree)
-    return math.tanh(gamma * dot + coef0)
-
-
-@njit(fastmath=True)
-def _fill_dense(out, s, targets, n_targets, X, sqn, kcode, gamma, coef0, degree):
-    """A precomputed Gram row, or the dense Laplacian kernel entry by entry."""
-    d = X.shape[1]
-    xs = X[s]
-    if kcode == PRECOMPUTED:
-        for q in range(n_targets):
-            out[q] = X[s, targets[q]]
-        return
-    for q in range(n_targets):
-        xj = X[targets[q]]
-        acc = 0.0
-        for f in range(d):
-            acc += abs(xs[f] - xj[f])
-        out[q] = math.exp(-gamma * acc)
-
-
-@njit(inline="always")
-def _scatter_row(s, data, ind, ptr, work):
-    """``work[indices of x_s] = x_s``; returns :math:`\\lVert x_s\\rVert_1`."""
-    l1 = 0.0
-    for k in range(ptr[s], ptr[s + 1]):
-        work[ind[k]] = data[k]
-        l1 += abs(data[k])
-    return l1
-
-
-@njit(inline="always")
-def _clear_row(s, ind, ptr, work):
-    for k in range(ptr[s], ptr[s + 1]):
-        work[ind[k]] = 0.0
-
-
-@njit(inline="always")
-def _sparse_value(j, s, data, ind, ptr, work, l1_s, sqn, kcode, gamma, coef0, degree):
-    """:math:`k(x_s, x_j)` with :math:`x_s` scattered in ``work``."""
-    if kcode == LAPLACIAN:
-        acc = l1_s
-        for k in range(ptr[j], ptr[j + 1]):
-            v = work[ind[k]]
-            acc += abs(v - data[k]) - abs(v)
-        if acc < 0.0 or j == s:
-            acc = 0.0
-        return math.exp(-gamma * acc)
-    dot = 0.0
-    for k in range(ptr[j], ptr[j + 1]):
-        dot += data[k] * work[ind[k]]
-    return from_dot(kcode, dot, sqn[s], sqn[j], j == s, gamma, coef0, degree)
-
-
-@njit(fastmath=True)
-def _fill_sparse(out, s, targets, n_targets, data, ind, ptr, work, sqn, kcode, gamma, coef0,
-                 degree):
-    l1_s = _scatter_row(s, data, ind, ptr, work)
-    for q in range(n_targets):
-        out[q] = _sparse_value(targets[q], s, data, ind, ptr, work, l1_s, sqn, kcode, gamma,
-                               coef0, degree)
-    _clear_row(s, ind, ptr, work)
 
 
 @njit
@@ -155,54 +68,13 @@ def fill_column(out, s, pos_s, W, kd):
     """
     X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx, XT, sqa, act_s, nth = kd
     if kcode == LAPLACIAN and ptr.shape[0] > 0:
-        _fill_sparse(out, s, act_s, W, data, ind, ptr, work, sqn, kcode, gamma, coef0, degree)
+        fill_sparse(out, s, act_s, W, data, ind, ptr, work, sqn, kcode, gamma, coef0, degree)
     elif kcode == LAPLACIAN or kcode == PRECOMPUTED:
-        _fill_dense(out, s, act_s, W, X, sqn, kcode, gamma, coef0, degree)
+        fill_dense(out, s, act_s, W, X, sqn, kcode, gamma, coef0, degree)
     elif nth > 1:
         parallel_block_column(out, s, pos_s, W, kd)
     else:
         block_column(out, s, pos_s, W, kd)
-
-
-@njit
-def _matvec_laplacian_sparse(rows, n_rows, cols, coef, kd, out):
-    X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx, XT, sqa, act_s, nth = kd
-    m = cols.shape[0]
-    for r in range(n_rows):
-        sr = rows[r]
-        l1_r = _scatter_row(sr, data, ind, ptr, work)
-        acc = 0.0
-        for c in range(m):
-            acc += coef[c] * _sparse_value(cols[c], sr, data, ind, ptr, work, l1_r, sqn, kcode,
-                                           gamma, coef0, degree)
-        out[r] = acc
-        _clear_row(sr, ind, ptr, work)
-
-
-@njit
-def _matvec_dense_direct(rows, n_rows, cols, coef, kd, out):
-    """Precomputed Gram rows, or the Laplacian kernel entry by entry."""
-    X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx, XT, sqa, act_s, nth = kd
-    m = cols.shape[0]
-    if kcode == PRECOMPUTED:
-        for r in range(n_rows):
-            row = X[rows[r]]
-            acc = 0.0
-            for c in range(m):
-                acc += coef[c] * row[cols[c]]
-            out[r] = acc
-        return
-    d = X.shape[1]
-    for r in range(n_rows):
-        xr = X[rows[r]]
-        acc = 0.0
-        for c in range(m):
-            xc = X[cols[c]]
-            dist = 0.0
-            for f in range(d):
-                dist += abs(xr[f] - xc[f])
-            acc += coef[c] * math.exp(-gamma * dist)
-        out[r] = acc
 
 
 @njit
@@ -219,9 +91,9 @@ def kernel_matvec(rows, n_rows, cols, coef, kd, out):
         return
     kcode = kd[6]
     if kcode == LAPLACIAN and kd[4].shape[0] > 0:
-        _matvec_laplacian_sparse(rows, n_rows, cols, coef, kd, out)
+        matvec_laplacian_sparse(rows, n_rows, cols, coef, kd, out)
     elif kcode == LAPLACIAN or kcode == PRECOMPUTED:
-        _matvec_dense_direct(rows, n_rows, cols, coef, kd, out)
+        matvec_dense_direct(rows, n_rows, cols, coef, kd, out)
     elif kd[14] > 1:
         parallel_block_matvec(rows, n_rows, cols, coef, kd, out)
     else:
@@ -378,7 +250,9 @@ def get_column_batch(s, cache, kd, cand, n_cand):
     pos = np.empty(4, dtype=np.int64)
     rows[0] = s
     bases[0] = _slot(s, cache) * S
-    nr = 1
+    # typed counters, not literals: numba would compile the callees once more for the
+    # literal value the first pass of its type inference sees
+    nr = np.int64(1)
     for c in range(n_cand):
         t = cand[c]
         if nr < 4 and slot_of[t] < 0 and ctr[4] < ctr[3]:
@@ -471,7 +345,7 @@ def gradient_since(which, kd, sidx, y, shift, alpha, alpha_ref, G_ref, G):
         if which[t]:
             need[sidx[t]] = True
     rows = np.empty(n, dtype=np.int64)
-    n_rows = 0
+    n_rows = np.int64(0)  # typed, not a literal (see get_column_batch)
     for s in range(n):
         if need[s]:
             rows[n_rows] = s
@@ -540,9 +414,8 @@ def restrict_cache(cache, active, n_active, sidx, kd):
     room becomes new slots. Otherwise the compaction is recorded as a new layout
     generation and applied to a column only when it is next read (:func:`get_column`,
     counted as column time): moving every cached column at every shrink was most of the
-    shrinking time, and a column never read again is then never moved (RBF C-SVC
-    15,000 x 50: about 4 % less CPU; ε-SVR 7,500 x 20, whose columns are mostly read
-    again: about 1 %).
+    shrinking time, and a column never read again is then never moved. A cache with a
+    slot for every sample (all columns fit) always defers: packing gains it nothing.
     The transposed active rows of the blocked columns are compacted now.
     Returns the new column length ``W``."""
     pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof, spec, sgen, runs = cache
@@ -552,7 +425,7 @@ def restrict_cache(cache, active, n_active, sidx, kd):
     mark = np.zeros(n, dtype=np.bool_)
     for k in range(n_active):
         mark[sidx[active[k]]] = True
-    m = 0
+    m = np.int64(0)  # typed, not a literal (see get_column_batch)
     for s in range(n):
         pos_of[s] = -1
         if mark[s]:
@@ -574,7 +447,10 @@ def restrict_cache(cache, active, n_active, sidx, kd):
         g = ctr[8]
         at = ctr[9]
         n_runs = _compaction_runs(act_s, old_pos, m, src, dst, length, at)
-        if 4 * ctr[4] < 3 * ctr[3] and g < MAX_GENERATIONS and at + n_runs <= src.shape[0]:
+        # packing the slots closer only helps a cache that lacks a slot for some sample;
+        # one that has n slots (every column fits) defers every compaction
+        roomy = 4 * ctr[4] < 3 * ctr[3] or ctr[3] >= n
+        if roomy and g < MAX_GENERATIONS and at + n_runs <= src.shape[0]:
             first[g + 1] = at
             first[g + 2] = at + n_runs
             ctr[8] = g + 1
@@ -604,7 +480,7 @@ def reset_cache(cache, kd):
     for s in range(n):
         act_s[s] = s
         pos_of[s] = s
-    compact_active(kd, act_s, pos_of, n, True)
+    compact_active(kd, act_s, pos_of, n, np.bool_(True))
     clear_cache(cache)
     cache[4][1] = n
     cache[4][7] = n

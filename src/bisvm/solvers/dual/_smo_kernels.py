@@ -369,39 +369,25 @@ def bias(y, G, status, sign, use_y):
     return r
 
 
-
 @njit
 def libsvm_rho(y, G, alpha, upper):
-    """:func:`bias` over all variables (C-SVC, ε-SVR) with each variable's status read from
+    r""":func:`bias` over all variables (C-SVC, ε-SVR) with each variable's status read from
     ``alpha`` and its bound ``upper``: LIBSVM's :math:`\rho`."""
     status = np.empty(y.shape[0], dtype=np.int8)
     for t in range(y.shape[0]):
         status[t] = _status(alpha[t], upper[t])
-    return bias(y, G, status, 0.0, True)
+    return bias(y, G, status, 0.0, np.bool_(True))  # typed: one compiled bias
+
 
 @njit
-def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order, shrinking, nu,
-              max_iter, out_stats, prof):
-    r"""Solve :math:`\min_\alpha \tfrac12\alpha^\top Q\alpha + p^\top\alpha` s.t.
-    :math:`y^\top\alpha = \text{const}` (and :math:`e^\top\alpha = \text{const}` when
-    ``nu``), :math:`0 \le \alpha_t \le C_t` by SMO.
-
-    ``kd`` is the kernel-data tuple of :mod:`bisvm.solvers.dual._smo_columns` and ``kdiag``
-    the kernel diagonal :math:`k(x_s, x_s)`; ``alpha`` holds
-    a feasible start and is overwritten by the solution; ``G`` receives the gradient
-    :math:`Q\alpha + p`; ``pool`` is the column cache (its size is the cache budget).
-    ``out_stats`` receives ``[n_iter, converged, gap, rho, n_columns_computed,
-    mean_active_size, r]`` (``r`` is ``Solver_NU``'s second multiplier, 0 otherwise).
-    ``prof`` (int64, length 6) accumulates CPU cycles per phase: kernel columns,
-    selection (without its columns), gradient update, shrinking, gradient reconstruction
-    (unshrinking), and the whole solve.
-    While iterating, the active variables' signs, gradients, diagonal, flags and column
-    positions live in contiguous copies ``cmp = (ya, Ga, qa, fa, pa, va)`` (``va`` maps
-    back), written back to ``G`` whenever the active set changes.
-    """
+def _initial_state(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, prof, t_start):
+    r"""The solver's state at a feasible start: the empty column cache, the diagonal of
+    :math:`Q`, each variable's status, flags and column position, every variable active,
+    ``G`` the gradient :math:`Q\alpha + p` (one kernel-vector product over the support
+    when ``alpha`` is not zero), its snapshot ``ref`` and the compact copies ``cmp``.
+    Returns ``(cache, QD, status, flags, apos, active, is_active, cmp, ref)``."""
     n = kd[0].shape[0]
     l = y.shape[0]
-    t_start = cycles()
     cache = new_cache(pool, n, prof)
     QD = np.empty(l)
     status = np.empty(l, dtype=np.int8)
@@ -413,7 +399,6 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
         flags[t] = _flags(status[t], y[t])
         apos[t] = sidx[t]
     active = np.arange(l)
-    n_active = l
     is_active = np.ones(l, dtype=np.bool_)
     cmp = (np.empty(l), np.empty(l), np.empty(l), np.empty(l, dtype=np.int8),
            np.empty(l, dtype=np.int64), np.empty(l, dtype=np.int64))
@@ -422,16 +407,72 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
         gradient_from_scratch(is_active, kd, sidx, y, p, shift, alpha, G)
         prof[4] += cycles() - t_start
     ref = (alpha.copy(), G.copy())
-    _compact(active, n_active, y, G, QD, flags, apos, cmp)
+    _compact(active, l, y, G, QD, flags, apos, cmp)
+    return cache, QD, status, flags, apos, active, is_active, cmp, ref
 
+
+@njit
+def _shrink_phase(kd, sidx, y, ref, shift, alpha, G, status, flags, apos, QD, active,
+                  n_active, is_active, cmp, cache, tol, nu, unshrunk, prof):
+    """:func:`_shrink` with its cycle count (without its columns and reconstruction,
+    counted in their own phases). Returns ``(n_active, unshrunk, contiguous)``.
+
+    A call of its own (the tuples are taken once per shrink, every 1000 iterations),
+    not inlined into the per-iteration path of :func:`smo_solve`."""
+    t0 = cycles()
+    c0 = prof[0]
+    r0 = prof[4]
+    n_active, unshrunk = _shrink(kd, sidx, y, ref, shift, alpha, G, status, flags, apos, QD,
+                                 active, n_active, is_active, cmp, cache, tol, nu, unshrunk)
+    contiguous = _in_column_order(cmp[4], n_active)
+    prof[3] += cycles() - t0 - (prof[0] - c0) - (prof[4] - r0)
+    return n_active, unshrunk, contiguous
+
+
+@njit
+def _unshrink(kd, sidx, y, ref, shift, alpha, G, QD, flags, apos, active, is_active,
+              n_active, cmp, cache, prof):
+    """Every variable active again, its gradient rebuilt (counted as reconstruction), when
+    the active set is optimal but the whole problem may not be. Returns ``(n_active,
+    contiguous)``."""
+    t0 = cycles()
+    _scatter(n_active, cmp, G)
+    n_active = _grow(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, cache)
+    _compact(active, n_active, y, G, QD, flags, apos, cmp)
+    contiguous = _in_column_order(cmp[4], n_active)
+    prof[4] += cycles() - t0
+    return n_active, contiguous
+
+
+@njit
+def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order, shrinking, nu,
+              max_iter, out_stats, prof):
+    r"""Solve :math:`\min_\alpha \tfrac12\alpha^\top Q\alpha + p^\top\alpha` s.t.
+    :math:`y^\top\alpha = \text{const}` (and :math:`e^\top\alpha = \text{const}` when
+    ``nu``), :math:`0 \le \alpha_t \le C_t` by SMO.
+
+    ``kd``: the kernel-data tuple of :mod:`bisvm.solvers.dual._smo_columns`; ``kdiag``:
+    :math:`k(x_s, x_s)`; ``alpha``: a feasible start, overwritten by the solution; ``G``
+    receives :math:`Q\alpha + p`; ``pool``: the column cache. ``out_stats`` and ``prof``
+    (CPU cycles per phase) are described at :func:`_finish`. The active variables' data
+    live in the compact copies ``cmp`` of :func:`_initial_state`.
+    """
+    l = y.shape[0]
+    t_start = cycles()
+    cache, QD, status, flags, apos, active, is_active, cmp, ref = _initial_state(
+        kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, prof, t_start)
+    n_active = l
     n_iter = 0
     counter = min(l, 1000) + 1
-    unshrunk = False
+    # typed values, not literals: numba would compile _shrink_phase and select_nu once
+    # more for the literal start values the first pass of its type inference sees
+    unshrunk = np.bool_(False)
     converged = False
     gap = np.inf
     sum_active = 0.0
-    # the per-iteration path reads these arrays directly: calls that take the cache, the
-    # kernel data or cmp as tuples (column misses, shrinking, ν) are made only when needed
+    # the per-iteration path reads these arrays directly, unpacked once here: calls that
+    # take the cache, the kernel data or cmp as tuples (column misses, shrinking, ν) are
+    # made only when needed (each such call takes a reference to every array in them)
     pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof_c, spec, sgen, runs = cache
     ya, Ga, qa, fa, pa, va = cmp
     nth = kd[14]
@@ -439,24 +480,19 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     scratch2 = np.empty(l)
     contiguous = _in_column_order(pa, n_active)
     # the next i per sign class when found during the gradient update (kp = -2: not found)
-    pre = (-2, 0.0, -1, 0.0)
+    pre = (np.int64(-2), 0.0, np.int64(-1), 0.0)
     # one cycle-counter read per phase boundary: a phase ends where the next begins
     t_mark = cycles()
     while max_iter < 0 or n_iter < max_iter:
         counter -= 1
         if counter == 0:
             counter = min(l, 1000)
-            pre = (-2, 0.0, -1, 0.0)
+            pre = (np.int64(-2), 0.0, np.int64(-1), 0.0)
             if shrinking:
-                t0 = cycles()
-                c0 = prof[0]
-                r0 = prof[4]
-                n_active, unshrunk = _shrink(kd, sidx, y, ref, shift, alpha, G, status, flags,
-                                             apos, QD, active, n_active, is_active, cmp,
-                                             cache, tol, nu, unshrunk)
-                contiguous = _in_column_order(pa, n_active)
+                n_active, unshrunk, contiguous = _shrink_phase(
+                    kd, sidx, y, ref, shift, alpha, G, status, flags, apos, QD, active,
+                    n_active, is_active, cmp, cache, tol, nu, unshrunk, prof)
                 t_mark = cycles()
-                prof[3] += t_mark - t0 - (prof[0] - c0) - (prof[4] - r0)
         for attempt in range(2):
             c0 = prof[0]
             if nu:
@@ -497,14 +533,11 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
             if kj >= 0 or n_active == l or attempt == 1:
                 break
             # optimal on the active set: bring every variable back and check again
-            t0 = cycles()
-            _scatter(n_active, cmp, G)
-            n_active = _grow(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, cache)
-            _compact(active, n_active, y, G, QD, flags, apos, cmp)
-            contiguous = _in_column_order(pa, n_active)
+            n_active, contiguous = _unshrink(kd, sidx, y, ref, shift, alpha, G, QD, flags,
+                                             apos, active, is_active, n_active, cmp, cache,
+                                             prof)
             t_mark = cycles()
-            prof[4] += t_mark - t0
-            pre = (-2, 0.0, -1, 0.0)
+            pre = (np.int64(-2), 0.0, np.int64(-1), 0.0)
             counter = 1  # shrink again at the next iteration
         if kj < 0:
             converged = True
@@ -530,29 +563,36 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
         prof[2] += t1 - t_mark - (prof[0] - c0)  # the step and its columns' cache hits
         t_mark = t1
 
-    _scatter(n_active, cmp, G)
-    if n_active < l:
-        t0 = cycles()
-        n_active = _grow(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, cache)
-        prof[4] += cycles() - t0
-    _record(y, G, status, nu, n_iter, converged, gap, cache[4][2], sum_active, out_stats)
-    prof[5] += cycles() - t_start
+    _finish(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, n_active, cmp, cache,
+            status, nu, n_iter, converged, gap, sum_active, out_stats, prof, t_start)
 
 
 @njit
-def _record(y, G, status, nu, n_iter, converged, gap, n_columns, sum_active, out_stats):
-    """The bias (two per-class averages for ν) and the statistics of :func:`smo_solve`."""
-    if nu:
-        r1 = bias(y, G, status, 1.0, False)
-        r2 = bias(y, G, status, -1.0, False)
+def _finish(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, n_active, cmp, cache,
+            status, nu, n_iter, converged, gap, sum_active, out_stats, prof, t_start):
+    """The full gradient in ``G`` (the shrunk variables' rebuilt), the bias and the
+    statistics: ``out_stats = [n_iter, converged, gap, rho, n_columns_computed,
+    mean_active_size, r]`` (``r``: ``Solver_NU``'s second multiplier, 0 otherwise);
+    ``prof`` (int64, length 6) holds the CPU cycles of the kernel columns, the selection
+    (without its columns), the gradient update, shrinking, the gradient reconstruction
+    and the whole solve."""
+    _scatter(n_active, cmp, G)
+    if n_active < y.shape[0]:
+        t0 = cycles()
+        _grow(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, cache)
+        prof[4] += cycles() - t0
+    if nu:  # the bias: two per-class averages for ν
+        r1 = bias(y, G, status, 1.0, not nu)  # use_y False, typed (one compiled bias)
+        r2 = bias(y, G, status, -1.0, not nu)
         rho = 0.5 * (r1 - r2)
         out_stats[6] = 0.5 * (r1 + r2)
     else:
-        rho = bias(y, G, status, 0.0, True)
+        rho = bias(y, G, status, 0.0, not nu)
         out_stats[6] = 0.0
     out_stats[0] = n_iter
     out_stats[1] = 1.0 if converged else 0.0
     out_stats[2] = gap
     out_stats[3] = rho
-    out_stats[4] = n_columns
+    out_stats[4] = cache[4][2]
     out_stats[5] = sum_active / max(n_iter, 1)
+    prof[5] += cycles() - t_start

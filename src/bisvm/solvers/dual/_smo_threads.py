@@ -63,6 +63,18 @@ def second_order_gain(gd, a):
     return -(gd * gd) / a
 
 
+def readonly(a):
+    """A read-only view of ``a`` (no copy).
+
+    Why: numba compiles a function once per argument type, and a read-only array is a
+    type of its own; the data reach the compiled solvers read-only whether or not the
+    caller's array was (a read-only memory map, a broadcast), so one compiled variant
+    serves every call."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def resolve_n_jobs(n_jobs):
     """Number of threads for ``n_jobs``: ``None`` → 1, ``-1`` → every core, ``-k`` →
     all but ``k - 1`` cores (joblib's convention); capped by numba's thread pool
@@ -117,7 +129,7 @@ def _parallel_columns4(pool, bases, rows, nr, pos, W, X, sqn, XT, sqa, kcode, ga
                        degree):
     n_blocks = (W + BQ4 - 1) // BQ4
     for b in prange(n_blocks):
-        acc = acc4(BQ4)
+        acc = acc4(np.int64(BQ4))
         bits = np.empty(BQ4, dtype=np.int64)
         q0 = b * BQ4
         columns4_block(pool, bases, rows, nr, pos, q0, min(BQ4, W - q0), X, sqn, XT, sqa,

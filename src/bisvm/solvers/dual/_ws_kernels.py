@@ -183,8 +183,9 @@ def update_and_scan(G, y, sample_index, d, add, alpha, upper, in_ws, k, lo, hi,
     the ranges."""
     m = -np.inf
     M = np.inf
-    nu = 0
-    nl = 0
+    # typed counters, not literals: one compiled _offer
+    nu = np.int64(0)
+    nl = np.int64(0)
     for t in range(lo, hi):
         g = G[t]
         if add:

@@ -32,7 +32,9 @@ active set (seed 002 §4.4.3); stop when :math:`m(\alpha) - M(\alpha) \le` ``tol
 Shrinking drops bounded variables that cannot enter a violating pair; their gradients
 are rebuilt by blocked (BLAS) kernel products over the support vectors before stopping.
 (``method="auto"`` hands large dense RBF problems to the working-set solver of
-:mod:`bisvm.solvers.dual.working_set` instead: many variables per step, no shrinking.)
+:mod:`bisvm.solvers.dual.working_set` instead: many variables per step, no shrinking;
+and, when every column fits in the cache, takes the solve back from it once it has
+run many outer iterations.)
 Kernel columns are computed on demand over the active samples only and kept, compacted as
 the active set shrinks, in an LRU cache of ``cache_size`` MB (float64 when all full
 columns fit, float32 otherwise). They are computed in blocks
@@ -66,7 +68,7 @@ from ..problems import DualProblem
 from ._dual_result import dual_result
 from ._smo_blocks import kernel_diag, sq_norms_csr, sq_norms_dense
 from ._smo_kernels import smo_solve
-from ._smo_threads import resolve_n_jobs, threaded_smo_solve
+from ._smo_threads import readonly, resolve_n_jobs, threaded_smo_solve
 from .working_set import solve_working_set, working_set_size, working_set_suits
 
 __all__ = [
@@ -156,6 +158,12 @@ PROFILE_PHASES = ("columns", "selection", "update", "shrinking", "reconstruction
 
 _BLAS_CONTROLLER = None
 
+#: outer iterations of the working-set solver after which ``method="auto"`` hands the solve
+#: on to SMO when every kernel column fits in SMO's cache (on the tuning grids of
+#: benchmarks/bench_kernel_grid.py the solves that lose to SMO run several times more outer
+#: iterations than those that win)
+HANDOFF_OUTER = 48
+
 
 def _profile(prof, seconds):
     """Seconds per phase from the cycle counters ``prof`` (last entry: the whole solve),
@@ -207,7 +215,9 @@ def kernel_data(X, kernel, n_threads=1):
     -------
     kd : tuple
         ``(X, sqn, data, indices, indptr, work, kcode, gamma, coef0, degree, sx, XT, sqa,
-        act, n_threads)`` (see :mod:`bisvm.solvers.dual._smo_columns`).
+        act, n_threads)`` (see :mod:`bisvm.solvers.dual._smo_columns`); ``X`` is a
+        read-only view (:func:`~bisvm.solvers.dual._smo_threads.readonly`), so that the
+        compiled solver has one variant for writable and read-only inputs.
     kdiag : ndarray of shape (n,)
     """
     code = kernel.code
@@ -242,7 +252,7 @@ def kernel_data(X, kernel, n_threads=1):
               Xt.indptr.astype(np.int64), empty_f, np.zeros(n), np.zeros(n, dtype=np.bool_),
               np.zeros(n, dtype=np.int64))
     else:
-        Xd = np.ascontiguousarray(X, dtype=np.float64)
+        Xd = readonly(np.ascontiguousarray(X, dtype=np.float64))
         sqn = np.empty(Xd.shape[0])
         sq_norms_dense(Xd, sqn)
         kdiag = _diag(kernel, Xd, sqn)
@@ -254,7 +264,7 @@ def kernel_data(X, kernel, n_threads=1):
         sx = (empty_f, empty_i, empty_i, empty_f, empty_f, np.zeros(0, dtype=np.bool_),
               empty_i)
     n = sqn.shape[0]
-    kd = (Xd, sqn, data, indices, indptr, work, int(code), float(kernel.gamma),
+    kd = (readonly(Xd), sqn, data, indices, indptr, work, int(code), float(kernel.gamma),
           float(kernel.coef0), float(kernel.degree), sx, XT, sqn.copy(), np.arange(n),
           int(n_threads))
     return kd, kdiag
@@ -316,7 +326,13 @@ def solve_smo(
         not apply; its ``stats["profile"]`` has its own phases); ``"auto"``: the
         working-set solver where it was measured faster
         (:func:`~bisvm.solvers.dual.working_set.working_set_suits`: dense data, RBF
-        kernel, many samples), SMO otherwise.
+        kernel, many samples), SMO otherwise. When every kernel column fits in SMO's
+        cache (:math:`8n^2` bytes within ``cache_size``) and the working-set solve has
+        not converged after :data:`HANDOFF_OUTER` outer iterations, SMO goes on from
+        its α: so many outer iterations mark a solve bound by its steps, not by kernel
+        rows (a large C with a wide kernel), where the working sets take about twice
+        LIBSVM's steps and SMO's steps on cached columns cost less. ``n_iter`` then
+        counts the steps of both.
     progress : callable, optional
         For the working-set solver's outer iterations (SMO reports nothing).
 
@@ -346,10 +362,20 @@ def solve_smo(
         raise ValueError(f"tol must be > 0, got {tol!r}")
     if not cache_size > 0:
         raise ValueError(f"cache_size must be > 0, got {cache_size!r}")
+    start = time.perf_counter()
+    ws_iter = 0
     if _use_working_set(problem, method):
-        return solve_working_set(
+        handoff = method == "auto" and _columns_fit(problem, cache_size)
+        ws = solve_working_set(
             problem, alpha0=alpha0, tol=tol, max_iter=max_iter, n_jobs=n_jobs,
-            ws_size=working_set_size(problem, cache_size), progress=progress)
+            ws_size=working_set_size(problem, cache_size), progress=progress,
+            max_outer=HANDOFF_OUTER if handoff else None)
+        if not handoff or ws.converged or ws.stats["n_outer"] < HANDOFF_OUTER:
+            return ws
+        # many outer iterations: SMO, whose cache holds every column, goes on from here
+        alpha0, ws_iter = ws.dual_coef, ws.n_iter
+        if max_iter >= 0:
+            max_iter = max(0, max_iter - ws_iter)
     l = problem.n_variables
     upper = np.ascontiguousarray(problem.upper, dtype=np.float64)
     if alpha0 is None and problem.alpha_start is not None:
@@ -369,7 +395,6 @@ def solve_smo(
     G = np.empty(l)
     stats = np.zeros(7)
     prof = np.zeros(len(PROFILE_PHASES) + 1, dtype=np.int64)
-    start = time.perf_counter()
     with _single_thread_blas():
         threaded_smo_solve(smo_solve, (
             kd,
@@ -390,7 +415,14 @@ def solve_smo(
             stats,
             prof,
         ), n_threads)
+    stats[0] += ws_iter
     return _result(problem, alpha, G, stats, prof, start, kdiag.shape[0], cap, tol)
+
+
+def _columns_fit(problem, cache_size):
+    """Whether SMO's cache of ``cache_size`` MB holds every kernel column in float64."""
+    n = problem.X.shape[0]
+    return n * n * 8 <= float(cache_size) * 2**20
 
 
 def _use_working_set(problem, method):

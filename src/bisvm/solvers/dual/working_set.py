@@ -49,7 +49,9 @@ by a total order: the iterates do not depend on ``n_jobs``.
 
 Dense ``X`` and the linear, polynomial, RBF and sigmoid kernels, without the ν constraint;
 the other cases stay with :func:`~bisvm.solvers.dual.smo.solve_smo`, which takes this
-solver under ``method="auto"`` for the RBF kernel from :data:`AUTO_MIN_SAMPLES` samples.
+solver under ``method="auto"`` for the RBF kernel from :data:`AUTO_MIN_SAMPLES` samples
+(and, with ``max_outer``, hands a long solve on to SMO when every kernel column fits in
+SMO's cache).
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ from ..base import warn_cap
 from ._dual_result import dual_result
 from ._smo_blocks import kernel_diag, sq_norms_dense
 from ._smo_kernels import libsvm_rho
-from ._smo_threads import resolve_n_jobs
+from ._smo_threads import readonly, resolve_n_jobs
 from ._ws_kernels import (
     build_q,
     column_sums,
@@ -310,7 +312,8 @@ def _initial_gradient(rows, alpha, y, p, shift, sample_index, q):
 
 
 def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=None,
-                      ws_size=WS_SIZE, n_new=None, max_inner=None, progress=None):
+                      ws_size=WS_SIZE, n_new=None, max_inner=None, max_outer=None,
+                      progress=None):
     """Solve a :class:`~bisvm.solvers.problems.DualProblem` by working sets of many variables.
 
     Parameters
@@ -335,6 +338,11 @@ def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=Non
         a multiple of it).
     max_inner : int, optional
         Cap on the inner SMO steps per subproblem (default ``10 q``).
+    max_outer : int, optional
+        Stop after this many outer iterations, without a warning (unconverged unless the
+        violation is already within ``tol``; ``stats["n_outer"]`` says where it
+        stopped): :func:`~bisvm.solvers.dual.smo.solve_smo` hands such a solve on to
+        SMO.
     progress : callable, optional
         Called after each outer iteration as ``progress(1, violation=...)`` with the
         violation :math:`m - M` then reached (a :class:`bisvm.progress.Progress`).
@@ -364,7 +372,7 @@ def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=Non
     shift = np.ascontiguousarray(problem.shift, dtype=np.float64)
     sidx = np.ascontiguousarray(problem.sample_index, dtype=np.int64)
     alpha = _start(problem, alpha0, upper, l)
-    X = np.ascontiguousarray(problem.X, dtype=np.float64)
+    X = readonly(np.ascontiguousarray(problem.X, dtype=np.float64))  # one compiled variant
     n = X.shape[0]
     k = problem.kernel
     sqn = np.empty(n)
@@ -383,10 +391,11 @@ def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=Non
         with _single_thread_blas():
             G = _initial_gradient(rows, alpha, y, p, shift, sidx, q)
             out = _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, float(tol),
-                        cap, max_inner, progress)
+                        cap, max_inner, progress, max_outer)
     finally:
         rows.close()
-    return _result(problem, alpha, G, out, (start, cpu0), n, cap, tol, upper, y)
+    return _result(problem, alpha, G, out, (start, cpu0), n, cap, tol, upper, y,
+                   warn=max_outer is None or out[1] < max_outer)
 
 
 def _start(problem, alpha0, upper, l):
@@ -418,7 +427,7 @@ class _single_thread_blas:
 
 
 def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inner,
-          progress=None):
+          progress=None, max_outer=None):
     """The outer iterations; returns ``(n_inner, n_outer, converged, gap, n_rows, prof)``.
 
     ``R`` is a ring of ``q // nb`` blocks of ``nb`` rows: the first iteration fills them
@@ -449,7 +458,7 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
         if gap <= tol:
             converged = True
             break
-        if n_inner >= cap:
+        if n_inner >= cap or (max_outer is not None and n_outer >= max_outer):
             break
         fresh = new[:cnt].copy()
         # the new rows are not needed before the gradient update: on threads they are
@@ -509,11 +518,11 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
     return n_inner, n_outer, converged, gap, n_rows, prof
 
 
-def _result(problem, alpha, G, out, start, n_samples, cap, tol, upper, y):
+def _result(problem, alpha, G, out, start, n_samples, cap, tol, upper, y, warn=True):
     n_inner, n_outer, converged, gap, n_rows, prof = out
     seconds = time.perf_counter() - start[0]
     cpu = time.process_time() - start[1]
-    if not converged:
+    if not converged and warn:
         warn_cap("working-set SMO", cap, float(gap), float(tol))
     rho = libsvm_rho(y, G, alpha, upper)
     profile = {name: float(prof[i]) for i, name in enumerate(PROFILE_PHASES)}
