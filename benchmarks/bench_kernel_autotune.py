@@ -169,6 +169,27 @@ def write(rows, args, loads, commit, started, done):
         f.write("\n".join(head + body) + "\n")
 
 
+def join(args):
+    """The report of the union of earlier runs' records (their commits, load samples
+    and finished-fit counts are combined in the header)."""
+    runs = [json.load(open(os.path.join(HERE, "results", n + ".json"))) for n in args.join]
+    rows = [r for run in runs for r in run["rows"]]
+    loads = [v for run in runs for v in run["loads"]]
+    commit = ", ".join(sorted({run["commit"] for run in runs}))
+    started = ", ".join(run["started"] for run in runs)
+    problems = [p for p in dict.fromkeys(r["problem"] for r in rows)]
+    args.problems = [p for p in dict.fromkeys((*DEFAULT_PROBLEMS, *TABLES)) if p in problems]
+
+    def jobs(cmd):
+        return cmd[cmd.index("--jobs") + 1] if "--jobs" in cmd else "2"
+
+    args.jobs = " and ".join(jobs(run["command"]) for run in runs)
+    args.seeds = sorted({r["seed"] for r in rows})
+    args.n_tasks = len(rows)
+    write(rows, args, loads, f"{commit} (runs {', '.join(args.join)})", started, len(rows))
+    print(open(os.path.join(HERE, "results", args.out + ".md")).read())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--problems", nargs="+", default=list(DEFAULT_PROBLEMS),
@@ -184,7 +205,13 @@ def main():
                     "first this many seeds")
     ap.add_argument("--timeout", type=float, default=900.0)
     ap.add_argument("--out", default="bench_kernel_autotune")
+    ap.add_argument("--join", nargs="+", metavar="NAME",
+                    help="run nothing: write --out from the records of earlier runs "
+                    "(results/NAME.json), e.g. concurrent runs over other seeds")
     args = ap.parse_args()
+    if args.join:
+        join(args)
+        return
     todo = tasks(args)
     args.n_tasks = len(todo)
     commit, started = git_commit(), time.strftime("%Y-%m-%d %H:%M", time.gmtime())
