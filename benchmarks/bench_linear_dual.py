@@ -269,8 +269,8 @@ def report(rows, args, load_avg, command):
         "# Dual coordinate descent against LIBLINEAR (one thread, one process per fit)", "",
         f"`OMP_NUM_THREADS=1 {command}`", "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores shared with other jobs "
-        f"(1-minute load average {load_avg[0]:.1f} at the start of the run, {load_avg[1]:.1f} "
-        "at its end: CPU seconds are less affected by the load than wall time, but not "
+        f"(1-minute load average from {load_avg[0]:.1f} to {load_avg[1]:.1f} at the starts "
+        "and ends of the runs: CPU seconds are less affected by the load than wall time, but not "
         "immune to it, through shared caches and memory bandwidth). liblinear-official "
         f"{_liblinear_version()}. CPU s is the fit alone; peak MB is the resident memory "
         "above that held once the library is imported and the data loaded (LIBLINEAR's "
@@ -329,7 +329,8 @@ def _verdict(rs):
         for b in (r for r in rs if r["lib"] == "liblinear"):
             match = next((a for a in ours if a["objective"] <= b["objective"]), None)
             if match is None:
-                out.append(f"* {b['settings']}: no bisvm run reached its objective")
+                out.append(f"* LIBLINEAR {b['settings']} (objective {b['objective']:.10g}): "
+                           "no bisvm run reached its objective")
             else:
                 out.append(f"* LIBLINEAR {b['settings']} (objective {b['objective']:.10g}): "
                            f"fastest bisvm run at an equal or lower objective is "
@@ -432,8 +433,8 @@ def _scale_tasks(scale):
                   scale=shape, bias=False, C=1.0, loss="squared_epsilon_insensitive")
     out += [dict(common, lib="liblinear", label="LIBLINEAR -s 12", settings=f"-e {e}",
                  opts=f"-s 12 -c 1 -p {EPSILON} -e {e} -B -1") for e in (0.1, 0.01)]
-    for stopping, tol in [("projected_gradient", t) for t in (0.1, 0.03, 0.01)] + [
-            ("duality_gap", t) for t in (1e-3, 1e-4)]:
+    for stopping, tol in [("projected_gradient", t) for t in (0.1, 0.03, 0.01, 0.005)] + [
+            ("duality_gap", t) for t in (1e-3, 1e-4, 3e-5)]:
         out.append(dict(common, lib="bisvm", label="bisvm LinearSVR(dual=True)",
                         settings=f"{STOPPING[stopping]} tol {tol:g}",
                         params=dict(loss="squared_epsilon_insensitive", dual=True,
@@ -482,6 +483,10 @@ def main():
                     help=f"comma-separated, of {SECTIONS}")
     ap.add_argument("--out", default=None,
                     help="results name (default bench_linear_dual[_quick])")
+    ap.add_argument("--rows", default="",
+                    help="only the tasks whose row name contains this text")
+    ap.add_argument("--append", action="store_true",
+                    help="merge into the .json of an earlier run (a rerun replaces its row)")
     ap.add_argument("--report-only", action="store_true",
                     help="rewrite the .md from the .json of an earlier run")
     args = ap.parse_args()
@@ -491,19 +496,29 @@ def main():
     command = " ".join(["python", "benchmarks/bench_linear_dual.py"] + sys.argv[1:])
     if args.report_only:
         saved = json.loads((RESULTS / f"{args.out}.json").read_text())
-        report(saved["rows"], args, (saved["load_average"][0][0], saved["load_average"][1][0]),
-               saved["command"])
+        loads = [x[0] for x in saved["load_average"]]
+        report(saved["rows"], args, (min(loads), max(loads)), saved["command"])
         return
     load0 = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
-        rows = run(tasks(args, Path(tmp)))
+        rows = run([t for t in tasks(args, Path(tmp)) if args.rows in t["row"]])
     load1 = os.getloadavg()
+    rows = [{k: v for k, v in r.items() if k != "data"} for r in rows]
+    loads = [load0, load1]
+    saved = RESULTS / f"{args.out}.json"
+    if args.append and saved.exists():
+        old = json.loads(saved.read_text())
+        new = {(r["row"], r["settings"]) for r in rows}
+        keep = [r for r in old["rows"] if (r["row"], r["settings"]) not in new]
+        order = [r["row"] for r in old["rows"]]
+        rows = sorted(keep + rows, key=lambda r: order.index(r["row"]) if r["row"] in order
+                      else len(order))
+        command = f"{old['command']}` then `{command}"
+        loads = old["load_average"] + loads
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{args.out}.json").write_text(json.dumps(
-        {"command": command, "load_average": [load0, load1],
-         "rows": [{k: v for k, v in r.items() if k != "data"} for r in rows]},
-        indent=1, default=str))
-    report(rows, args, (load0[0], load1[0]), command)
+    saved.write_text(json.dumps({"command": command, "load_average": loads, "rows": rows},
+                                indent=1, default=str))
+    report(rows, args, (min(x[0] for x in loads), max(x[0] for x in loads)), command)
 
 
 if __name__ == "__main__":
