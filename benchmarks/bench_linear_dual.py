@@ -48,6 +48,7 @@ import json  # noqa: E402
 import multiprocessing as mp  # noqa: E402
 import platform  # noqa: E402
 import resource  # noqa: E402
+import shlex  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -493,7 +494,7 @@ def main():
     if any(x not in SECTIONS for x in args.sections.split(",")):
         ap.error(f"--sections: choose among {SECTIONS}")
     args.out = args.out or f"bench_linear_dual{'_quick' if args.quick else ''}"
-    command = " ".join(["python", "benchmarks/bench_linear_dual.py"] + sys.argv[1:])
+    command = shlex.join(["python", "benchmarks/bench_linear_dual.py"] + sys.argv[1:])
     if args.report_only:
         saved = json.loads((RESULTS / f"{args.out}.json").read_text())
         loads = [x[0] for x in saved["load_average"]]
