@@ -44,6 +44,7 @@ import bisvm
 from bisvm import (
     SVC,
     SVR,
+    AutoSVC,
     AutoSVR,
     BilevelSVC,
     BilevelSVR,
@@ -207,6 +208,14 @@ def auto_svr_params(draw):
                 max_iter=draw(st.integers(1, 3)), cv=draw(st.integers(2, 3)))
 
 
+@st.composite
+def auto_svc_params(draw):
+    return dict(widths=draw(st.sampled_from(["shared", "per_feature"])),
+                multiclass=draw(st.sampled_from(["ovo", "ovr"])),
+                max_iter=draw(st.integers(1, 3)), cv=draw(st.integers(2, 3)),
+                random_state=0)
+
+
 # name -> (class, parameter strategy, is_classifier, expensive)
 ESTIMATORS = {
     "SVC": (SVC, svc_params(), True, False),
@@ -216,6 +225,7 @@ ESTIMATORS = {
     "BilevelSVC": (BilevelSVC, bilevel_params(), True, True),
     "BilevelSVR": (BilevelSVR, bilevel_svr_params(), False, True),
     "AutoSVR": (AutoSVR, auto_svr_params(), False, True),
+    "AutoSVC": (AutoSVC, auto_svc_params(), True, True),
     "SVR": (SVR, svr_params(), False, False),
     "LinearSVR": (LinearSVR, linear_svr_params(), False, False),
     "NuSVR": (NuSVR, nu_svr_params(), False, False),
@@ -230,9 +240,9 @@ ESTIMATORS = {
 # classifiers documented as two-class only: three classes must be refused
 BINARY_ONLY = {"SelectiveLogisticRegression", "SelectiveLogisticRegressionCV"}
 # estimators whose folds are drawn over row positions (row order is part of the input)
-FOLDS_BY_POSITION = {"BilevelSVC", "BilevelSVR", "AutoSVR"}
+FOLDS_BY_POSITION = {"BilevelSVC", "BilevelSVR", "AutoSVR", "AutoSVC"}
 # the bilevel estimators split their rows into folds: a tiny problem may be refused
-REFUSE_TINY = {"BilevelSVC", "BilevelSVR", "AutoSVR"}
+REFUSE_TINY = {"BilevelSVC", "BilevelSVR", "AutoSVR", "AutoSVC"}
 
 
 def test_every_public_estimator_is_covered():
@@ -244,9 +254,6 @@ def test_every_public_estimator_is_covered():
     # under subsampling, a weight is not repeated rows; its own tests are in
     # tests/estimators/test_stability_selection.py
     not_estimators.add("StabilitySelection")
-    # tunes an SVC by k-fold hypergradient: no sample_weight, folds by row position;
-    # its own tests are in tests/estimators/test_auto_svc.py
-    not_estimators.add("AutoSVC")
     # a search over C around LinearSVC (folds by row position); its own tests are in
     # tests/estimators/test_linear_svc_path.py
     not_estimators.add("LinearSVCCV")
@@ -424,7 +431,7 @@ INVARIANCE_ATOL = {
     "SVC": 1e-4, "SVR": 1e-4, "NuSVR": 1e-4, "LinearSVC": 1e-4, "LinearSVR": 1e-4,
     "ElasticNetSVC": 1e-6,
     "KernelLogisticRegression": 1e-6, "KernelRidge": 1e-8, "BilevelSVC": 1e-6, "BilevelSVR": 1e-6,
-    "AutoSVR": 1e-5,
+    "AutoSVR": 1e-5, "AutoSVC": 1e-5,
     "SelectiveRegression": 1e-7, "SelectiveLogisticRegression": 1e-7,
     "SelectiveRegressionCV": 1e-7, "SelectiveLogisticRegressionCV": 1e-7,
 }
