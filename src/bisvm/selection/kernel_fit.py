@@ -41,7 +41,8 @@ from .kernel_bilevel import (
     scan_C,
     width_support,
 )
-from .outer import BilevelResult, BiSVMLBFGS, HistoryEntry
+from .kernel_tune_common import KernelTuneResult, prune_widths, run_outer
+from .outer import BilevelResult, HistoryEntry
 
 __all__ = ["KernelTuneResult", "tune_kernel_svc", "SCAN_C", "BETA_MAX", "C_BOUNDS",
            "GAMMA_RANGE", "SE_FRACTION", "BoxedQuasiNewton",
@@ -101,50 +102,6 @@ def distance_cache_fits(n_rows, n_folds, n_machines=1):
     """Whether the train and validation distance blocks of every fold and machine fit
     :data:`DISTANCE_CACHE_BYTES` (each fold holds about n² entries)."""
     return float(n_rows) ** 2 * 8.0 * n_folds * n_machines <= DISTANCE_CACHE_BYTES
-
-
-@dataclass(frozen=True)
-class KernelTuneResult:
-    """Outcome of :func:`tune_kernel_svc`.
-
-    Attributes
-    ----------
-    C : float
-    gamma : ndarray
-        Learned widths (one entry for a shared width), before the support rule.
-    gamma_support : ndarray
-        The widths of the final model: ``gamma`` with dropped features set to 0.
-    support : ndarray of int or None
-        Features kept (per-feature widths only).
-    threshold : float
-        Relevance at and above which a feature is kept (importance of the weakest kept
-        feature; 0 for a shared width).
-    value : float
-        The k-fold criterion at (C, gamma).
-    gamma0, C0 : float
-        The start (median heuristic, scan).
-    scan_values : ndarray
-        Criterion at each C of the scan (NaN where the scan did not go).
-    history : tuple
-        The :class:`~bisvm.selection.outer.HistoryEntry` of each outer stage run.
-    n_solves : int
-        Lower-level solves in total (one per binary problem and fold each).
-    support_tests : tuple
-        ``(k, increase, standard error)`` of each support size tested.
-    """
-
-    C: float
-    gamma: np.ndarray
-    gamma_support: np.ndarray
-    support: np.ndarray | None
-    threshold: float
-    value: float
-    gamma0: float
-    C0: float
-    scan_values: np.ndarray
-    history: tuple
-    n_solves: int
-    support_tests: tuple = ()
 
 
 def _free_coords(u, g, lo, hi):
@@ -282,9 +239,8 @@ class BoxedQuasiNewton:
 def _outer(obj, warm, max_iter, tol, callback=None):
     """BiSVM L-BFGS from β = 1 with HOAG's schedule; lower solves polished to exact
     free-set solutions, so the inner tolerance floor is SMO's (1e-6 → gap 1e-4)."""
-    opt = BiSVMLBFGS(max_iter=max_iter, tol=tol, ftol=1e-6, beta_max=BETA_MAX,
-                     predictor=False, inner_tol=1e-6, warn=False, max_line_search=10)
-    return opt.minimize(obj, 1.0, warm0=warm, callback=callback)
+    return run_outer(obj, warm, max_iter=max_iter, tol=tol, beta_max=BETA_MAX,
+                     inner_tol=1e-6, callback=callback)
 
 
 def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squared_hinge",
@@ -386,12 +342,8 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
             dec = width_support(obj, C, gamma, gamma / gamma.sum(), warm)
             support, threshold, tests = dec.support, dec.threshold, dec.tested
             solves += dec.n_solves * obj.n_problems
-    gs = np.array(gamma, dtype=float)
-    if support is not None:
-        mask = np.zeros(d, dtype=bool)
-        mask[support] = True
-        gs[~mask] = 0.0
-    return KernelTuneResult(C=float(C), gamma=np.array(gamma, dtype=float), gamma_support=gs,
+    return KernelTuneResult(C=float(C), gamma=np.array(gamma, dtype=float),
+                            gamma_support=prune_widths(gamma, support),
                             support=support, threshold=float(threshold), value=float(value),
                             gamma0=float(g0), C0=float(C0), scan_values=scan_vals,
                             history=history, n_solves=int(solves), support_tests=tests)
