@@ -321,7 +321,8 @@ def run_select(opts):
     if opts.kernel == "rbf":
         from .select_kernel import run_kernel_select
 
-        return run_kernel_select(opts, source, task, reason, t_start=t_start)
+        return run_kernel_select(opts, source, task, reason, t_start=t_start,
+                                 linear_max_iter=SelectOptions.max_iter)
     if task == "regression":
         from .select_regression import run_regression
 

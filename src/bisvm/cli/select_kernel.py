@@ -31,14 +31,14 @@ def check_kernel_options(opts):
                          "belong to the linear selector (--kernel linear)")
 
 
-def run_kernel_select(opts, source, task, reason, *, t_start):
-    """The ``SelectRun`` of ``select --kernel rbf`` on the Dataset ``source``."""
+def run_kernel_select(opts, source, task, reason, *, t_start, linear_max_iter):
+    """The ``SelectRun`` of ``select --kernel rbf`` on the Dataset ``source``
+    (``linear_max_iter``: the linear selector's ``--max-iter`` default, which the kernel
+    models do not inherit)."""
     import numpy as np
 
     from .. import data
     from .kernel_tune import auto_record, build_auto, fit_auto
-    from .select import SelectOptions
-
     check_kernel_options(opts)
     X, y, names = source.X, source.y, list(source.feature_names)
     clf = task == "classification"
@@ -47,7 +47,7 @@ def run_kernel_select(opts, source, task, reason, *, t_start):
     model = "svc" if clf else "svr"
     # select's --max-iter default is the linear selector's; the kernel models keep theirs
     # unless it was changed
-    skip = ("max_iter",) if opts.max_iter == SelectOptions.max_iter else ()
+    skip = ("max_iter",) if opts.max_iter == linear_max_iter else ()
     est = build_auto(opts, model, widths="per_feature", n_jobs=opts.n_jobs, skip=skip)
     notes = list(source.notes)
     warns = []
