@@ -129,14 +129,7 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
         for msg in refinement_messages(est):
             if msg not in notes:  # the CLI's notes say it already, at the top
                 rep.paragraph(msg, note=True)
-        rep.table([["β (every coefficient)", float(pw[0])]], ["penalty weight", "value"],
-                  caption="L1 weight kept (scalar model)")
-    else:
-        # fitted on arrays, the weights are named x0, x1, ...: show the feature names
-        pw_names = [names[int(n[1:])] if re.fullmatch(r"x\d+", str(n))
-                    and int(n[1:]) < len(names) else str(n) for n in est.penalty_weight_names_]
-        rep.table([[n, float(v)] for n, v in zip(pw_names, pw)],
-                  ["penalty weight", "learned β"], caption="Learned L1 weights")
+    _weights_table(rep, est, names)
     rep.section("Figures")
     if grid is not None:
         traj = est.history_ if _resolved_model(est) == "scalar" else None
@@ -223,15 +216,7 @@ def regression_report(est, *, feature_names, X_test=None, y_test=None, summary=N
         est, names, title or "bisvm: bilevel feature selection for regression",
         "Smoothed elastic-net support vector regression whose L1 weights are learned by "
         "BiSVM L-BFGS.", notes, summary, coef_units, sort_kind="stable")
-    pw = np.ravel(est.penalty_weights_)
-    if kept_model(est) == "scalar":
-        rep.table([["β (every coefficient)", float(pw[0])]], ["penalty weight", "value"],
-                  caption="L1 weight kept (scalar model)")
-    else:
-        pw_names = [names[int(n[1:])] if re.fullmatch(r"x\d+", str(n))
-                    and int(n[1:]) < len(names) else str(n) for n in est.penalty_weight_names_]
-        rep.table([[n, float(v)] for n, v in zip(pw_names, pw)],
-                  ["penalty weight", "learned β"], caption="Learned L1 weights")
+    _weights_table(rep, est, names)
     rep.section("Figures")
     rep.figure(plots.plot_importance(names, imp, tree_importance,
                                      reference_label="tree-based (variance)"),
@@ -273,3 +258,17 @@ def _frequency_figures(rep, est, names, stability):
                 "Shah & Samworth's bound)." if bound is not None else ".")
         rep.figure(plots.plot_selection_frequency(
             names, values, threshold=tau, title="Stability selection"), cap)
+
+
+def _weights_table(rep, est, names):
+    """The learned L1 weights: one row for the scalar model, else one per feature or
+    group (fitted on arrays, the weights are named x0, x1, ...: shown by feature name)."""
+    pw = np.ravel(est.penalty_weights_)
+    if kept_model(est) == "scalar":
+        rep.table([["β (every coefficient)", float(pw[0])]], ["penalty weight", "value"],
+                  caption="L1 weight kept (scalar model)")
+        return
+    pw_names = [names[int(n[1:])] if re.fullmatch(r"x\d+", str(n))
+                and int(n[1:]) < len(names) else str(n) for n in est.penalty_weight_names_]
+    rep.table([[n, float(v)] for n, v in zip(pw_names, pw)],
+              ["penalty weight", "learned β"], caption="Learned L1 weights")
