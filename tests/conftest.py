@@ -136,6 +136,8 @@ def pytest_sessionfinish(session):
         recorded = config.stash.get(_RECORDED, {})
     else:  # no xdist workers: this process ran the tests
         recorded = _numba_warmup.loaded_signatures()
+    # the warm-up's own tests compile kernels of throw-away modules: only the package's
+    recorded = {k: v for k, v in recorded.items() if k.startswith("bisvm.")}
     if recorded:
         _numba_warmup.write_manifest(recorded)
 
