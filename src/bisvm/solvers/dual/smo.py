@@ -355,15 +355,8 @@ def solve_smo(
         ``columns``, ``selection``, ``update``, ``shrinking``, ``reconstruction``,
         ``other`` and ``total``, from the CPU's cycle counter scaled to the wall time).
     """
-    if selection not in ("second_order", "max_violating_pair"):
-        raise ValueError(f"selection must be 'second_order' or 'max_violating_pair', got "
-                         f"{selection!r}")
-    if not tol > 0:
-        raise ValueError(f"tol must be > 0, got {tol!r}")
-    if not cache_size > 0:
-        raise ValueError(f"cache_size must be > 0, got {cache_size!r}")
-    start = time.perf_counter()
-    ws_iter = 0
+    _check_smo_args(selection, tol, cache_size)
+    start, ws_iter = time.perf_counter(), 0
     if _use_working_set(problem, method):
         handoff = method == "auto" and _columns_fit(problem, cache_size)
         ws = solve_working_set(
@@ -378,16 +371,7 @@ def solve_smo(
             max_iter = max(0, max_iter - ws_iter)
     l = problem.n_variables
     upper = np.ascontiguousarray(problem.upper, dtype=np.float64)
-    if alpha0 is None and problem.alpha_start is not None:
-        alpha0 = problem.alpha_start
-    if alpha0 is None:
-        alpha = np.zeros(l)
-    else:
-        alpha = np.array(alpha0, dtype=np.float64)
-        if alpha.shape != (l,):
-            raise ValueError(f"alpha0 must have shape ({l},), got {alpha.shape}")
-        if np.any(alpha < 0) or np.any(alpha > upper):
-            raise ValueError("alpha0 must satisfy 0 <= alpha0 <= upper")
+    alpha = _start_alpha(problem, alpha0, upper)
     n_threads = resolve_n_jobs(n_jobs)
     cap = int(max_iter) if max_iter >= 0 else max(10_000_000, 100 * l)
     kd, kdiag = kernel_data(problem.X, problem.kernel, n_threads)
@@ -417,6 +401,33 @@ def solve_smo(
         ), n_threads)
     stats[0] += ws_iter
     return _result(problem, alpha, G, stats, prof, start, kdiag.shape[0], cap, tol)
+
+
+def _check_smo_args(selection, tol, cache_size):
+    """Raise ``ValueError`` naming the argument of :func:`solve_smo` that is invalid."""
+    if selection not in ("second_order", "max_violating_pair"):
+        raise ValueError(f"selection must be 'second_order' or 'max_violating_pair', got "
+                         f"{selection!r}")
+    if not tol > 0:
+        raise ValueError(f"tol must be > 0, got {tol!r}")
+    if not cache_size > 0:
+        raise ValueError(f"cache_size must be > 0, got {cache_size!r}")
+
+
+def _start_alpha(problem, alpha0, upper):
+    """The feasible start: ``alpha0``, else ``problem.alpha_start``, else zero (a copy
+    the solver may overwrite)."""
+    l = problem.n_variables
+    if alpha0 is None and problem.alpha_start is not None:
+        alpha0 = problem.alpha_start
+    if alpha0 is None:
+        return np.zeros(l)
+    alpha = np.array(alpha0, dtype=np.float64)
+    if alpha.shape != (l,):
+        raise ValueError(f"alpha0 must have shape ({l},), got {alpha.shape}")
+    if np.any(alpha < 0) or np.any(alpha > upper):
+        raise ValueError("alpha0 must satisfy 0 <= alpha0 <= upper")
+    return alpha
 
 
 def _columns_fit(problem, cache_size):
