@@ -142,11 +142,7 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
     rep.figure(plots.plot_importance(names, imp, tree_importance),
                "Importance of each feature (share of |w|) beside a tree ensemble's.")
     _frequency_figures(rep, est, names, stability)
-    hist = est.history_
-    if isinstance(hist, (tuple, list)) and hist and hasattr(hist[0], "value"):
-        rep.figure(plots.plot_convergence(hist, title="BiSVM outer iterations"),
-                   "Upper-level criterion and log-scale hypergradient norm per outer "
-                   "iteration.")
+    _convergence_figure(rep, est)
     if X_test is not None and y_test is not None and len(y_test):
         header, rows = confusion_rows(np.asarray(y_test), est.predict(X_test),
                                        class_names)
@@ -228,11 +224,7 @@ def regression_report(est, *, feature_names, X_test=None, y_test=None, summary=N
                    "Predicted against true target on the test rows (never used for "
                    "tuning); the dashed line is a perfect prediction.")
     _frequency_figures(rep, est, names, stability)
-    hist = est.history_
-    if isinstance(hist, (tuple, list)) and hist and hasattr(hist[0], "value"):
-        rep.figure(plots.plot_convergence(hist, title="BiSVM outer iterations"),
-                   "Upper-level criterion and log-scale hypergradient norm per outer "
-                   "iteration.")
+    _convergence_figure(rep, est)
     return rep
 
 
@@ -272,3 +264,14 @@ def _weights_table(rep, est, names):
                 and int(n[1:]) < len(names) else str(n) for n in est.penalty_weight_names_]
     rep.table([[n, float(v)] for n, v in zip(pw_names, pw)],
               ["penalty weight", "learned β"], caption="Learned L1 weights")
+
+
+def _convergence_figure(rep, est):
+    """The BiSVM outer iterations' criterion and hypergradient norm, when recorded."""
+    from .. import plots
+
+    hist = est.history_
+    if isinstance(hist, (tuple, list)) and hist and hasattr(hist[0], "value"):
+        rep.figure(plots.plot_convergence(hist, title="BiSVM outer iterations"),
+                   "Upper-level criterion and log-scale hypergradient norm per outer "
+                   "iteration.")

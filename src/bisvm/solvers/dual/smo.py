@@ -69,7 +69,12 @@ from ._dual_result import dual_result
 from ._smo_blocks import kernel_diag, sq_norms_csr, sq_norms_dense
 from ._smo_kernels import smo_solve
 from ._smo_threads import readonly, resolve_n_jobs, threaded_smo_solve
-from .working_set import solve_working_set, working_set_size, working_set_suits
+from .working_set import (
+    solve_working_set,
+    start_alpha,
+    working_set_size,
+    working_set_suits,
+)
 
 __all__ = [
     "DualProblem",
@@ -371,7 +376,7 @@ def solve_smo(
             max_iter = max(0, max_iter - ws_iter)
     l = problem.n_variables
     upper = np.ascontiguousarray(problem.upper, dtype=np.float64)
-    alpha = _start_alpha(problem, alpha0, upper)
+    alpha = start_alpha(problem, alpha0, upper)
     n_threads = resolve_n_jobs(n_jobs)
     cap = int(max_iter) if max_iter >= 0 else max(10_000_000, 100 * l)
     kd, kdiag = kernel_data(problem.X, problem.kernel, n_threads)
@@ -412,22 +417,6 @@ def _check_smo_args(selection, tol, cache_size):
         raise ValueError(f"tol must be > 0, got {tol!r}")
     if not cache_size > 0:
         raise ValueError(f"cache_size must be > 0, got {cache_size!r}")
-
-
-def _start_alpha(problem, alpha0, upper):
-    """The feasible start: ``alpha0``, else ``problem.alpha_start``, else zero (a copy
-    the solver may overwrite)."""
-    l = problem.n_variables
-    if alpha0 is None and problem.alpha_start is not None:
-        alpha0 = problem.alpha_start
-    if alpha0 is None:
-        return np.zeros(l)
-    alpha = np.array(alpha0, dtype=np.float64)
-    if alpha.shape != (l,):
-        raise ValueError(f"alpha0 must have shape ({l},), got {alpha.shape}")
-    if np.any(alpha < 0) or np.any(alpha > upper):
-        raise ValueError("alpha0 must satisfy 0 <= alpha0 <= upper")
-    return alpha
 
 
 def _columns_fit(problem, cache_size):

@@ -371,7 +371,7 @@ def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=Non
     upper = np.ascontiguousarray(problem.upper, dtype=np.float64)
     shift = np.ascontiguousarray(problem.shift, dtype=np.float64)
     sidx = np.ascontiguousarray(problem.sample_index, dtype=np.int64)
-    alpha = _start(problem, alpha0, upper, l)
+    alpha = start_alpha(problem, alpha0, upper)
     X = readonly(np.ascontiguousarray(problem.X, dtype=np.float64))  # one compiled variant
     n = X.shape[0]
     k = problem.kernel
@@ -398,7 +398,10 @@ def solve_working_set(problem, *, alpha0=None, tol=1e-3, max_iter=-1, n_jobs=Non
                    warn=max_outer is None or out[1] < max_outer)
 
 
-def _start(problem, alpha0, upper, l):
+def start_alpha(problem, alpha0, upper):
+    """The feasible start of a dual solve: ``alpha0``, else ``problem.alpha_start``, else
+    zero (a copy the solver may overwrite); ``ValueError`` if ``alpha0`` is infeasible."""
+    l = problem.n_variables
     if alpha0 is None and problem.alpha_start is not None:
         alpha0 = problem.alpha_start
     if alpha0 is None:
