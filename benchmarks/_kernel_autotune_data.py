@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 TEST_FRACTION = 0.3
+INTERACTION_TRAIN_ROWS = 1000
 INTERACTION_TEST_ROWS = 2000
 
 
@@ -110,7 +111,7 @@ TABLES = {
 }
 
 
-def interaction(seed, n_train=1000, d=40, n_test=INTERACTION_TEST_ROWS):
+def interaction(seed, n_train=INTERACTION_TRAIN_ROWS, d=40, n_test=INTERACTION_TEST_ROWS):
     """The interaction problem: ``(X_train, y_train, X_test, y_test, informative)``."""
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n_train + n_test, d))

@@ -35,6 +35,7 @@ from _kernel_autotune_data import interaction, load  # noqa: E402
 METHODS = {
     "autosvc": "bisvm AutoSVC()",
     "autosvc_pf": 'bisvm AutoSVC(widths="per_feature")',
+    "autosvc_pf_gp": 'bisvm AutoSVC(widths="per_feature") on the GP\'s rows',
     "autosvc_all": "bisvm AutoSVC() on all training rows of a subsampled table",
     "grid": "GridSearchCV(bisvm SVC, 6 C x 6 gamma, cv=5)",
     "halving": "HalvingGridSearchCV(bisvm SVC, same grid, cv=5)",
@@ -96,7 +97,7 @@ def build(method, d):
 
     if method in ("autosvc", "autosvc_all"):
         return AutoSVC()
-    if method == "autosvc_pf":
+    if method in ("autosvc_pf", "autosvc_pf_gp"):
         return AutoSVC(widths="per_feature", random_state=0)
     if method == "grid":
         return GridSearchCV(SVC(), grid(d), cv=5)
@@ -132,7 +133,7 @@ def build(method, d):
 
 def relevances(method, est):
     """Per-feature relevances of a fitted ``est`` (None where the method has none)."""
-    if method == "autosvc_pf":
+    if method in ("autosvc_pf", "autosvc_pf_gp"):
         return np.asarray(est.feature_importances_, float)
     if method == "gp":
         return 1.0 / np.asarray(est.kernel_.k2.length_scale, float) ** 2

@@ -16,13 +16,16 @@ standardised on the training rows; and the interaction problem (1,000 training r
 Methods (``_kernel_autotune_worker``): the grid is C in 10^[-2..3] x gamma in
 10^[-1.5..1] / d (6 x 6, 5 stratified folds); Halving searches the same grid and Optuna
 the same box (50 trials). scikit-learn's SVC grid runs on tables of at most 5,000 rows,
-the Gaussian process on tables of at most 2,000 rows, on at most ``--gp-rows`` training
-rows (its cost is cubic in the rows; a stratified subsample drawn with the split seed,
-the first rows of the interaction problem).
-Tables with more than ``--max-train`` training rows are subsampled (stratified, with
-the split seed) for every method, and ``AutoSVC()`` is fitted once more on all their
-training rows (on the first ``--all-rows-seeds`` seeds: at thousands of rows it is the
-run's most expensive fit).
+the Gaussian process on tables of at most 2,000 rows and on the interaction problem.
+
+Rows: comparisons are paired on rows as well as seeds. Tables with more than
+``--max-train`` training rows are subsampled (stratified, with the split seed) for
+every method, AutoSVC included: fitting the cheap method on more rows than the searches
+would mix the method's effect with the data's. ``AutoSVC()`` is fitted once more on all
+their training rows (``autosvc_all``, on the first ``--all-rows-seeds`` seeds), reported
+apart. The Gaussian process, cubic in the rows, sees at most ``--gp-rows`` training
+rows, and ``AutoSVC(widths="per_feature")`` is fitted once more on the same rows
+(``autosvc_pf_gp``) for the comparison with it.
 
 Every fit runs in its own process with one BLAS/OpenMP/numba thread: the driver sets
 the thread counts, imports every method and fits each once on a tiny problem (imports,
@@ -49,6 +52,7 @@ for _v in THREAD_VARS:
 import argparse  # noqa: E402
 import json  # noqa: E402
 import multiprocessing  # noqa: E402
+import multiprocessing.connection  # noqa: E402
 import resource  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
@@ -59,7 +63,7 @@ import warnings  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from _kernel_autotune_data import TABLES, TEST_FRACTION  # noqa: E402
+from _kernel_autotune_data import INTERACTION_TRAIN_ROWS, TABLES, TEST_FRACTION  # noqa: E402
 from _kernel_autotune_report import interaction_table, panel_tables, per_fit  # noqa: E402
 from _kernel_autotune_worker import METHODS, run_fit, warm_up  # noqa: E402
 
@@ -91,15 +95,21 @@ def tasks(args):
                 for m in INTERACTION_METHODS:
                     if m in args.methods:
                         out.append((p, seed, m, args.gp_rows if m == "gp" else None))
+                if {"gp", "autosvc_pf"} <= set(args.methods) \
+                        and args.gp_rows < INTERACTION_TRAIN_ROWS:
+                    out.append((p, seed, "autosvc_pf_gp", args.gp_rows))
                 continue
             n_train = int(round(sizes[p] * (1 - TEST_FRACTION)))
             cap = args.max_train if n_train > args.max_train else None
+            gp_fit = min(cap or n_train, args.gp_rows)
             for m in TABLE_METHODS:
                 if m not in args.methods or (m == "sk_grid" and sizes[p] > SK_MAX_ROWS) \
                         or (m == "gp" and sizes[p] > GP_MAX_ROWS):
                     continue
-                out.append((p, seed, m, min(cap or n_train, args.gp_rows) if m == "gp"
-                            else cap))
+                out.append((p, seed, m, gp_fit if m == "gp" else cap))
+            if {"gp", "autosvc_pf"} <= set(args.methods) and sizes[p] <= GP_MAX_ROWS \
+                    and gp_fit < (cap or n_train):
+                out.append((p, seed, "autosvc_pf_gp", gp_fit))
             if cap is not None and "autosvc" in args.methods \
                     and seed in args.seeds[:args.all_rows_seeds]:
                 out.append((p, seed, "autosvc_all", None))
@@ -114,13 +124,14 @@ def _alarm(signum, frame):
     raise _Timeout
 
 
-def run_one(task):
-    """One fit in this (forked) process; an error or the timeout becomes a record."""
-    (problem, seed, method, max_train), timeout = task
+def run_one(task, timeout):
+    """One fit in this (forked) process; an error or the CPU limit becomes a record."""
+    problem, seed, method, max_train = task
     base = {"problem": problem, "seed": seed, "method": method}
-    # a CPU-time limit: a wall-clock one would cut slow fits short on a loaded machine
+    # a CPU-time limit: a wall-clock one would cut slow fits short on a loaded machine;
+    # the hard limit (SIGKILL) catches a fit stuck in compiled code past the soft one
     signal.signal(signal.SIGXCPU, _alarm)
-    resource.setrlimit(resource.RLIMIT_CPU, (int(timeout), int(timeout) + 10))
+    resource.setrlimit(resource.RLIMIT_CPU, (int(timeout), int(timeout) + 30))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -129,6 +140,39 @@ def run_one(task):
         return {**base, "error": f"timeout {timeout:.0f} CPU s"}
     except Exception:  # noqa: BLE001 -- the record says what failed; the run goes on
         return {**base, "error": traceback.format_exc()[-400:]}
+
+
+def _child(task, timeout, conn):
+    conn.send(run_one(task, timeout))
+    conn.close()
+
+
+def run_all(todo, jobs, timeout, on_record):
+    """Fit every task in a fresh forked child, ``jobs`` at a time, and hand each record
+    to ``on_record`` as it arrives. A child that dies (killed at the hard CPU limit, out
+    of memory) yields an error record instead of stalling the run, which a process pool
+    whose worker vanishes would do."""
+    ctx = multiprocessing.get_context("fork")
+    pending, running = list(todo), {}
+    while pending or running:
+        while pending and len(running) < jobs:
+            task = pending.pop(0)
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_child, args=(task, timeout, send), daemon=True)
+            proc.start()
+            send.close()
+            running[recv] = (proc, task)
+        for recv in multiprocessing.connection.wait(list(running)):
+            proc, (problem, seed, method, _) = running.pop(recv)
+            try:
+                rec = recv.recv()
+            except EOFError:
+                rec = {"problem": problem, "seed": seed, "method": method,
+                       "error": f"process ended without a record (exit code "
+                                f"{proc.exitcode}; at the hard CPU limit: killed)"}
+            recv.close()
+            proc.join()
+            on_record(rec)
 
 
 def git_commit():
@@ -149,13 +193,21 @@ def write(rows, args, loads, commit, started, done):
             f"{args.jobs} at once, on {os.cpu_count()} cores; load average (1 min) "
             f"sampled during the run: min {min(loads):.1f}, mean "
             f"{sum(loads) / len(loads):.1f}, max {max(loads):.1f} (CPU seconds are "
-            "inflated by that load for every method alike; read the ratios). Tables with "
-            f"more than {args.max_train:,} training rows: every method on a stratified "
-            f"subsample of {args.max_train:,}. Gaussian process on the tables of at most "
-            f"{GP_MAX_ROWS:,} rows and the interaction problem, on at most {args.gp_rows} "
-            "training rows (stratified subsample; the interaction problem's first rows); "
-            "scikit-learn's SVC grid on the "
-            f"tables of at most {SK_MAX_ROWS:,} rows.", "",
+            "inflated by that load for every method alike; read the ratios).", "",
+            "Protocol: every comparison is paired on the split seed and on the rows. "
+            f"Tables with more than {args.max_train:,} training rows are subsampled "
+            f"(stratified, drawn with the split seed) to {args.max_train:,} for every "
+            "method, AutoSVC included, so that an accuracy difference measures the "
+            "method and not the amount of data; AutoSVC() is fitted once more on all "
+            "training rows and reported apart (last table of the real tables). The "
+            f"Gaussian process (cubic in the rows) runs on the tables of at most "
+            f"{GP_MAX_ROWS:,} rows and on the interaction problem, on at most "
+            f"{args.gp_rows:,} training rows (stratified subsample; the interaction "
+            'problem\'s first rows), and AutoSVC(widths="per_feature") is fitted once '
+            "more on exactly those rows for the comparison with it. scikit-learn's SVC "
+            f"grid runs on the tables of at most {SK_MAX_ROWS:,} rows. The CPU limit per "
+            f"fit is {args.timeout:.0f} s (RLIMIT_CPU); a fit that reaches it is "
+            "reported as an error, not dropped silently.", "",
             "Sources: " + "; ".join(f"{t}: {TABLES[t][1]}" + (f" ({TABLES[t][2]})"
                                                                if TABLES[t][2] else "")
                                     for t in tables) + ".", ""]
@@ -195,8 +247,8 @@ def main():
     ap.add_argument("--problems", nargs="+", default=list(DEFAULT_PROBLEMS),
                     choices=[*TABLES, "interaction"])
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
-    ap.add_argument("--methods", nargs="+", default=[m for m in METHODS if m != "autosvc_all"],
-                    choices=[m for m in METHODS if m != "autosvc_all"])
+    chosen = [m for m in METHODS if m not in ("autosvc_all", "autosvc_pf_gp")]
+    ap.add_argument("--methods", nargs="+", default=chosen, choices=chosen)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--max-train", type=int, default=1000)
     ap.add_argument("--gp-rows", type=int, default=600)
@@ -220,16 +272,17 @@ def main():
         warnings.simplefilter("ignore")
         for m in sorted({t[2] for t in todo}):
             warm_up(m)
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(args.jobs, maxtasksperchild=1) as pool:
-        for r in pool.imap_unordered(run_one, [(t, args.timeout) for t in todo]):
-            rows.append(r)
-            loads.append(os.getloadavg()[0])
-            write(rows, args, loads, commit, started, len(rows))
-            print(f"[{len(rows)}/{len(todo)}] {r['problem']} {r['seed']} {r['method']}: "
-                  + (r.get("error", "")[-80:] or f"acc {r['accuracy']:.4f} "
-                     f"cpu {r['cpu']:.1f}"), flush=True)
+    def on_record(r):
+        rows.append(r)
+        loads.append(os.getloadavg()[0])
+        write(rows, args, loads, commit, started, len(rows))
+        print(f"[{len(rows)}/{len(todo)}] {r['problem']} {r['seed']} {r['method']}: "
+              + (r.get("error", "")[-80:] or f"acc {r['accuracy']:.4f} cpu {r['cpu']:.1f}"),
+              flush=True)
+
+    run_all(todo, args.jobs, args.timeout, on_record)
     print(open(os.path.join(HERE, "results", args.out + ".md")).read())
+
 
 if __name__ == "__main__":
     main()
