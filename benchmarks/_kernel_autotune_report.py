@@ -201,7 +201,7 @@ def interaction_table(rows):
 def per_fit(rows):
     out = ["## Per fit", "", "| problem | method | seed | fit rows | accuracy | CPU s | "
            "wall s | found |", "|---|---|---|---|---|---|---|---|"]
-    keys = ("C", "gamma", "n_solves", "support", "top_k")
+    keys = ("C", "gamma", "n_solves", "support", "top_k", "n_starts", "log_evidence")
     for r in sorted(rows, key=lambda r: (r["problem"], r["method"], r["seed"])):
         if "error" in r:
             out.append(f"| {r['problem']} | {r['method']} | {r['seed']} | error: "

@@ -86,9 +86,11 @@ def table_rows(name):
 
 
 def tasks(args):
-    """``(problem, seed, method, max_train)`` in run order: seed by seed."""
+    """``(problem, seed, method, max_train)`` in run order: seed by seed, then the
+    supplementary fits of ``AutoSVC()`` on all rows of the subsampled tables (the
+    paired comparisons come first if the run is cut short)."""
     sizes = {t: table_rows(t) for t in args.problems if t != "interaction"}
-    out = []
+    out, last = [], []
     for seed in args.seeds:
         for p in args.problems:
             if p == "interaction":
@@ -112,8 +114,8 @@ def tasks(args):
                 out.append((p, seed, "autosvc_pf_gp", gp_fit))
             if cap is not None and "autosvc" in args.methods \
                     and seed in args.seeds[:args.all_rows_seeds]:
-                out.append((p, seed, "autosvc_all", None))
-    return out
+                last.append((p, seed, "autosvc_all", None))
+    return out + last
 
 
 class _Timeout(Exception):
@@ -255,7 +257,8 @@ def main():
     ap.add_argument("--all-rows-seeds", type=int, default=2,
                     help="AutoSVC() on all training rows of a subsampled table on the "
                     "first this many seeds")
-    ap.add_argument("--timeout", type=float, default=900.0)
+    ap.add_argument("--timeout", type=float, default=600.0,
+                    help="CPU seconds per fit (RLIMIT_CPU)")
     ap.add_argument("--out", default="bench_kernel_autotune")
     ap.add_argument("--join", nargs="+", metavar="NAME",
                     help="run nothing: write --out from the records of earlier runs "
