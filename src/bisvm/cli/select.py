@@ -161,7 +161,7 @@ class SelectOptions:
     learn_l2: bool = False
     max_iter: int = 100
     task: str = "auto"
-    loss: str = "epsilon_insensitive"
+    loss: str = "squared"
     epsilon: float = 0.1
     loss_smoothing: float = 0.1
     regression_criterion: str = "mse"

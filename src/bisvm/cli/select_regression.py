@@ -30,7 +30,7 @@ from .select_shared import (
 
 #: ``--loss`` choices: BilevelSVR's data losses (``bisvm.estimators.bilevel_svr
 #: .REGRESSION_LOSSES``, spelled out here so that building the parser loads no numpy)
-LOSSES = ("epsilon_insensitive", "squared", "huber")
+LOSSES = ("squared", "epsilon_insensitive", "huber")
 
 #: ``--regression-criterion`` -> one-line description (BilevelSVR's ``criterion``)
 REGRESSION_CRITERION_NAMES = {
@@ -43,9 +43,9 @@ def add_regression_options(p):
     """The BilevelSVR options of a regression run (``bisvm select`` and ``bisvm report``):
     data loss, ε, the loss smoothing and the validation criterion."""
     g = p.add_argument_group("regression (a continuous target: BilevelSVR)")
-    g.add_argument("--loss", choices=LOSSES, default="epsilon_insensitive",
-                   help="data loss: the smoothed epsilon-insensitive loss of SVR, the "
-                   "squared error or the Pseudo-Huber loss (default %(default)s)")
+    g.add_argument("--loss", choices=LOSSES, default="squared",
+                   help="data loss: the squared error, the smoothed epsilon-insensitive "
+                   "loss of SVR or the Pseudo-Huber loss (default %(default)s)")
     g.add_argument("--epsilon", type=common.nonneg_float("--epsilon"), default=0.1,
                    help="half-width of the epsilon tube (or the Huber transition), in "
                    "standard deviations of the target (default %(default)s)")
