@@ -39,7 +39,11 @@ VARIANTS = {
     "no_null": ({"null_test": False}, "no null-model test"),
     "refine_min": ({"refinement_rule": "min"}, "refinement keeps the held-out minimum"),
     "scalar": ({"model": "scalar"}, "one L1 weight (no per-feature refinement)"),
-    "squared": ({"loss": "squared"}, "squared loss instead of the ε-insensitive one"),
+    "epsilon": ({"loss": "epsilon_insensitive"},
+                "the ε-insensitive loss of support vector regression instead of the squared one"),
+    "huber": ({"loss": "huber", "epsilon": 1.345},
+              "the Pseudo-Huber loss (width 1.345 standard deviations of y) instead of the "
+              "squared one"),
     "mae": ({"criterion": "mae"}, "smoothed MAE criterion instead of the MSE"),
     "no_warm": ({"warm_init": False}, "refinement from a fixed start (no scalar stage)"),
 }
