@@ -75,41 +75,48 @@ def _summary(rows, tables, method, refs):
     return lines
 
 
-def panel_tables(rows, tables, max_train):
-    """The per-table comparison of the default and per-feature AutoSVC with the grid,
-    Halving and Optuna (all on bisvm's SVC)."""
-    out = ["## Real tables: AutoSVC against the searches on bisvm's SVC", "",
-           "Accuracy on the held-out rows (mean over seeds); paired difference against the "
-           "grid; CPU ratio AutoSVC / search (< 1: AutoSVC cheaper).", "",
-           "| table | rows | fit rows | d | seeds | AutoSVC | grid | Halving | Optuna | "
-           "AutoSVC - grid | CPU s AutoSVC | CPU s grid | / grid | / Halving | / Optuna |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+def section(title, intro, columns):
+    """The opening lines of a markdown section: heading, text, table head."""
+    return [f"## {title}", "", intro, "", "| " + " | ".join(columns) + " |",
+            "|" + "---|" * len(columns)]
+
+
+def search_table(rows, tables):
+    """Default AutoSVC against the grid, Halving and Optuna (all on bisvm's SVC)."""
+    out = section("Real tables: AutoSVC against the searches on bisvm's SVC",
+                  "Accuracy on the held-out rows (mean over seeds); paired difference "
+                  "against the grid; CPU ratio AutoSVC / search (< 1: AutoSVC cheaper).",
+                  ["table", "rows", "fit rows", "d", "seeds", "AutoSVC", "grid", "Halving",
+                   "Optuna", "AutoSVC - grid", "CPU s AutoSVC", "CPU s grid", "/ grid",
+                   "/ Halving", "/ Optuna"])
     for t in tables:
         a = _by_seed(rows, t, "autosvc")
         if not a:
-            out.append(f"| {t} | no finished fit | | | | | | | | | | | | | |")
+            out.append(f"| {t} | no finished fit |" + " |" * 13)
             continue
         r0 = next(iter(a.values()))
         pg, ph, po = (paired(rows, t, "autosvc", m) for m in ("grid", "halving", "optuna"))
+        accs = " | ".join(_f(_mean(rows, t, m, "accuracy"))
+                          for m in ("autosvc", "grid", "halving", "optuna"))
         out.append(
-            f"| {t} | {r0['n_rows']:,} | {r0['n_train']:,} | {r0['d']} | {len(a)} | "
-            f"{_f(_mean(rows, t, 'autosvc', 'accuracy'))} | "
-            f"{_f(_mean(rows, t, 'grid', 'accuracy'))} | "
-            f"{_f(_mean(rows, t, 'halving', 'accuracy'))} | "
-            f"{_f(_mean(rows, t, 'optuna', 'accuracy'))} | {_diff(pg)} | "
-            f"{_f(_mean(rows, t, 'autosvc', 'cpu'), '.2f')} | "
+            f"| {t} | {r0['n_rows']:,} | {r0['n_train']:,} | {r0['d']} | {len(a)} | {accs} | "
+            f"{_diff(pg)} | {_f(_mean(rows, t, 'autosvc', 'cpu'), '.2f')} | "
             f"{_f(_mean(rows, t, 'grid', 'cpu'), '.2f')} | {_ratio(pg)} | {_ratio(ph)} | "
             f"{_ratio(po)} |")
-    out += ["", *_summary(rows, tables, "autosvc", ("grid", "halving", "optuna")), ""]
-    out += ["## Real tables: per-feature widths", "",
-            'AutoSVC(widths="per_feature") against the grid and, on tables of at most '
-            "2,000 rows, the anisotropic-RBF Gaussian process classifier. The comparison "
-            "with the GP is paired on rows as well as seeds: where the GP was fitted on a "
-            "subsample, AutoSVC was fitted once more on the same rows (column \"on GP "
-            "rows\").", "",
-            "| table | per-feature acc | features kept (mean) | - grid | CPU / grid | GP fit rows "
-            "| per-feature on GP rows | GP acc | - GP (same rows) | CPU / GP (same rows) |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+    return out + ["", *_summary(rows, tables, "autosvc", ("grid", "halving", "optuna")), ""]
+
+
+def per_feature_table(rows, tables):
+    """Per-feature AutoSVC against the grid and the Gaussian process (on the GP's rows)."""
+    out = section("Real tables: per-feature widths",
+                  'AutoSVC(widths="per_feature") against the grid and, on tables of at most '
+                  "2,000 rows, the anisotropic-RBF Gaussian process classifier. The "
+                  "comparison with the GP is paired on rows as well as seeds: where the GP "
+                  "was fitted on a subsample, AutoSVC was fitted once more on the same rows "
+                  '(column "on GP rows").',
+                  ["table", "per-feature acc", "features kept (mean)", "- grid", "CPU / grid",
+                   "GP fit rows", "per-feature on GP rows", "GP acc", "- GP (same rows)",
+                   "CPU / GP (same rows)"])
     for t in tables:
         pf = _by_seed(rows, t, "autosvc_pf")
         if not pf:
@@ -125,17 +132,22 @@ def panel_tables(rows, tables, max_train):
                    f"{kept:.1f} of {next(iter(pf.values()))['d']} | {_diff(pg)} | "
                    f"{_ratio(pg)} | {gp_rows} | {on_gp} | "
                    f"{_f(_mean(rows, t, 'gp', 'accuracy'))} | {_diff(pp)} | {_ratio(pp)} |")
-    out += ["", *_summary(rows, tables, "autosvc_pf", ("grid",)),
-            *_summary(rows, [t for t in tables if gp_peer(rows, t) == "autosvc_pf_gp"],
-                      "autosvc_pf_gp", ("gp",)),
-            *_summary(rows, [t for t in tables if gp_peer(rows, t) == "autosvc_pf"],
-                      "autosvc_pf", ("gp",)), ""]
-    out += ["## Engine and method apart (tables of at most 5,000 rows)", "",
-            "The same grid on scikit-learn's SVC (LIBSVM): the engine ratio is bisvm grid / "
-            "scikit-learn grid (same points, same folds); the method ratio is AutoSVC / "
-            "scikit-learn grid.", "",
-            "| table | sklearn grid acc | CPU s sklearn grid | bisvm grid / sklearn grid | "
-            "AutoSVC / sklearn grid | AutoSVC - sklearn grid |", "|---|---|---|---|---|---|"]
+    return out + ["", *_summary(rows, tables, "autosvc_pf", ("grid",)),
+                  *_summary(rows, [t for t in tables if gp_peer(rows, t) == "autosvc_pf_gp"],
+                            "autosvc_pf_gp", ("gp",)),
+                  *_summary(rows, [t for t in tables if gp_peer(rows, t) == "autosvc_pf"],
+                            "autosvc_pf", ("gp",)), ""]
+
+
+def engine_table(rows, tables):
+    """bisvm's grid and AutoSVC against the same grid on scikit-learn's SVC."""
+    out = section("Engine and method apart (tables of at most 5,000 rows)",
+                  "The same grid on scikit-learn's SVC (LIBSVM): the engine ratio is bisvm "
+                  "grid / scikit-learn grid (same points, same folds); the method ratio is "
+                  "AutoSVC / scikit-learn grid.",
+                  ["table", "sklearn grid acc", "CPU s sklearn grid",
+                   "bisvm grid / sklearn grid", "AutoSVC / sklearn grid",
+                   "AutoSVC - sklearn grid"])
     for t in tables:
         if not _by_seed(rows, t, "sk_grid"):
             continue
@@ -143,26 +155,38 @@ def panel_tables(rows, tables, max_train):
         out.append(f"| {t} | {_f(_mean(rows, t, 'sk_grid', 'accuracy'))} | "
                    f"{_f(_mean(rows, t, 'sk_grid', 'cpu'), '.2f')} | {_ratio(pe)} | "
                    f"{_ratio(pm)} | {_diff(pm)} |")
-    full = [t for t in tables if _by_seed(rows, t, "autosvc_all")]
-    if full:
-        out += ["", f"## Tables subsampled to {max_train:,} training rows", "",
-                "On these tables every method above was fitted on a stratified subsample of "
-                f"{max_train:,} training rows (drawn with the split seed; test rows "
-                "unchanged), to keep the run within its hour. AutoSVC() was also fitted on "
-                "all training rows:", "",
-                "| table | training rows | seeds | AutoSVC acc (all rows) | "
-                "- AutoSVC on subsample | CPU s (all rows) | - grid on subsample | "
-                "CPU / grid on subsample |",
-                "|---|---|---|---|---|---|---|---|"]
-        for t in full:
-            a = _by_seed(rows, t, "autosvc_all")
-            ps, pg = paired(rows, t, "autosvc_all", "autosvc"), paired(rows, t, "autosvc_all",
-                                                                       "grid")
-            out.append(f"| {t} | {next(iter(a.values()))['n_train']:,} | {len(a)} | "
-                       f"{_f(_mean(rows, t, 'autosvc_all', 'accuracy'))} | {_diff(ps)} | "
-                       f"{_f(_mean(rows, t, 'autosvc_all', 'cpu'), '.2f')} | {_diff(pg)} | "
-                       f"{_ratio(pg)} |")
     return out
+
+
+def all_rows_table(rows, tables, max_train):
+    """AutoSVC() on all training rows of the subsampled tables."""
+    full = [t for t in tables if _by_seed(rows, t, "autosvc_all")]
+    if not full:
+        return []
+    out = ["", *section(
+        f"Tables subsampled to {max_train:,} training rows",
+        "On these tables every method above was fitted on the same stratified subsample "
+        f"of {max_train:,} training rows (drawn with the split seed; test rows unchanged), "
+        "so that the comparisons above are paired on rows. AutoSVC() was also fitted on all "
+        "training rows; the last two columns set it against the grid on the subsample "
+        "(paired on seeds, not rows: what the cheaper method buys with the rows it can "
+        "afford).",
+        ["table", "training rows", "seeds", "AutoSVC acc (all rows)", "- AutoSVC on subsample",
+         "CPU s (all rows)", "- grid on subsample", "CPU / grid on subsample"])]
+    for t in full:
+        a = _by_seed(rows, t, "autosvc_all")
+        ps, pg = (paired(rows, t, "autosvc_all", m) for m in ("autosvc", "grid"))
+        out.append(f"| {t} | {next(iter(a.values()))['n_train']:,} | {len(a)} | "
+                   f"{_f(_mean(rows, t, 'autosvc_all', 'accuracy'))} | {_diff(ps)} | "
+                   f"{_f(_mean(rows, t, 'autosvc_all', 'cpu'), '.2f')} | {_diff(pg)} | "
+                   f"{_ratio(pg)} |")
+    return out
+
+
+def panel_tables(rows, tables, max_train):
+    """Every section of the real tables."""
+    return [*search_table(rows, tables), *per_feature_table(rows, tables),
+            *engine_table(rows, tables), *all_rows_table(rows, tables, max_train)]
 
 
 def interaction_table(rows):
@@ -170,12 +194,11 @@ def interaction_table(rows):
     rs = [r for r in rows if r["problem"] == "interaction"]
     if not rs:
         return []
-    out = ["## Interaction problem", "",
-           "1,000 training and 2,000 test rows of 40 standard-normal features, "
-           "y = 1[x_a x_b + x_c x_d > 0] for four columns drawn from the seed.", "",
-           "| method | fit rows | mean test accuracy | ± s.e. | - grid (paired) | "
-           "informative = top 4 | mean CPU s | CPU / grid | seeds |",
-           "|---|---|---|---|---|---|---|---|---|"]
+    out = section("Interaction problem",
+                  "1,000 training and 2,000 test rows of 40 standard-normal features, "
+                  "y = 1[x_a x_b + x_c x_d > 0] for four columns drawn from the seed.",
+                  ["method", "fit rows", "mean test accuracy", "± s.e.", "- grid (paired)",
+                   "informative = top 4", "mean CPU s", "CPU / grid", "seeds"])
     for m in METHODS:
         ok = _by_seed(rows, "interaction", m)
         if not ok:
@@ -199,8 +222,9 @@ def interaction_table(rows):
 
 
 def per_fit(rows):
-    out = ["## Per fit", "", "| problem | method | seed | fit rows | accuracy | CPU s | "
-           "wall s | found |", "|---|---|---|---|---|---|---|---|"]
+    out = section("Per fit", "CPU and wall seconds of the fit alone; what it found.",
+                  ["problem", "method", "seed", "fit rows", "accuracy", "CPU s", "wall s",
+                   "found"])
     keys = ("C", "gamma", "n_solves", "support", "top_k", "n_starts", "log_evidence")
     for r in sorted(rows, key=lambda r: (r["problem"], r["method"], r["seed"])):
         if "error" in r:

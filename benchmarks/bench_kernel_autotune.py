@@ -185,10 +185,14 @@ def git_commit():
         return "unknown"
 
 
-def write(rows, args, loads, commit, started, done):
+def write(rows, args, loads, commit, started, done, commands=None):
+    """``results/<out>.md`` and ``.json``; ``commands``: the command lines of the runs
+    whose records these are (default: this one)."""
     tables = [p for p in args.problems if p != "interaction"]
-    head = [f"# {args.out}", "", "```", "python benchmarks/bench_kernel_autotune.py "
-            + " ".join(sys.argv[1:]), "```", "",
+    commands = commands or [sys.argv]
+    head = [f"# {args.out}", "", "```",
+            *("python benchmarks/bench_kernel_autotune.py " + " ".join(c[1:])
+              for c in commands), "```", "",
             f"Commit {commit}; started {started} UTC; {done} of {args.n_tasks} fits "
             f"finished. Seeds {args.seeds}; one thread per fit, each in a process of its "
             "own (forked from a warmed-up parent), "
@@ -217,34 +221,36 @@ def write(rows, args, loads, commit, started, done):
             *per_fit(rows)]
     res = os.path.join(HERE, "results", args.out)
     with open(res + ".json", "w") as f:
-        json.dump({"command": sys.argv, "commit": commit, "started": started,
-                   "loads": loads, "rows": rows}, f, indent=1)
+        json.dump({"commands": commands, "commit": commit, "started": started,
+                   "n_tasks": args.n_tasks, "loads": loads, "rows": rows}, f, indent=1)
     with open(res + ".md", "w") as f:
         f.write("\n".join(head + body) + "\n")
 
 
 def join(args):
-    """The report of the union of earlier runs' records (their commits, load samples
-    and finished-fit counts are combined in the header)."""
+    """Rewrite ``--out`` from the records of earlier runs (the union of their rows; their
+    commands, commits, load samples and settings in the header): to merge concurrent
+    runs over other seeds, or to redraw a run's tables after the report changed."""
     runs = [json.load(open(os.path.join(HERE, "results", n + ".json"))) for n in args.join]
+    commands = [c for run in runs for c in run.get("commands", [run.get("command")])]
     rows = [r for run in runs for r in run["rows"]]
     loads = [v for run in runs for v in run["loads"]]
     commit = ", ".join(sorted({run["commit"] for run in runs}))
     started = ", ".join(run["started"] for run in runs)
+    out = args.out
+    # the settings the header states are those of the (first) run, not this command's
+    args = parser().parse_args(commands[0][1:])
+    args.out = out
     problems = [p for p in dict.fromkeys(r["problem"] for r in rows)]
     args.problems = [p for p in dict.fromkeys((*DEFAULT_PROBLEMS, *TABLES)) if p in problems]
-
-    def jobs(cmd):
-        return cmd[cmd.index("--jobs") + 1] if "--jobs" in cmd else "2"
-
-    args.jobs = " and ".join(jobs(run["command"]) for run in runs)
+    args.jobs = " and ".join(str(parser().parse_args(c[1:]).jobs) for c in commands)
     args.seeds = sorted({r["seed"] for r in rows})
-    args.n_tasks = len(rows)
-    write(rows, args, loads, f"{commit} (runs {', '.join(args.join)})", started, len(rows))
-    print(open(os.path.join(HERE, "results", args.out + ".md")).read())
+    args.n_tasks = sum(run.get("n_tasks", len(run["rows"])) for run in runs)
+    write(rows, args, loads, commit, started, len(rows), commands)
+    print(open(os.path.join(HERE, "results", out + ".md")).read())
 
 
-def main():
+def parser():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--problems", nargs="+", default=list(DEFAULT_PROBLEMS),
                     choices=[*TABLES, "interaction"])
@@ -263,7 +269,11 @@ def main():
     ap.add_argument("--join", nargs="+", metavar="NAME",
                     help="run nothing: write --out from the records of earlier runs "
                     "(results/NAME.json), e.g. concurrent runs over other seeds")
-    args = ap.parse_args()
+    return ap
+
+
+def main():
+    args = parser().parse_args()
     if args.join:
         join(args)
         return
@@ -275,6 +285,7 @@ def main():
         warnings.simplefilter("ignore")
         for m in sorted({t[2] for t in todo}):
             warm_up(m)
+
     def on_record(r):
         rows.append(r)
         loads.append(os.getloadavg()[0])
