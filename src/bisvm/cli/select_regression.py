@@ -273,8 +273,10 @@ def print_select_regression(r):
     p(f"BiSVM L-BFGS          {r['iterations']} iterations, {r['lower_level_solves']} "
       f"lower-level solves ({r['lower_level_iterations']} Newton steps, "
       f"{learned.SOLVER_NAMES.get(r['lower_level_solver'], r['lower_level_solver'])}), "
-      f"{r['loss']} loss, ε = {r['epsilon_in_target_units']:.4g} in target units, "
-      f"{r['seconds']:.2f} s")
+      f"{r['loss']} loss, "
+      + ("" if r["loss"] == "squared"  # ε is the tube's (or Huber's) width only
+         else f"ε = {r['epsilon_in_target_units']:.4g} in target units, ")
+      + f"{r['seconds']:.2f} s")
     if "stability" in r:
         learned.print_stability(r["stability"], width)
         if r["stability"].get("test_r2") is not None:
