@@ -23,10 +23,12 @@ l1       squared_hinge  False  coordinate descent, Newton steps (``solvers.prima
 l1       hinge          any    linear program, scipy ``linprog`` (HiGHS); sklearn refuses it
 =======  =============  =====  ==========================================================
 
-The dual coordinate descent stops on LIBLINEAR's projected-gradient rule by default, or
-on the relative duality gap (``stopping="duality_gap"``), and with the squared hinge
-finishes in the primal finite Newton method when it stalls, as LIBLINEAR's ``-s 1``
-does. :class:`~bisvm.estimators.linear_cv.LinearSVCCV`
+The dual coordinate descent stops on the relative duality gap by default (the hinge has
+no smooth primal whose gradient could certify the solution; the gap bounds the relative
+excess of the objective over its optimum), or on LIBLINEAR's projected-gradient rule
+(``stopping="projected_gradient"``, for parity with LIBLINEAR and scikit-learn), and with
+the squared hinge finishes in the primal finite Newton method when it stalls, as
+LIBLINEAR's ``-s 1`` does. :class:`~bisvm.estimators.linear_cv.LinearSVCCV`
 chooses ``C`` by cross-validation along a warm-started path (``warm_start``).
 
 ``multi_class="crammer_singer"`` trains one joint multiclass problem instead (Crammer &
@@ -136,11 +138,13 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     multi_class : {"ovr", "crammer_singer"}, default="ovr"
         One-vs-rest binary problems, or Crammer and Singer's joint multiclass SVM.
     tol : float, default=1e-4
-        Stopping tolerance: relative duality gap or projected-gradient spread (dual CD,
-        see ``stopping``), gradient norm relative to its value at 0 (finite Newton),
-        1-norm of the minimum-norm subgradient relative to its value at 0 (L1 coordinate
-        descent, LIBLINEAR's ``-s 5`` rule, to which scikit-learn passes ``tol`` too);
-        unused by the linear program.
+        Stopping tolerance: the relative duality gap :math:`(P(w) - D(\alpha))/P(w)`
+        (dual coordinate descent, the default ``stopping``; so ``tol`` bounds the relative
+        excess of the returned objective over the optimum), or the projected-gradient
+        spread (``stopping="projected_gradient"``); gradient norm relative to its value
+        at 0 (finite Newton); 1-norm of the minimum-norm subgradient relative to its
+        value at 0 (L1 coordinate descent, LIBLINEAR's ``-s 5`` rule, to which
+        scikit-learn passes ``tol`` too); unused by the linear program.
     C : float, default=1.0
         Cost of the losses, :math:`C > 0`.
     fit_intercept : bool, default=True
@@ -159,13 +163,17 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         Cap on epochs (dual) or iterations (primal).
     shrinking : bool, default=True
         Shrinking of the dual coordinate descent and of the L1 coordinate descent.
-    stopping : {"duality_gap", "projected_gradient"}, default="projected_gradient"
+    stopping : {"duality_gap", "projected_gradient"}, default="duality_gap"
         Stopping rule of the dual coordinate descent: the relative duality gap
         :math:`(P(w) - D(\alpha))/P(w) \le` ``tol``, which bounds how far the primal
-        objective is from its optimum, or LIBLINEAR's projected-gradient spread (the
-        rule of scikit-learn's ``LinearSVC``, for parity). A relative gap :math:`g` puts
-        :math:`w` within :math:`\sqrt{2 g P(w)}` of the optimum (the primal is 1-strongly
-        convex), so tight weights ask for a small ``tol``. With the squared hinge a dual
+        objective is from its optimum (weak duality: :math:`D(\alpha) \le P(w^*) \le
+        P(w)`), or LIBLINEAR's projected-gradient spread (the rule of scikit-learn's
+        ``LinearSVC``, for parity with it; its ``tol`` is not a relative accuracy). A
+        relative gap :math:`g` puts :math:`w` within :math:`\sqrt{2 g P(w)}` of the
+        optimum (the primal is 1-strongly convex), so tight weights ask for a small
+        ``tol``. The gap is measured less its rounding uncertainty (a margin known to
+        its last bit, times :math:`C`), so a large ``C`` with a small ``tol`` stops at
+        float64's resolution instead of running to ``max_iter``. With the squared hinge a dual
         solve that stalls (its gap stops falling, as on nearly collinear columns) or
         reaches ``max_iter`` is finished by the primal finite Newton method, as
         LIBLINEAR's ``-s 1`` does; ``verbose`` says so.
@@ -237,7 +245,7 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0,
                  multi_class="ovr", fit_intercept=True, intercept_scaling=1.0,
                  class_weight=None, verbose=0, random_state=None, max_iter=1000,
-                 shrinking=True, stopping="projected_gradient", warm_start=False,
+                 shrinking=True, stopping="duality_gap", warm_start=False,
                  n_jobs=None):
         self.penalty = penalty
         self.loss = loss

@@ -60,9 +60,12 @@ class LinearSVR(RegressorMixin, LinearModel):
     epsilon : float, default=0.0
         Half-width :math:`\epsilon \ge 0` of the insensitive tube (in the units of ``y``).
     tol : float, default=1e-4
-        Stopping tolerance: relative duality gap or summed violation of the dual
-        optimality conditions relative to the first epoch (dual, see ``stopping``),
-        gradient norm relative to its value at 0 (primal).
+        Stopping tolerance: the relative duality gap :math:`(P(w) - D(\beta))/P(w)`
+        (dual, the default ``stopping``: ``tol`` bounds the relative excess of the
+        returned objective over the optimum) or LIBLINEAR's summed violation of the dual
+        optimality conditions relative to the first epoch
+        (``stopping="projected_gradient"``), gradient norm relative to its value at 0
+        (primal).
     C : float, default=1.0
         Cost of the losses, :math:`C > 0`.
     loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}, default="epsilon_insensitive"
@@ -79,11 +82,12 @@ class LinearSVR(RegressorMixin, LinearModel):
         Seed of the dual solver's per-epoch permutations.
     max_iter : int, default=1000
         Cap on epochs (dual) or Newton iterations (primal).
-    stopping : {"duality_gap", "projected_gradient"}, default="projected_gradient"
+    stopping : {"duality_gap", "projected_gradient"}, default="duality_gap"
         Stopping rule of the dual coordinate descent: the relative duality gap
         :math:`(P(w) - D(\beta))/P(w) \le` ``tol``, which bounds how far the primal
-        objective is from its optimum, or LIBLINEAR's relative violation (the rule of
-        scikit-learn's ``LinearSVR``). With the squared loss a dual solve that stalls or
+        objective is from its optimum (the ε-insensitive loss has no smooth primal to
+        certify by its gradient), or LIBLINEAR's relative violation (the rule of
+        scikit-learn's ``LinearSVR``, for parity). With the squared loss a dual solve that stalls or
         reaches ``max_iter`` is finished by the primal finite Newton method; ``verbose``
         says so.
     warm_start : bool, default=False
@@ -133,7 +137,7 @@ class LinearSVR(RegressorMixin, LinearModel):
 
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive",
                  fit_intercept=True, intercept_scaling=1.0, dual="auto", verbose=0,
-                 random_state=None, max_iter=1000, stopping="projected_gradient",
+                 random_state=None, max_iter=1000, stopping="duality_gap",
                  warm_start=False, n_jobs=None):
         self.epsilon = epsilon
         self.tol = tol

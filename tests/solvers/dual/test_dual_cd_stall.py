@@ -197,3 +197,76 @@ def test_samples_with_zero_rows_and_no_bias_sit_at_their_optimum():
     assert r.converged
     np.testing.assert_allclose(r.dual_coef[:10], 0.7)
     assert independent_gap(X, y, r.dual_coef, 0.7, 0.0) <= 1e-8
+
+
+def test_hinge_defaults_to_the_duality_gap_and_certifies_it():
+    X, y = make_classification(800, 30, n_informative=8, random_state=3)
+    y = 2.0 * y - 1.0
+    est = LinearSVC(loss="hinge", C=0.5, tol=1e-4, max_iter=100000, random_state=0,
+                    warm_start=True).fit(X, y)
+    assert est.certificate_name_[0] == "duality_gap" and est.certificate_[0] <= 1e-4
+    # weak duality: the dual value of α alone bounds the optimum from below
+    assert independent_gap(X, y, est.dual_coef_[0], 0.5, 1.0) <= 1e-4
+    parity = LinearSVC(loss="hinge", C=0.5, stopping="projected_gradient", random_state=0)
+    assert parity.fit(X, y).certificate_name_[0] == "projected_gradient_spread"
+    X, z = make_regression(300, 10, noise=1.0, random_state=0)
+    assert LinearSVR(random_state=0).fit(X, z).certificate_name_[0] == "duality_gap"
+
+
+def _mirrored_separable(seed, n=20):
+    """(x, +1) and (-x, -1): separable, with four free support vectors at C = 1e8 in
+    three coordinates (two features and the intercept), so a margin off in its last bit
+    costs C times that bit."""
+    rng = np.random.RandomState(seed)
+    Xp = rng.randn(n, 2)
+    Xp[:, 0] = 0.5 + np.abs(Xp[:, 0]) * 2
+    return np.r_[Xp, -Xp], np.r_[np.ones(n), -np.ones(n)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_huge_C_gap_rule_stops_at_float64_resolution(seed):
+    X, y = _mirrored_separable(seed)
+    problem = LinearProblem(X, y, Hinge(), np.full(len(y), 1e8), bias=1.0)
+    r = solve_dual_cd(problem, tol=1e-8, max_iter=200_000, stopping="duality_gap")
+    pg = solve_dual_cd(problem, tol=1e-8, max_iter=200_000)
+    assert r.converged and r.n_iter < 200_000
+    # every margin is 1 to the last bits: the hard margin, not C times a residual
+    Xa = np.c_[X, np.ones(len(y))].astype(np.longdouble)
+    w = np.r_[r.coef, r.intercept].astype(np.longdouble)
+    m = np.asarray(y * (Xa @ w), dtype=float)
+    assert m.min() >= 1 - 1e-14
+    assert r.objective <= pg.objective
+    # the gap recomputed in extended precision is C times those last bits
+    primal = 0.5 * w @ w + 1e8 * np.maximum(0.0, 1.0 - y * (Xa @ w)).sum()
+    assert float((primal + r.dual_objective) / primal) <= 1e-6
+
+
+@pytest.mark.parametrize("squared", [False, True])
+@pytest.mark.parametrize("regression", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_loss_sum_rounding_bound_covers_the_exact_loss(squared, regression, sparse):
+    """The uncertainty returned with the loss bounds its distance from the loss computed
+    in extended precision, at margins placed on the kink."""
+    rng = np.random.default_rng(0)
+    n, d, bias, eps = 400, 50, 1.0, 0.3
+    X = rng.standard_normal((n, d)) * np.exp(rng.uniform(-3, 3, d))
+    X = np.where(rng.random((n, d)) < 0.3, X, 0.0)
+    w = rng.standard_normal(d + 1)
+    z = X @ w[:d] + bias * w[d]
+    y = rng.choice([-1.0, 1.0], n)
+    if regression:
+        y = z + rng.choice([-eps, eps], n)  # on the kink |y - z| = ε
+    else:
+        y = np.where(z >= 0, 1.0, -1.0)
+        w = w / np.median(np.abs(z))  # margins around 1, some within rounding of it
+    cost = np.full(n, 1e9)
+    D = LinearDesign(sp.csr_matrix(X) if sparse else X)
+    loss, floor = D.loss_sum(w, bias, y, cost, squared=squared, regression=regression,
+                             eps=eps)
+    Xl = np.c_[X, np.full(n, bias)].astype(np.longdouble)
+    zl = Xl @ w.astype(np.longdouble)
+    t = (np.abs(y - zl) - eps) if regression else (1 - y * zl)
+    t = np.maximum(t, 0)
+    exact = float(np.sum(cost * (t * t if squared else t)))
+    assert abs(loss - exact) <= floor + 1e-15 * exact
+    assert floor <= 1e-9 * max(exact, cost.sum())

@@ -60,10 +60,13 @@ STALL_FACTOR = 0.5
 _GAP_FLOOR = 1e-11
 
 
-def relative_gap(primal, dual):
-    r"""The relative duality gap :math:`\max(0, P + f) / P` (0 when :math:`P = 0`: then
-    :math:`w = 0` carries no loss and is optimal)."""
-    gap = max(primal + dual, 0.0)
+def relative_gap(primal, dual, floor=0.0):
+    r"""The relative duality gap :math:`\max(0, P + f - \delta) / P` (0 when :math:`P =
+    0`: then :math:`w = 0` carries no loss and is optimal), less ``floor``
+    :math:`\delta`, the rounding uncertainty of :math:`P` (see
+    :func:`~bisvm.solvers.dual._dual_cd_kernels.loss_sum`): the part of the gap that
+    float64 resolves."""
+    gap = max(primal + dual - floor, 0.0)
     return gap / primal if primal > 0 else 0.0
 
 
@@ -110,7 +113,8 @@ def run_epochs(epoch, measure, dual0, *, n_act, max_iter, tol, stopping, pg_cert
         one epoch over the active samples; ``old`` carries the shrinking thresholds
         (``None``: no shrinking yet), ``pg`` is LIBLINEAR's certificate of the epoch.
     measure : callable
-        ``measure() -> (primal, dual)``, exact, at the current iterate.
+        ``measure() -> (primal, dual, floor)``, exact, at the current iterate, with
+        ``floor`` the rounding uncertainty of ``primal``.
     dual0 : float
         The dual objective at the start.
     n_act : int
@@ -140,8 +144,8 @@ def run_epochs(epoch, measure, dual0, *, n_act, max_iter, tol, stopping, pg_cert
     status, k, pg, fresh = "cap", 0, np.inf, None
     retried = False
     if gap_rule and warm:
-        primal, dual = measure()
-        fresh = (primal, dual, relative_gap(primal, dual))
+        primal, dual, floor = measure()
+        fresh = (primal, dual, relative_gap(primal, dual, floor))
         checks.append((0.0, fresh[2]))
         if fresh[2] <= tol:
             status, max_iter = "converged", 0
@@ -169,8 +173,8 @@ def run_epochs(epoch, measure, dual0, *, n_act, max_iter, tol, stopping, pg_cert
             (watch_stall or gap_rule) and since >= CHECK_WORK)
         if not due:
             continue
-        primal, dual = measure()
-        fresh = (primal, dual, relative_gap(primal, dual))
+        primal, dual, floor = measure()
+        fresh = (primal, dual, relative_gap(primal, dual, floor))
         checks.append((work, fresh[2]))
         since = 0.0
         if verbose > 1:
@@ -197,8 +201,8 @@ def run_epochs(epoch, measure, dual0, *, n_act, max_iter, tol, stopping, pg_cert
             active, old = n_act, None
             checks = checks[-1:]
     if fresh is None:
-        primal, dual = measure()
-        fresh = (primal, dual, relative_gap(primal, dual))
+        primal, dual, floor = measure()
+        fresh = (primal, dual, relative_gap(primal, dual, floor))
     primal, dual, gap = fresh
     value = gap if gap_rule else pg
     log.gns[-1] = value

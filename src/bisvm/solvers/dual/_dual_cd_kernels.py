@@ -229,7 +229,10 @@ def _svm_step(S, i, dot, pgmax_old, pgmin_old, squared):
     if shrink:
         return True, 0.0, 0.0, 0.0, 0.0
     a = old
-    if abs(PG) > 1e-12:
+    # LIBLINEAR skips a step when |PG| <= 1e-12. A hinge sample's gap term is up to
+    # U_i |PG|, so with U_i > 1 the threshold is divided by U_i: otherwise a large C
+    # leaves the free samples' margins further from 1 than the gap rule accepts
+    if abs(PG) > (1e-12 if squared or upper <= 1.0 else 1e-12 / upper):
         a = min(max(old - G / S[i, QD], 0.0), upper)
         S[i, ALPHA] = a
     delta = a - old
@@ -469,13 +472,22 @@ def svr_dual_objective(w, S, eps, squared):
     return 0.5 * s + t
 
 
+#: Unit roundoff of float64.
+_UNIT = 2.0 ** -53
+
+
 @njit(fastmath=True)
-def _loss_term(y, z, squared, regression, eps):
+def _loss_term(y, z, squared, regression, eps, delta):
+    """``(ξ, |dξ/dz| δ)``: the sample's loss and the most a margin error of ``delta`` can
+    change it (at the kink of an unsquared loss within ``delta``, the steeper side)."""
     if regression:
-        t = max(abs(y - z) - eps, 0.0)
+        t = abs(y - z) - eps
     else:
-        t = max(1.0 - y * z, 0.0)
-    return t * t if squared else t
+        t = 1.0 - y * z
+    if squared:
+        t = max(t, 0.0)
+        return t * t, (2.0 * t + delta) * delta
+    return max(t, 0.0), delta if t >= -delta else 0.0
 
 
 # Sequential passes over X use dots compiled without reassociation: with it LLVM turns
@@ -490,26 +502,47 @@ def _dot_csr_seq(data, indices, indptr, i, w):
 
 @njit(fastmath={"contract"})
 def loss_sum(dense, X, data, indices, indptr, d, bias, w, y, cost, squared, regression,
-             eps):
-    r""":math:`\sum_i c_i\,\xi_i(w)` over all rows in storage order (one sequential pass,
-    the cheap half of the primal objective): the hinge :math:`\max(0, 1 - y_i z_i)` or,
-    for ``regression``, :math:`\max(0, |y_i - z_i| - \epsilon)`, squared when
-    ``squared``, with :math:`z_i = w^\top x_i` (+ ``bias`` ``w[d]``). Rows of zero cost
-    are skipped."""
+             eps, sqnorm):
+    r"""``(Σ c_i ξ_i(w), its rounding uncertainty)`` over all rows in storage order (one
+    sequential pass, the cheap half of the primal objective): the hinge
+    :math:`\max(0, 1 - y_i z_i)` or, for ``regression``, :math:`\max(0, |y_i - z_i| -
+    \epsilon)`, squared when ``squared``, with :math:`z_i = w^\top x_i` (+ ``bias``
+    ``w[d]``). Rows of zero cost are skipped.
+
+    The uncertainty is :math:`\sum_i c_i |\xi_i'(z_i)|\,\delta_i` with
+    :math:`\delta_i = u\,((k_i + 2)\|w\|\,\|\tilde x_i\| + 1 + |y_i| + \epsilon)` (``u``
+    the unit roundoff, ``k_i`` the row's stored entries, ``sqnorm`` the
+    :math:`\|x_i\|^2`): the standard bound on the rounding error of a dot product of
+    :math:`k_i` terms, :math:`\gamma_{k}\sum_j |w_j x_{ij}| \le \gamma_k \|w\|\|x_i\|`
+    (Higham 2002, *Accuracy and Stability of Numerical Algorithms*, §3.1), and of the
+    subtraction from the label. With a large ``C`` a margin wrong in its last bit moves
+    the loss by ``C`` times that bit, so a duality gap below this level is not
+    resolvable in float64 and the gap rule does not ask for it."""
     n = y.shape[0]
     wb = bias * w[d] if bias > 0.0 else 0.0
+    ww = 0.0
+    for j in range(w.shape[0]):
+        ww += w[j] * w[j]
+    wnorm = np.sqrt(ww)
+    b2 = bias * bias
     total = 0.0
-    if dense:
-        for i in range(n):
-            if cost[i] != 0.0:
-                z = wb + _dot_dense(X, i, w, d, 0.0)
-                total += cost[i] * _loss_term(y[i], z, squared, regression, eps)
-        return total
+    floor = 0.0
     for i in range(n):
-        if cost[i] != 0.0:
+        c = cost[i]
+        if c == 0.0:
+            continue
+        if dense:
+            z = wb + _dot_dense(X, i, w, d, 0.0)
+            k = d
+        else:
             z = wb + _dot_csr_seq(data, indices, indptr, i, w)
-            total += cost[i] * _loss_term(y[i], z, squared, regression, eps)
-    return total
+            k = indptr[i + 1] - indptr[i]
+        delta = _UNIT * ((k + 2) * wnorm * np.sqrt(sqnorm[i] + b2) + 1.0 + eps
+                         + (abs(y[i]) if regression else 0.0))
+        xi, dxi = _loss_term(y[i], z, squared, regression, eps, delta)
+        total += c * xi
+        floor += c * dxi
+    return total, floor
 
 
 @njit

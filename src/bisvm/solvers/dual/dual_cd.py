@@ -27,7 +27,9 @@ input of float64 with int32 or int64 indices is read in place.
 Stopping (:mod:`bisvm.solvers.dual._dual_cd_driver`): LIBLINEAR's projected-gradient
 spread (``stopping="projected_gradient"``), or the relative duality gap
 :math:`(P(w) + f(\alpha))/P(w) \le` ``tol`` (``"duality_gap"``), which bounds the
-relative excess of the primal objective over its optimum. For the squared losses a solve
+relative excess of the primal objective over its optimum (less the rounding uncertainty
+of :math:`P(w)`: with a large ``C`` a margin wrong in its last bit is worth ``C`` times
+that bit). For the squared losses a solve
 that stalls (the gap stops falling) or reaches ``max_iter`` finishes with the primal
 finite Newton method from the dual's ``w`` (``primal_fallback``), as LIBLINEAR's
 ``-s 1`` falls back on its primal solver; the dual variables are then recovered from the
@@ -169,11 +171,11 @@ class LinearDesign:
         return w
 
     def loss_sum(self, w, bias, y, cost, *, squared, regression, eps=0.0):
-        """:math:`\\sum_i c_i \\xi_i(w)` in one sequential pass (see
+        """``(Σ c_i ξ_i(w), its rounding uncertainty)`` in one sequential pass (see
         :func:`~bisvm.solvers.dual._dual_cd_kernels.loss_sum`)."""
         dense, X, data, indices, indptr = self.arrays()
         return loss_sum(dense, X, data, indices, indptr, self.d, bias, w, y, cost,
-                        squared, regression, eps)
+                        squared, regression, eps, self.sqnorm)
 
 
 def _squared(loss):
@@ -291,8 +293,9 @@ def _solve(problem, alpha0, *, tol, max_iter, shrinking, random_state, stopping,
         return dual_at(w)
 
     def measure():
-        loss = D.loss_sum(w, bias, y, cost, squared=squared, regression=regression, eps=eps)
-        return 0.5 * float(np.sum(w * w)) + loss, objective()
+        loss, floor = D.loss_sum(w, bias, y, cost, squared=squared, regression=regression,
+                                 eps=eps)
+        return 0.5 * float(np.sum(w * w)) + loss, objective(), floor
 
     epoch = (_svr_epochs if regression else _svm_epochs)(D, bias, S, w, index, state,
                                                          shrink, eps, y, alpha0, squared)
@@ -387,7 +390,9 @@ _COMMON_PARAMS = """    tol : float
         Seed of the per-epoch permutations.
     stopping : {"projected_gradient", "duality_gap"}
         LIBLINEAR's rule (parity with it), or the relative duality gap
-        :math:`(P(w) + f(\\alpha))/P(w) \\le` ``tol``.
+        :math:`(P(w) + f(\\alpha))/P(w) \\le` ``tol`` (the estimators' default), the
+        gap taken less its rounding uncertainty (the margins' last bit times the
+        costs), which float64 cannot resolve.
     primal_fallback : bool
         For the squared losses, finish with the primal finite Newton method when the
         dual stalls or reaches ``max_iter``.
