@@ -52,9 +52,10 @@ def _bisvm(method, X, y, C, tol):
     from bisvm.solvers.problems import LinearProblem
 
     cost = np.full(X.shape[0], float(C))
-    if method == "bisvm_l2_hinge":  # dual CD, LIBLINEAR's projected-gradient rule
+    if method in ("bisvm_l2_hinge", "bisvm_l2_hinge_gap"):  # dual CD, either rule
+        rule = "duality_gap" if method.endswith("_gap") else "projected_gradient"
         return solve_dual_cd(LinearProblem(X, y, Hinge(), cost), tol=tol, max_iter=1000,
-                             stopping="projected_gradient", warn=False).coef
+                             stopping=rule, warn=False).coef
     if method == "bisvm_l2_sq":
         return solve_finite_newton(LinearProblem(X, y, SquaredHinge(), cost), tol=tol,
                                    max_iter=1000).coef
@@ -96,7 +97,10 @@ def _sklearn(method, X, y, C, tol):
 def _estimator(method, X, y, C, tol, n_jobs):
     from bisvm import LinearSVC, LinearSVR
 
-    if method == "bisvm_LinearSVR_primal":
+    if method == "bisvm_LinearSVC_hinge":  # the dual, its default rule (the gap)
+        est = LinearSVC(loss="hinge", dual=True, C=C, tol=tol, fit_intercept=False,
+                        random_state=0)
+    elif method == "bisvm_LinearSVR_primal":
         est = LinearSVR(loss="squared_epsilon_insensitive", dual=False, epsilon=EPSILON, C=C,
                         tol=tol, fit_intercept=False)
     else:
@@ -115,7 +119,8 @@ FITS = {
     "bisvm_LinearSVC_l1": "l1_sq", "bisvm_LinearSVR_primal": "svr_sq",
     "bisvm_svr_sq": "svr_sq", "liblinear_s11": "svr_sq", "liblinear_s12": "svr_sq",
     "sklearn_svr_sq": "svr_sq", "liblinear_s13": "svr_l1",
-    "bisvm_l2_hinge": "l2_hinge", "liblinear_s3": "l2_hinge",
+    "bisvm_l2_hinge": "l2_hinge", "bisvm_l2_hinge_gap": "l2_hinge",
+    "bisvm_LinearSVC_hinge": "l2_hinge", "liblinear_s3": "l2_hinge",
 }
 
 
