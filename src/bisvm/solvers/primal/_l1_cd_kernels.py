@@ -116,10 +116,13 @@ def _grad_hess(cdata, cindices, y, c, cu, b, bias, dense, lo, hi):
     for t in range(np.uint64(lo), np.uint64(hi)):
         prefetch(b, cindices[min(t + _AHEAD, hi - 1)])
         i = np.uint64(cindices[t])
-        if b[i] > 0.0:
-            cv = _cost(c, cu, i) * cdata[t]
-            G -= cv * b[i]
-            H += cv * cdata[t]
+        bi = b[i]
+        # a multiply by 0 or 1, not a branch: whether b_i > 0 is unpredictable near the
+        # optimum, and adding a zero term leaves both sums bit-identical
+        on = 1.0 if bi > 0.0 else 0.0
+        cv = _cost(c, cu, i) * cdata[t] * on
+        G -= cv * bi
+        H += cv * cdata[t]
     return G, H
 
 
