@@ -143,9 +143,12 @@ def test_auto_picks_by_size(monkeypatch):
         m = AutoSVR(max_iter=3, n_components=20, random_state=0).fit(X, y)
     assert m.lower_ == "kernel_ridge" and m.approximation_ == "nystroem"
     assert m.X_fit_.shape == (20, 3) and m.estimator_ is None
-    # an explicit ε-SVR stays exact under approximation="auto"
-    m = AutoSVR(lower="svr", max_iter=3).fit(X, y)
-    assert m.lower_ == "svr" and m.approximation_ is None
+    # an explicit ε-SVR is approximated too beyond the size, and the warning names it
+    with pytest.warns(UserWarning, match="L2-loss ε-SVR is tuned and fitted on a Nyström"):
+        m = AutoSVR(lower="svr", max_iter=3, n_components=20, random_state=0).fit(X, y)
+    assert m.lower_ == "svr" and m.approximation_ == "nystroem"
+    assert AutoSVR(lower="svr", max_iter=3, approximation=None).fit(X, y).approximation_ \
+        is None
 
 
 def test_nystroem_refit_is_kernel_ridge_on_the_landmarks(noise_problem):
@@ -249,8 +252,6 @@ def test_clear_errors():
         AutoSVR().fit(X[:2], y[:2])
     with pytest.raises(ValueError, match="at least 3 samples of positive weight"):
         AutoSVR().fit(X, y, sample_weight=np.r_[1.0, 1.0, np.zeros(28)])
-    with pytest.raises(ValueError, match="approximation='nystroem'"):
-        AutoSVR(lower="svr", approximation="nystroem").fit(X, y)
     with pytest.raises(ValueError, match="n_components"):
         AutoSVR(n_components=0).fit(X, y)
     with pytest.raises(ValueError, match="landmarks"):

@@ -1,5 +1,5 @@
 """scikit-learn's estimator checks on AutoSVR's three lower levels (exact kernel ridge
-with per-feature widths, the L2-loss ε-SVR, kernel ridge on the Nyström
+with per-feature widths, the L2-loss ε-SVR, kernel ridge and the ε-SVR on the Nyström
 approximation)."""
 
 import warnings
@@ -23,7 +23,9 @@ def _expected_failures(estimator):
 
 @parametrize_with_checks([AutoSVR(widths="per_feature", max_iter=2),
                           AutoSVR(lower="svr", max_iter=2, cv=3),
-                          AutoSVR(approximation="nystroem", n_components=10, max_iter=2)],
+                          AutoSVR(approximation="nystroem", n_components=10, max_iter=2),
+                          AutoSVR(lower="svr", approximation="nystroem", n_components=10,
+                                  max_iter=2, cv=3)],
                          expected_failed_checks=_expected_failures)
 def test_sklearn_estimator_checks(estimator, check):
     """Every check passes but the two of sample-weight equivalence to repeated rows

@@ -14,13 +14,22 @@ system (Keerthi, Sindhwani & Chapelle 2007, "An efficient method for gradient-ba
 adaptation of hyperparameters in SVM models"; per-feature widths as in Chapelle, Vapnik,
 Bousquet & Mukherjee 2002, "Choosing multiple parameters for support vector machines").
 The stages are those of :mod:`bisvm.selection.kernel_fit`.
+
+Beyond :data:`EXACT_MAX_ROWS` rows (``approximation="auto"``), the lower level is the
+same L2-SVM on a Nyström approximation of the kernel (Williams & Seeger 2001, "Using the
+Nyström method to speed up kernel machines"): a linear squared-hinge SVM on the
+features :math:`\Phi = K(X, Z)K(Z, Z)^{-1/2}` of m landmark rows Z, whose hypergradient
+reaches the widths through Φ's dependence on them
+(:mod:`bisvm.selection.kernel_nystroem`).
 """
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
@@ -37,12 +46,28 @@ from ..data.standardize import weighted_column_stats
 from ..progress import OuterIterations
 from ..selection.kernel_bilevel import KERNEL_CRITERIA
 from ..selection.kernel_fit import SCAN_C, tune_kernel_svc
-from ..solvers.dual.kernel_lower_level import KernelL2SVM
+from ..selection.kernel_nystroem import nystroem_pairs
+from ..solvers.dual.kernel_lower_level import KernelL2SVM, rbf_gram
 from ..solvers.dual.smo import resolve_n_jobs
+from ..solvers.nystroem import (
+    DEFAULT_COMPONENTS,
+    nystroem_blocks,
+    select_landmarks,
+    solve_piecewise_l2,
+)
 from ._constraints import positive
+from ._multiclass import ovr_aggregate, votes
 from .svm import SVC
 
-__all__ = ["AutoSVC"]
+__all__ = ["AutoSVC", "EXACT_MAX_ROWS"]
+
+#: ``approximation="auto"`` keeps the exact kernel up to this many rows (after rows of
+#: weight 0 are left out) and tunes on the Nyström approximation beyond, with a
+#: warning. The exact lower level forms each fold's training Gram matrix at every
+#: solve: with the default 3 folds, 20,000 rows make blocks of 13,334² entries (1.4 GB),
+#: the most a kernel machine on one workstation sensibly holds; the approximation's cost
+#: is :math:`O(nm^2)` per evaluation and its memory :math:`O(nm)`.
+EXACT_MAX_ROWS = 20000
 
 
 class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
@@ -95,8 +120,22 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         they multiply C per row in every tuning solve and in the refit, and weigh the
         validation rows of the criterion, so that the hyperparameters are chosen for the
         weighted risk the refit minimises.
+    approximation : {"auto", "nystroem"} or None, default="auto"
+        Tune and refit the L2-SVM on the rank-``n_components`` Nyström approximation of
+        the kernel (:mod:`bisvm.selection.kernel_nystroem`): a linear squared-hinge SVM
+        on the features :math:`\Phi = K(X, Z)K(Z, Z)^{-1/2}` of landmark rows Z, at
+        :math:`O(nm^2)` per evaluation of the criterion and :math:`O(nm)` memory instead
+        of the exact machine's n×n Gram blocks. ``"auto"`` uses it beyond
+        :data:`EXACT_MAX_ROWS` rows and says so by a ``UserWarning``; None keeps the
+        exact kernel. ``probability=True`` needs the exact kernel.
+    n_components : int, default=500
+        Rank m of the Nyström approximation (landmark rows).
+    landmarks : {"kmeans++", "uniform"}, default="kmeans++"
+        How the landmark rows are drawn
+        (:func:`~bisvm.solvers.nystroem.select_landmarks`).
     random_state : int, RandomState or None
-        Seed of the fresh folds of the support rule and of the probability calibration.
+        Seed of the fresh folds of the support rule, of the landmarks and of the
+        probability calibration.
     verbose : int, default=0
         Show the outer iterations of each stage on stderr (:mod:`bisvm.progress`): a bar
         with the criterion on a terminal, else one line per iteration.
@@ -108,6 +147,11 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
+    lower_ : str
+        ``"l2svm"``: the lower level that ran (the L2-SVM; with
+        :attr:`approximation_`, on the Nyström features).
+    approximation_ : str or None
+        ``"nystroem"`` when the kernel was approximated, else None.
     C_ : float
         Learned C (of the squared-hinge loss, as :class:`~bisvm.SVC` with
         ``loss="squared_hinge"`` uses it).
@@ -119,9 +163,22 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
     scale_ : ndarray of shape (n_features,)
         Column multipliers :math:`\sqrt{\gamma_j}/\sigma_j` applied before
         ``estimator_`` (an RBF kernel of width 1 on the rescaled columns).
-    estimator_ : SVC
+    estimator_ : SVC or None
         The refitted :class:`~bisvm.SVC` (``loss="squared_hinge"``, ``gamma=1``) on all
-        rows; ``estimator_.support_`` holds the support vectors.
+        rows; ``estimator_.support_`` holds the support vectors. None with the Nyström
+        approximation, whose model is the kernel expansion :attr:`dual_coef_`,
+        :attr:`intercept_` on the landmarks :attr:`X_fit_`.
+    landmark_indices_ : ndarray of int
+        Nyström only: the training rows chosen as landmarks.
+    X_fit_ : ndarray of shape (m, n_features)
+        Nyström only: the landmark rows, rescaled by :attr:`scale_`.
+    dual_coef_ : ndarray of shape (m, n_machines)
+        Nyström only: per binary machine (as :class:`~bisvm.SVC` orders them; one for
+        two classes, positive for ``classes_[1]``),
+        :math:`f(x) = \sum_k a_k\exp(-\lVert x - z_k\rVert^2) + b` over the rescaled
+        landmarks, the L2-SVM on all rows' Nyström features at the learned values.
+    intercept_ : ndarray of shape (n_machines,)
+        Nyström only: the machines' intercepts b.
     feature_importances_ : ndarray of shape (n_features,)
         Relevances :math:`\gamma_j\,\mathrm{var}(x_j)` (inverse squared length scales in
         the features' own units), normalised to sum to 1; equal for a shared width.
@@ -188,6 +245,9 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         "shrinking": ["boolean"],
         "cache_size": [positive()],
         "class_weight": [dict, StrOptions({"balanced"}), None],
+        "approximation": [StrOptions({"auto", "nystroem"}), None],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "landmarks": [StrOptions({"kmeans++", "uniform"})],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
         "n_jobs": [None, Integral],
@@ -195,7 +255,8 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, widths="shared", standardize=True, cv=3, criterion="scaled_squared_hinge",
                  multiclass="ovo", max_iter=50, tol=1e-4, select="1se", probability=False,
-                 shrinking=True, cache_size=200, class_weight=None, random_state=None,
+                 shrinking=True, cache_size=200, class_weight=None, approximation="auto",
+                 n_components=DEFAULT_COMPONENTS, landmarks="kmeans++", random_state=None,
                  verbose=0, n_jobs=None):
         self.widths = widths
         self.standardize = standardize
@@ -209,6 +270,9 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         self.shrinking = shrinking
         self.cache_size = cache_size
         self.class_weight = class_weight
+        self.approximation = approximation
+        self.n_components = n_components
+        self.landmarks = landmarks
         self.random_state = random_state
         self.verbose = verbose
         self.n_jobs = n_jobs
@@ -298,6 +362,14 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         lower = KernelL2SVM(shrinking=bool(self.shrinking), cache_size=float(self.cache_size),
                             n_jobs=self.n_jobs)
         kept = np.flatnonzero(sw > 0)
+        self.lower_, self.approximation_ = "l2svm", self._resolve(kept.size)
+        Z = None
+        if self.approximation_ == "nystroem":
+            seed = check_random_state(self.random_state).randint(2**31 - 1)
+            self.landmark_indices_ = kept[select_landmarks(
+                Xs[kept], int(self.n_components), self.landmarks, seed)]
+            Z = Xs[self.landmark_indices_]
+            Z = Z.toarray() if sp.issparse(Z) else Z
         splits = self._splits(Xs, y_enc, kept)
         fresh = None
         if self.widths == "per_feature" and self.select == "1se":
@@ -314,13 +386,18 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
                                   loss=self.criterion, multiclass=self.multiclass, Cs=SCAN_C,
                                   max_iter=self.max_iter, tol=self.tol, lower=lower,
                                   support_rule="1se" if self.select == "1se" else "none",
-                                  support_splits=fresh, row_weight=row_w, progress=progress)
+                                  support_splits=fresh, row_weight=row_w, progress=progress,
+                                  landmarks=Z)
         self.tuning_ = res
         self.C_ = res.C
         set_learned_widths(self, res, std, sigma)
         self.cv_value_ = res.value
         self.n_solves_ = res.n_solves
         self.n_iter_ = int(sum(len(h) for h in res.history))
+        if self.approximation_ == "nystroem":
+            with threadpool_limits(limits=resolve_n_jobs(self.n_jobs), user_api="blas"):
+                self._refit_nystroem(self._rescale(X), y_enc, row_w, kept)
+            return self
         self.estimator_ = SVC(C=self.C_, kernel="rbf", gamma=1.0, loss="squared_hinge",
                               multiclass=self.multiclass, probability=self.probability,
                               shrinking=self.shrinking, cache_size=self.cache_size,
@@ -329,6 +406,49 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         self.estimator_.fit(self._rescale(X), y,
                             sample_weight=None if sample_weight is None else sw)
         return self
+
+    def _resolve(self, n):
+        """The approximation that runs on ``n`` rows (module constant
+        :data:`EXACT_MAX_ROWS`), with the warning of ``"auto"``."""
+        approx = self.approximation
+        if approx == "auto":
+            approx = "nystroem" if n > EXACT_MAX_ROWS else None
+            if approx is not None:
+                warnings.warn(
+                    f"{type(self).__name__}: {n} rows > {EXACT_MAX_ROWS}, so the L2-SVM is "
+                    f"tuned and fitted on a Nyström approximation of rank "
+                    f"{min(self.n_components, n)} (approximation='auto'); pass "
+                    f"approximation=None for the exact kernel", UserWarning, stacklevel=3)
+        if approx == "nystroem" and self.probability:
+            raise ValueError("probability=True needs the exact kernel: pass "
+                             "approximation=None (the Nyström model has no calibration)")
+        return approx
+
+    def _refit_nystroem(self, Xr, y_enc, row_w, kept):
+        """The L2-SVM on all rows' Nyström features at the learned C (the widths are in
+        :attr:`scale_`, so the kernel has width 1), one machine per binary problem: the
+        model whose criterion was minimised, as a kernel expansion on the landmarks."""
+        Z = Xr[self.landmark_indices_]
+        self.X_fit_ = Z.toarray() if sp.issparse(Z) else np.asarray(Z)
+        _, _, L, Phi = nystroem_blocks(Xr, self.X_fit_, 1.0)
+        machines = nystroem_pairs(y_enc, self.classes_.size, [(kept, kept)],
+                                  self.multiclass, row_w)[0]
+        coef, icpt = [], []
+        for mc in machines:
+            sol = solve_piecewise_l2(Phi[mc.train], *mc.pieces(), self.C_)
+            coef.append(scipy.linalg.solve_triangular(L, sol.theta[1:], lower=True,
+                                                      trans="T", check_finite=False))
+            icpt.append(float(sol.theta[0]))
+        self.dual_coef_, self.intercept_ = np.column_stack(coef), np.array(icpt)
+        k = self.classes_.size
+        self._pairs = [(1, 0)] if k == 2 else (
+            [(a, b) for a in range(k) for b in range(a + 1, k)] if self.multiclass == "ovo"
+            else [(a, None) for a in range(k)])
+        self.estimator_ = None
+
+    def _raw(self, Xr):
+        """Per-machine decision values of the Nyström model (positive: first class)."""
+        return rbf_gram(Xr, self.X_fit_, 1.0) @ self.dual_coef_ + self.intercept_
 
     def _rescale(self, X):
         """Columns multiplied by :attr:`scale_` (sparse stays sparse)."""
@@ -344,11 +464,23 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Decision values of :attr:`estimator_` (as :meth:`bisvm.SVC.decision_function`)."""
         Xr = self._checked(X)
+        if self.estimator_ is None:
+            raw, k = self._raw(Xr), self.classes_.size
+            if k == 2:
+                return raw[:, 0]
+            return raw if self.multiclass == "ovr" else ovr_aggregate(raw, self._pairs, k)
         return self.estimator_.decision_function(Xr)
 
     def predict(self, X):
         """Predicted labels."""
         Xr = self._checked(X)
+        if self.estimator_ is None:
+            raw, k = self._raw(Xr), self.classes_.size
+            if k == 2:
+                return self.classes_[(raw[:, 0] > 0).astype(int)]
+            if self.multiclass == "ovr":
+                return self.classes_[np.argmax(raw, axis=1)]
+            return self.classes_[np.argmax(votes(raw, self._pairs, k)[0], axis=1)]
         return self.estimator_.predict(Xr)
 
     def _has_proba(self):

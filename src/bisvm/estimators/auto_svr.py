@@ -26,6 +26,7 @@ import warnings
 from numbers import Integral
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.feature_selection import SelectorMixin
@@ -36,12 +37,19 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from threadpoolctl import threadpool_limits
 
 from ..data.standardize import weighted_column_stats
+from ..selection.kernel_nystroem import nystroem_svr_folds
 from ..selection.kernel_ridge_tune import tune_kernel_ridge
 from ..selection.kernel_svr_tune import tune_kernel_svr
 from ..solvers.dual.kernel_lower_level import rbf_gram
 from ..solvers.dual.kernel_svr_lower_level import SVRFold, solve_l2svr
 from ..solvers.dual.smo import resolve_n_jobs
-from ..solvers.nystroem import nystroem_ridge_coef, select_landmarks
+from ..solvers.nystroem import (
+    DEFAULT_COMPONENTS,
+    nystroem_blocks,
+    nystroem_ridge_coef,
+    select_landmarks,
+    solve_piecewise_l2,
+)
 from ._constraints import positive
 from .auto_svc import set_learned_widths
 from .kernel_ridge import KernelRidge
@@ -60,14 +68,16 @@ __all__ = ["AutoSVR", "KERNEL_RIDGE_MAX_ROWS", "NYSTROEM_MIN_ROWS", "NYSTROEM_CO
 #: extrapolation, as the exact fits were not run beyond 2,000 rows.
 KERNEL_RIDGE_MAX_ROWS = 3000
 
-#: ``approximation="auto"`` tunes kernel ridge on a Nyström approximation beyond this
-#: many rows (with a warning), the exact kernel up to it: measured on the same tables,
-#: the approximation of rank :data:`NYSTROEM_COMPONENTS` matches the exact kernel's test
-#: R² from 1,000 rows on and is as fast there, and several times faster from 2,000.
+#: ``approximation="auto"`` tunes the lower level on a Nyström approximation beyond this
+#: many rows (with a warning), the exact kernel up to it: measured on the same tables
+#: for kernel ridge, the approximation of rank :data:`NYSTROEM_COMPONENTS` matches the
+#: exact kernel's test R² from 1,000 rows on and is as fast there, and several times
+#: faster from 2,000. The exact ε-SVR costs more than exact kernel ridge at every size
+#: measured, so the approximation pays off for it no later; the same threshold applies.
 NYSTROEM_MIN_ROWS = 1500
 
 #: Default rank of the Nyström approximation (landmark rows).
-NYSTROEM_COMPONENTS = 500
+NYSTROEM_COMPONENTS = DEFAULT_COMPONENTS
 
 
 class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
@@ -101,12 +111,14 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         set by relevance whose criterion is within one standard error of the full
         model's (:func:`~bisvm.selection.kernel_bilevel.width_support`), or all.
     approximation : {"auto", "nystroem"} or None, default="auto"
-        Kernel ridge on the rank-``n_components`` Nyström approximation of the kernel
-        (:mod:`bisvm.solvers.nystroem`: exact leave-one-out error and its gradient at
+        The lower level on the rank-``n_components`` Nyström approximation of the
+        kernel, :math:`\Phi = K(X, Z)K(Z, Z)^{-1/2}` for landmark rows Z: kernel ridge
+        with its exact leave-one-out error and gradient (:mod:`bisvm.solvers.nystroem`),
+        or the linear L2-loss ε-SVR on Φ with its k-fold hypergradient through Φ's
+        dependence on the widths (:mod:`bisvm.selection.kernel_nystroem`); both at
         :math:`O(nm^2)` per step instead of :math:`O(n^3)`, and :math:`O(nm)` memory
-        instead of :math:`O(n^2)`); ``"auto"`` uses it beyond
-        :data:`NYSTROEM_MIN_ROWS` rows and says so by a ``UserWarning``; None keeps the
-        exact kernel. Applies to the kernel ridge lower level.
+        instead of :math:`O(n^2)`. ``"auto"`` uses it beyond :data:`NYSTROEM_MIN_ROWS`
+        rows and says so by a ``UserWarning``; None keeps the exact kernel.
     n_components : int, default=NYSTROEM_COMPONENTS
         Rank m of the Nyström approximation (landmark rows).
     landmarks : {"kmeans++", "uniform"}, default="kmeans++"
@@ -122,7 +134,8 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     lower_ : str
         ``"kernel_ridge"`` or ``"svr"``: the lower level that ran.
     approximation_ : str or None
-        ``"nystroem"`` when the kernel was approximated, else None.
+        ``"nystroem"`` when the kernel was approximated (then ``lower_`` ran on the
+        Nyström features), else None.
     ridge_ : float or None
         Learned ridge of the kernel ridge model (on the standardised target).
     C_, epsilon_ : float or None
@@ -179,10 +192,11 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     ε-insensitive loss, so refitting the plain L1-loss SVR at the learned C would fit a
     model that was never validated.
 
-    **The Nyström refit** is kernel ridge on the same landmarks at the learned ridge
-    and widths, :math:`f(x) = k(x, Z)^\top a + b`
-    (:func:`~bisvm.solvers.nystroem.nystroem_ridge_coef`), the model whose
-    leave-one-out error was minimised.
+    **The Nyström refit** is the tuned model on all rows' features of the same
+    landmarks at the learned values, :math:`f(x) = k(x, Z)^\top a + b`: kernel ridge
+    (:func:`~bisvm.solvers.nystroem.nystroem_ridge_coef`), whose leave-one-out error was
+    minimised, or the linear L2-loss ε-SVR on the features
+    (:func:`~bisvm.solvers.nystroem.solve_piecewise_l2`), whose k-fold error was.
 
     **Memory and sparse input.** The exact lower levels hold dense n×n Gram matrices
     (per fold for the ε-SVR, and the refit's; about 8 n² bytes each), so they take
@@ -230,19 +244,15 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     def _resolve(self, n):
         """The lower level and the approximation that run on ``n`` rows."""
         lower, approx = self.lower, self.approximation
-        if approx == "nystroem" and lower == "svr":
-            raise ValueError("approximation='nystroem' applies to the kernel ridge lower "
-                             "level; use lower='kernel_ridge' or 'auto', or "
-                             "approximation=None with lower='svr'")
         if lower == "auto":
             lower = "kernel_ridge" if (n <= KERNEL_RIDGE_MAX_ROWS or approx is not None) \
                 else "svr"
         if approx == "auto":
-            approx = "nystroem" if lower == "kernel_ridge" and n > NYSTROEM_MIN_ROWS \
-                else None
+            approx = "nystroem" if n > NYSTROEM_MIN_ROWS else None
             if approx is not None:
+                name = "kernel ridge" if lower == "kernel_ridge" else "the L2-loss ε-SVR"
                 warnings.warn(
-                    f"{type(self).__name__}: {n} rows > {NYSTROEM_MIN_ROWS}, so kernel ridge "
+                    f"{type(self).__name__}: {n} rows > {NYSTROEM_MIN_ROWS}, so {name} "
                     f"is tuned and fitted on a Nyström approximation of rank "
                     f"{min(self.n_components, n)} (approximation='auto'); pass "
                     f"approximation=None for the exact kernel", UserWarning, stacklevel=3)
@@ -308,21 +318,21 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         """The tuning result of the lower level (``keep``: which of the rows given to
         :meth:`fit` remain after those of weight 0 are left out)."""
         rule = "1se" if self.select == "1se" else "none"
+        Z = None
+        if approx == "nystroem":
+            rng = check_random_state(self.random_state)
+            idx = select_landmarks(Xs, int(self.n_components), self.landmarks,
+                                   rng.randint(2**31 - 1))
+            self.landmark_indices_ = idx
+            Z = Xs[idx].toarray() if sp.issparse(Xs) else Xs[idx]
         if lower == "kernel_ridge":
-            Z = None
-            if approx == "nystroem":
-                rng = check_random_state(self.random_state)
-                idx = select_landmarks(Xs, int(self.n_components), self.landmarks,
-                                       rng.randint(2**31 - 1))
-                self.landmark_indices_ = idx
-                Z = Xs[idx].toarray() if sp.issparse(Xs) else Xs[idx]
             return tune_kernel_ridge(Xs, yz, sw=sw, widths=self.widths,
                                      max_iter=self.max_iter, tol=self.tol,
                                      support_rule=rule, landmarks=Z)
         splits = self._splits(Xs, yz, keep)
         return tune_kernel_svr(Xs, yz, splits, sw=sw, widths=self.widths,
                                max_iter=self.max_iter, tol=self.tol, support_rule=rule,
-                               support_splits=self._fresh(len(splits), Xs))
+                               support_splits=self._fresh(len(splits), Xs), landmarks=Z)
 
     def _splits(self, Xs, yz, keep):
         """Folds over the rows kept. An int ``cv`` above n is leave-one-out; folds
@@ -349,9 +359,17 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         if self.approximation_ == "nystroem":
             Z = Xr[self.landmark_indices_]
             self.X_fit_ = Z.toarray() if sp.issparse(Z) else Z
-            self.dual_coef_, self.intercept_ = nystroem_ridge_coef(
-                Xr, self.X_fit_, yz, res.ridge, 1.0, sw)
             self.estimator_ = None
+            if self.lower_ == "kernel_ridge":
+                self.dual_coef_, self.intercept_ = nystroem_ridge_coef(
+                    Xr, self.X_fit_, yz, res.ridge, 1.0, sw)
+                return
+            _, _, L, Phi = nystroem_blocks(Xr, self.X_fit_, 1.0)
+            mc = nystroem_svr_folds(yz, [(np.arange(yz.size), np.arange(1))], sw)[0][0]
+            sol = solve_piecewise_l2(Phi, *mc.pieces(res.epsilon), res.C)
+            self.dual_coef_ = scipy.linalg.solve_triangular(L, sol.theta[1:], lower=True,
+                                                            trans="T", check_finite=False)
+            self.intercept_ = float(sol.theta[0])
             return
         if sp.issparse(Xr):  # the exact models hold n×n matrices: n×d dense is less
             Xr = Xr.toarray()

@@ -41,6 +41,7 @@ from .kernel_bilevel import (
     scan_C,
     width_support,
 )
+from .kernel_nystroem import NystroemFeatures, NystroemSVCObjective, nystroem_pairs
 from .kernel_tune_common import KernelTuneResult, prune_widths, run_outer
 from .outer import BilevelResult, HistoryEntry
 
@@ -246,7 +247,7 @@ def _outer(obj, warm, max_iter, tol, callback=None):
 def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squared_hinge",
                     multiclass="ovo", Cs=SCAN_C, max_iter=50, tol=1e-4, lower=None,
                     support_rule="1se", support_splits=None, row_weight=None,
-                    se_fraction=SE_FRACTION, progress=None):
+                    se_fraction=SE_FRACTION, progress=None, landmarks=None):
     r"""Learn C and the RBF widths of an L2-SVM by hypergradient descent of a k-fold
     criterion (the stages of the module docstring).
 
@@ -282,6 +283,10 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
     progress : callable, optional
         ``progress(stage)`` returns the per-iteration callback of that stage (with
         ``close()``), e.g. :class:`bisvm.progress.OuterIterations`.
+    landmarks : ndarray of shape (m, d), optional
+        Landmark rows: tune the linear L2-SVM on their Nyström features
+        (:mod:`~bisvm.selection.kernel_nystroem`) instead of the exact kernel machine;
+        ``lower`` is then unused.
 
     Returns
     -------
@@ -293,18 +298,34 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
         X = X.toarray()
     n_machines = 1 if n_classes == 2 else (
         n_classes * (n_classes - 1) // 2 if multiclass == "ovo" else n_classes)
-    folds = kernel_pairs(X, y_enc, n_classes, splits, multiclass,
-                         cache_distances=distance_cache_fits(n, len(splits), n_machines),
-                         row_weight=row_weight)
+    if landmarks is None:
+        folds = kernel_pairs(X, y_enc, n_classes, splits, multiclass,
+                             cache_distances=distance_cache_fits(n, len(splits), n_machines),
+                             row_weight=row_weight)
+
+        def make(hyper, lower_, folds_=folds):
+            return KernelBilevelObjective(folds_, lower_, hyper, loss)
+
+        def support_folds(split):
+            return kernel_pairs(X, y_enc, n_classes, split, multiclass, row_weight=row_weight)
+    else:
+        feats = NystroemFeatures.build(
+            X, landmarks, 8.0 * n * (len(landmarks) + 1) <= DISTANCE_CACHE_BYTES)
+        folds = nystroem_pairs(y_enc, n_classes, splits, multiclass, row_weight)
+
+        def make(hyper, lower_, folds_=folds):
+            return NystroemSVCObjective(feats, folds_, hyper, loss)
+
+        def support_folds(split):
+            return nystroem_pairs(y_enc, n_classes, split, multiclass, row_weight)
     # rows of weight 0 take no part in the fit, nor in its start
     g0 = median_gamma(X if row_weight is None else X[np.flatnonzero(row_weight > 0)])
     # the scan needs values only: SMO's solutions, unpolished, are its warm starts
-    shared0 = KernelBilevelObjective(folds, replace(lower, polish=False),
-                                     KernelHyperModel("shared", d, 1.0, g0), loss)
+    shared0 = make(KernelHyperModel("shared", d, 1.0, g0), replace(lower, polish=False))
     C0, warm, scan_vals = scan_C(shared0, np.array([g0]), sorted(Cs), from_middle=True)
     solves = int(np.sum(np.isfinite(scan_vals))) * shared0.n_problems
     hyper = KernelHyperModel("shared", d, C0, g0)
-    obj = KernelBilevelObjective(folds, lower, hyper, loss)
+    obj = make(hyper, lower)
     box = BoxedQuasiNewton(
         np.log([C_BOUNDS[0] / C0, GAMMA_RANGE[0]]), np.log([C_BOUNDS[1] / C0, GAMMA_RANGE[1]]),
         max_iter=max_iter, tol=tol, se_fraction=se_fraction)
@@ -321,7 +342,7 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
     if widths == "per_feature":
         g = float(gamma[0])
         hyper = KernelHyperModel("per_feature", d, C, g)
-        obj = KernelBilevelObjective(folds, lower, hyper, loss)
+        obj = make(hyper, lower)
         report = None if progress is None else progress("per-feature widths")
         try:
             res = _outer(obj, warm, max_iter, tol, report)
@@ -335,10 +356,7 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
         support = np.arange(d)
         if support_rule == "1se" and d > 1:
             if support_splits is not None:
-                obj, warm = KernelBilevelObjective(
-                    kernel_pairs(X, y_enc, n_classes, support_splits, multiclass,
-                                 row_weight=row_weight),
-                    lower, hyper, loss), None
+                obj, warm = make(hyper, lower, support_folds(support_splits)), None
             dec = width_support(obj, C, gamma, gamma / gamma.sum(), warm)
             support, threshold, tests = dec.support, dec.threshold, dec.tested
             solves += dec.n_solves * obj.n_problems

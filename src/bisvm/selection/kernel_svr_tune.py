@@ -39,7 +39,8 @@ from ..solvers.dual.kernel_svr_lower_level import (
 )
 from .bilevel import Evaluation
 from .kernel_bilevel import median_gamma, width_support
-from .kernel_fit import distance_cache_fits
+from .kernel_fit import DISTANCE_CACHE_BYTES, distance_cache_fits
+from .kernel_nystroem import NystroemFeatures, NystroemSVRObjective, nystroem_svr_folds
 from .kernel_ridge_tune import GAMMA_FACTORS
 from .kernel_tune_common import KernelTuneResult, prune_widths, run_outer
 
@@ -150,7 +151,7 @@ class KernelSVRObjective:
 
 def tune_kernel_svr(X, y, splits, *, sw=None, widths="shared", Cs=SCAN_C_SVR,
                     epsilon0=EPSILON0, max_iter=50, tol=1e-4, support_rule="1se",
-                    support_splits=None):
+                    support_splits=None, landmarks=None):
     r"""Learn C, ε and the RBF widths of the L2-loss ε-SVR by hypergradient descent of
     the k-fold validation mean squared error (module docstring).
 
@@ -175,6 +176,10 @@ def tune_kernel_svr(X, y, splits, *, sw=None, widths="shared", Cs=SCAN_C_SVR,
     support_rule : {"1se", "none"}
     support_splits : sequence of (train_idx, val_idx), optional
         Folds of the support rule (default: ``splits``).
+    landmarks : ndarray of shape (m, d), optional
+        Landmark rows: tune the linear L2-loss ε-SVR on their Nyström features
+        (:mod:`~bisvm.selection.kernel_nystroem`; X may then stay sparse) instead of the
+        exact kernel machine.
 
     Returns
     -------
@@ -185,14 +190,31 @@ def tune_kernel_svr(X, y, splits, *, sw=None, widths="shared", Cs=SCAN_C_SVR,
         raise ValueError(f"widths must be 'shared' or 'per_feature', got {widths!r}")
     if not epsilon0 > 0:
         raise ValueError(f"epsilon0 must be > 0, got {epsilon0!r}")
-    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    if landmarks is None:
+        X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     sw = None if sw is None else np.asarray(sw, dtype=float)
     n, d = X.shape
-    folds = svr_folds(X, y, splits, distance_cache_fits(n, len(splits)), sw)
+    if landmarks is None:
+        folds = svr_folds(X, y, splits, distance_cache_fits(n, len(splits)), sw)
+
+        def make(hyper, eps, folds_=folds):
+            return KernelSVRObjective(folds_, hyper, eps)
+
+        def support_folds(split):
+            return svr_folds(X, y, split, False, sw)
+    else:
+        feats = NystroemFeatures.build(
+            X, landmarks, 8.0 * n * (len(landmarks) + 1) <= DISTANCE_CACHE_BYTES)
+        folds = nystroem_svr_folds(y, splits, sw)
+
+        def make(hyper, eps, folds_=folds):
+            return NystroemSVRObjective(feats, folds_, hyper, eps)
+
+        def support_folds(split):
+            return nystroem_svr_folds(y, split, sw)
     g0 = median_gamma(X)
-    scan_obj = KernelSVRObjective(folds, SVRHyperModel("shared", d, 1.0, epsilon0, g0),
-                                  epsilon0)
+    scan_obj = make(SVRHyperModel("shared", d, 1.0, epsilon0, g0), epsilon0)
     # the criterion is often bimodal in the width: the scan tries three widths
     best, vals = None, []
     for fac in GAMMA_FACTORS:
@@ -207,7 +229,7 @@ def tune_kernel_svr(X, y, splits, *, sw=None, widths="shared", Cs=SCAN_C_SVR,
     vals = np.reshape(vals, (len(GAMMA_FACTORS), len(Cs)))
     solves = vals.size * len(folds)
     hyper = SVRHyperModel("shared", d, C0, epsilon0, g0)
-    res = run_outer(KernelSVRObjective(folds, hyper), warm, max_iter=max_iter, tol=tol,
+    res = run_outer(make(hyper, epsilon0), warm, max_iter=max_iter, tol=tol,
                     beta_max=SVR_BETA_MAX)
     C, eps, gamma = hyper.params(res.beta)
     value, warm, history = res.value, res.coefs, (res.history,)
@@ -215,17 +237,16 @@ def tune_kernel_svr(X, y, splits, *, sw=None, widths="shared", Cs=SCAN_C_SVR,
     support, threshold, tests = None, 0.0, ()
     if widths == "per_feature":
         hyper = SVRHyperModel("per_feature", d, C, eps, float(gamma[0]))
-        obj = KernelSVRObjective(folds, hyper, eps)
+        obj = make(hyper, eps)
         res = run_outer(obj, warm, max_iter=max_iter, tol=tol, beta_max=SVR_BETA_MAX)
         C, eps, gamma = hyper.params(res.beta)
         value, warm, history = res.value, res.coefs, history + (res.history,)
         solves += res.lower_solves
         support = np.arange(d)
         if support_rule == "1se" and d > 1:
-            obj = KernelSVRObjective(folds, hyper, eps)
+            obj = make(hyper, eps)
             if support_splits is not None:
-                obj, warm = KernelSVRObjective(svr_folds(X, y, support_splits, False, sw),
-                                               hyper, eps), None
+                obj, warm = make(hyper, eps, support_folds(support_splits)), None
             dec = width_support(obj, C, gamma, gamma / gamma.sum(), warm)
             support, threshold, tests = dec.support, dec.threshold, dec.tested
             solves += dec.n_solves * len(obj.folds)

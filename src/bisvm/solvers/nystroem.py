@@ -64,14 +64,21 @@ import scipy.sparse as sp
 
 from ..kernels import squared_distances
 from .dual.kernel_lower_level import rbf_gram
+from .primal.finite_newton import exact_line_search
 
-__all__ = ["JITTER", "LANDMARK_METHODS", "select_landmarks", "nystroem_features",
-           "width_terms", "nystroem_width_grad", "NystroemRidgeState", "nystroem_ridge_loo",
-           "nystroem_ridge_loo_grad", "nystroem_ridge_coef"]
+__all__ = ["JITTER", "LANDMARK_METHODS", "DEFAULT_COMPONENTS", "select_landmarks",
+           "nystroem_features", "nystroem_blocks", "width_terms", "nystroem_width_grad",
+           "PiecewiseL2Solution", "solve_piecewise_l2", "piecewise_l2_hypergradient",
+           "NystroemRidgeState", "nystroem_ridge_loo", "nystroem_ridge_loo_grad",
+           "nystroem_ridge_coef"]
 
 #: Diagonal jitter :math:`\delta` added to :math:`C = K(Z, Z)` (whose diagonal is 1 for
 #: an RBF kernel) before its Cholesky factorisation.
 JITTER = 1e-8
+
+#: Default rank m of the approximation (landmark rows) of the self-tuning estimators:
+#: their per-evaluation cost is :math:`O(nm^2)` and memory :math:`O(nm)`.
+DEFAULT_COMPONENTS = 500
 
 #: Landmark rules of :func:`select_landmarks`.
 LANDMARK_METHODS = ("kmeans++", "uniform")
@@ -165,7 +172,23 @@ def width_terms(XA, XB, W):
     return t + (XB * XB).T @ W.sum(axis=0) - 2.0 * cross
 
 
-def nystroem_width_grad(X, Z, gamma, grad_features, sqdist=None):
+def nystroem_blocks(X, Z, gamma, sqdist=None):
+    r"""The blocks of the Nyström features at ``gamma``: ``(B, C, L, Phi)`` with
+    :math:`B = K(X, Z)`, :math:`C = K(Z, Z)`, :math:`LL^\top = C + \delta I` and
+    :math:`\Phi = BL^{-\top}`; ``sqdist`` the cached ``(D_XZ, D_ZZ)`` of a shared
+    width. Cost :math:`O(nm^2)`, the price of one evaluation of a criterion on the
+    features."""
+    g = np.atleast_1d(np.asarray(gamma, dtype=float))
+    Dxz, Dzz = (None, None) if sqdist is None else sqdist
+    gg = g if g.size > 1 else float(g[0])
+    B = rbf_gram(X, Z, gg, Dxz)
+    C = rbf_gram(Z, Z, gg, Dzz)
+    L = _factor(C)
+    Phi = scipy.linalg.solve_triangular(L, B.T, lower=True, check_finite=False).T
+    return B, C, L, Phi
+
+
+def nystroem_width_grad(X, Z, gamma, grad_features, sqdist=None, blocks=None):
     r"""Gradient in :math:`\log\gamma` (shared) or every :math:`\log\gamma_j` of a
     criterion :math:`J(\Phi)` of the Nyström features :math:`\Phi = BL^{-\top}`, given
     :math:`G = \partial J/\partial\Phi` at ``gamma``.
@@ -184,19 +207,29 @@ def nystroem_width_grad(X, Z, gamma, grad_features, sqdist=None):
     :func:`nystroem_ridge_loo_grad`. This is what a self-tuning classifier on Nyström
     features needs from its lower level: :math:`\partial J/\partial\Phi`, n×m.
 
+    ``grad_features`` is the n×m matrix G, or a pair ``(U, V)`` of n×T and m×T
+    matrices with :math:`G = UV^\top`: the form in which a linear machine's gradient
+    comes (a few rank-one terms per fold), which keeps every product at :math:`O(nmT)`
+    instead of :math:`O(nm^2)`. ``blocks`` are the :func:`nystroem_blocks` at
+    ``gamma`` when the caller already has them.
+
     Returns
     -------
     ndarray of shape (1,) or (d,)
     """
     g = np.atleast_1d(np.asarray(gamma, dtype=float))
     Dxz, Dzz = (None, None) if sqdist is None else sqdist
-    B = rbf_gram(X, Z, g if g.size > 1 else float(g[0]), Dxz)
-    C = rbf_gram(Z, Z, g if g.size > 1 else float(g[0]), Dzz)
-    L = _factor(C)
-    Phi = scipy.linalg.solve_triangular(L, B.T, lower=True, check_finite=False).T
-    G = np.asarray(grad_features, dtype=float)
-    GB = scipy.linalg.solve_triangular(L, G.T, lower=True, trans="T", check_finite=False).T
-    S = Phi.T @ G
+    B, C, L, Phi = nystroem_blocks(X, Z, g, sqdist) if blocks is None else blocks
+    if isinstance(grad_features, tuple):
+        U, V = (np.asarray(a, dtype=float) for a in grad_features)
+        Vt = scipy.linalg.solve_triangular(L, V, lower=True, trans="T", check_finite=False)
+        GB = U @ Vt.T
+        S = (Phi.T @ U) @ V.T
+    else:
+        G = np.asarray(grad_features, dtype=float)
+        GB = scipy.linalg.solve_triangular(L, G.T, lower=True, trans="T",
+                                           check_finite=False).T
+        S = Phi.T @ G
     S = 0.5 * (S + S.T)
     T = scipy.linalg.solve_triangular(L, S, lower=True, trans="T", check_finite=False)
     GC = -0.5 * scipy.linalg.solve_triangular(L, T.T, lower=True, trans="T",
@@ -335,3 +368,173 @@ def nystroem_ridge_coef(X, Z, y, ridge, gamma, sw=None, fit_intercept=True):
     a = scipy.linalg.solve_triangular(st.L, st.theta[1:], lower=True, trans="T",
                                       check_finite=False)
     return a, float(st.theta[0]) if fit_intercept else 0.0
+
+
+@dataclass(frozen=True)
+class PiecewiseL2Solution:
+    r"""The solution of :func:`solve_piecewise_l2`: ``theta`` = (b, w) (intercept first),
+    the training outputs ``f``, the ``active`` pieces, the Cholesky ``factor`` of the
+    Newton matrix H on them, ``C`` and the Newton iterations ``n_iter``."""
+
+    theta: np.ndarray
+    f: np.ndarray
+    active: np.ndarray
+    factor: tuple
+    C: float
+    n_iter: int
+
+
+def _moments(Phi, rows, target, cost):
+    r""":math:`\tilde\Phi_A^\top D\tilde\Phi_A` and :math:`\tilde\Phi_A^\top Dt_A`
+    (:math:`\tilde\Phi = [1, \Phi]`) over the pieces given: rows, targets, costs."""
+    m = Phi.shape[1]
+    PA = Phi[rows]
+    M = np.empty((m + 1, m + 1))
+    M[0, 0] = cost.sum()
+    M[0, 1:] = M[1:, 0] = cost @ PA
+    M[1:, 1:] = PA.T @ (PA * cost[:, None])
+    return M, np.r_[float(cost @ target), PA.T @ (cost * target)]
+
+
+def _objective(theta, a, cost, C):
+    r""":math:`\tfrac12\lVert w\rVert^2 + \tfrac C2\sum_kc_k\max(0, a_k)^2` with the
+    pieces' margins :math:`a_k = o_k - s_kf_{r_k}`."""
+    return 0.5 * float(theta[1:] @ theta[1:]) + 0.5 * C * float(cost @ np.maximum(a, 0.0) ** 2)
+
+
+def _newton_factor(M, C):
+    r"""Cholesky factor of :math:`H = \operatorname{diag}(0, I) + CM`."""
+    H = C * M
+    H[np.diag_indices_from(H)] += np.r_[0.0, np.ones(M.shape[0] - 1)]
+    if not H[0, 0] > 0:  # no active piece: the intercept is undetermined, any b is optimal
+        H[0, 0] = 1.0
+    return scipy.linalg.cho_factor(H, lower=True, check_finite=False)
+
+
+def solve_piecewise_l2(Phi, rows, sign, offset, cost, C, theta0=None, max_iter=200):
+    r"""A linear machine with an unpenalised intercept and a squared piecewise loss on
+    the features ``Phi``:
+
+    .. math::
+        \min_{w, b}\ \tfrac12\lVert w\rVert^2 + \tfrac C2\sum_kc_k\max(0,
+        o_k - s_kf_{r_k})^2,\qquad f = \Phi w + b,
+
+    over pieces k of row :math:`r_k`, sign :math:`s_k = \pm1` and offset :math:`o_k`.
+    One piece per row with :math:`s = y`, :math:`o = 1` is the L2-SVM (squared hinge);
+    two per row, :math:`(s, o) = (1, y - \varepsilon)` and :math:`(-1, -y -
+    \varepsilon)`, the L2-loss ε-SVR. On the Nyström features this is the kernel
+    machine on the approximate kernel :math:`\Phi\Phi^\top`.
+
+    Solved by the finite Newton method (Keerthi & DeCoste 2005, "A modified finite
+    Newton method for fast solution of large scale linear SVMs"): on the active pieces
+    :math:`A = \{k: o_k - s_kf_{r_k} > 0\}` the objective is the quadratic with targets
+    :math:`t_k = s_ko_k`, minimised by :math:`H\theta = C\tilde\Phi_A^\top Dt_A`,
+    :math:`H = \operatorname{diag}(0, I) + C\tilde\Phi_A^\top D\tilde\Phi_A`,
+    :math:`\tilde\Phi = [1, \Phi]`; the step to that minimiser takes the exact line
+    search on the piecewise quadratic
+    (:func:`~bisvm.solvers.primal.finite_newton.exact_line_search`), and the method ends
+    when a full step leaves the active pieces unchanged: the solution is then exact, the
+    minimiser of the quadratic of its own active set, which is what makes it
+    differentiable in the hyperparameters (:func:`piecewise_l2_hypergradient`). A warm
+    start ``theta0`` near the solution ends in one or two Newton steps.
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, m)
+    rows, sign, offset, cost : ndarray of shape (p,)
+        The pieces: row index, :math:`s_k`, :math:`o_k` and :math:`c_k > 0`.
+    C : float
+    theta0 : ndarray of shape (m + 1,), optional
+        Warm start (b, w).
+    max_iter : int
+
+    Returns
+    -------
+    PiecewiseL2Solution
+    """
+    m = Phi.shape[1]
+    theta = np.zeros(m + 1) if theta0 is None else np.array(theta0, dtype=float)
+    t = sign * offset
+    f = Phi @ theta[1:] + theta[0]
+    A = offset - sign * f[rows] > 0
+    M, v = _moments(Phi, rows[A], t[A], cost[A])
+    for it in range(1, max_iter + 1):
+        fac = _newton_factor(M, C)
+        d = scipy.linalg.cho_solve(fac, C * v, check_finite=False) - theta
+        if np.abs(d).max() <= 1e-13 * (1.0 + np.abs(theta).max()):
+            # already the minimiser of its active set's quadratic: the optimum
+            return PiecewiseL2Solution(theta, f, np.flatnonzero(A), fac, float(C), it)
+        q = Phi @ d[1:] + d[0]
+        a = offset - sign * f[rows]
+        # the full step when it lowers the objective (Mangasarian 2002, "A finite Newton
+        # method for classification": every full step lands on the minimiser of one
+        # active set's quadratic, and with strict descent none is visited twice, so the
+        # iteration ends), else the exact minimiser along d, which far from the solution
+        # stops at the first breakpoint and would take many short steps
+        step = 1.0
+        if _objective(theta + d, a - sign * q[rows], cost, C) >= \
+                _objective(theta, a, cost, C):
+            step = exact_line_search(float(theta[1:] @ d[1:]), float(d[1:] @ d[1:]), a,
+                                     sign * q[rows], 0.5 * C * cost)
+        theta = theta + step * d
+        f = f + step * q
+        A_new = offset - sign * f[rows] > 0
+        if abs(step - 1.0) <= 1e-9 and np.array_equal(A_new, A):
+            return PiecewiseL2Solution(theta, f, np.flatnonzero(A), fac, float(C), it)
+        # near the solution only a few pieces switch: update the moments by them
+        # (O(changed·m²)) rather than recompute them over all active pieces
+        add, drop = np.flatnonzero(A_new & ~A), np.flatnonzero(A & ~A_new)
+        if 4 * (add.size + drop.size) < A_new.sum():
+            Ma, va = _moments(Phi, rows[add], t[add], cost[add])
+            Md, vd = _moments(Phi, rows[drop], t[drop], cost[drop])
+            M += Ma - Md
+            v += va - vd
+        else:
+            M, v = _moments(Phi, rows[A_new], t[A_new], cost[A_new])
+        A = A_new
+    M, _ = _moments(Phi, rows[A], t[A], cost[A])
+    return PiecewiseL2Solution(theta, f, np.flatnonzero(A), _newton_factor(M, C), float(C),
+                               max_iter)
+
+
+def piecewise_l2_hypergradient(Phi, rows, sign, offset, cost, sol, Phi_val, e):
+    r"""Derivatives of a validation function :math:`E(f_V)`, :math:`f_V =
+    \tilde\Phi_V\theta`, :math:`e = \partial E/\partial f_V`, through the solution of
+    :func:`solve_piecewise_l2` (active set fixed), by one adjoint solve
+    :math:`H\lambda = \tilde\Phi_V^\top e`.
+
+    The solution satisfies :math:`\operatorname{diag}(0, I)\theta = C\tilde\Phi_A^\top
+    Dr_A`, :math:`r = t - f`, so by the implicit function theorem
+
+    * :math:`\partial E/\partial\log C = \lambda_w^\top w`;
+    * :math:`\partial E/\partial t_k = Cc_k(\tilde\Phi\lambda)_{r_k}` for each active
+      piece (the targets carry ε for the ε-SVR: :math:`t_k = y - \varepsilon s_k`);
+    * :math:`\partial E/\partial\Phi_i = \sum_{k\in A, r_k = i}Cc_k\bigl(r_k\lambda_w -
+      (\tilde\Phi\lambda)_iw\bigr)` on training rows and :math:`e_jw` on validation
+      rows: a rank-two matrix and a rank-one matrix, returned as factors.
+
+    Returns
+    -------
+    dlog_C : float
+    dt : ndarray of shape (|A|,)
+        :math:`\partial E/\partial t_k` of the active pieces (order of ``sol.active``).
+    train_terms : (ndarray of shape (n, 2), ndarray of shape (m, 2))
+        :math:`(U, V)` with :math:`\partial E/\partial\Phi = UV^\top` (training rows).
+    val_term : ndarray of shape (m,)
+        w: :math:`\partial E/\partial\Phi_V = ew^\top`.
+    """
+    theta = sol.theta
+    w = theta[1:]
+    lam = scipy.linalg.cho_solve(sol.factor, np.r_[float(e.sum()), Phi_val.T @ e],
+                                 check_finite=False)
+    A = sol.active
+    ra = rows[A]
+    Plam = (Phi[ra] @ lam[1:]) + lam[0] if A.size else np.zeros(0)
+    r = sign[A] * offset[A] - sol.f[ra]
+    cw = sol.C * cost[A]
+    dt = cw * Plam
+    n = Phi.shape[0]
+    U = np.zeros((n, 2))
+    np.add.at(U[:, 0], ra, cw * r)
+    np.add.at(U[:, 1], ra, -dt)
+    return float(lam[1:] @ w), dt, (U, np.column_stack([lam[1:], w])), w
