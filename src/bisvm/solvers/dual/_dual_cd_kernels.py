@@ -491,18 +491,33 @@ def _loss_term(y, z, squared, regression, eps, delta):
 
 
 # Sequential passes over X use dots compiled without reassociation: with it LLVM turns
-# the sparse dot into AVX2 gathers, about twice slower than scalar loads on these rows
+# the sparse dot into AVX2 gathers, about twice slower than scalar loads on these rows.
+# Each returns the dot and the sum of its terms' magnitudes (its rounding error bound).
 @njit(fastmath={"contract"})
 def _dot_csr_seq(data, indices, indptr, i, w):
     s = 0.0
+    a = 0.0
     for p in range(indptr[i], indptr[i + 1]):
-        s += data[p] * w[np.uint64(indices[p])]
-    return s
+        t = data[p] * w[np.uint64(indices[p])]
+        s += t
+        a += abs(t)
+    return s, a
+
+
+@njit(fastmath={"contract"})
+def _dot_dense_seq(X, i, w, d):
+    s = 0.0
+    a = 0.0
+    for j in range(d):
+        t = X[i, j] * w[j]
+        s += t
+        a += abs(t)
+    return s, a
 
 
 @njit(fastmath={"contract"})
 def loss_sum(dense, X, data, indices, indptr, d, bias, w, y, cost, squared, regression,
-             eps, sqnorm):
+             eps):
     r"""``(Σ c_i ξ_i(w), its rounding uncertainty)`` over all rows in storage order (one
     sequential pass, the cheap half of the primal objective): the hinge
     :math:`\max(0, 1 - y_i z_i)` or, for ``regression``, :math:`\max(0, |y_i - z_i| -
@@ -510,21 +525,15 @@ def loss_sum(dense, X, data, indices, indptr, d, bias, w, y, cost, squared, regr
     ``w[d]``). Rows of zero cost are skipped.
 
     The uncertainty is :math:`\sum_i c_i |\xi_i'(z_i)|\,\delta_i` with
-    :math:`\delta_i = u\,((k_i + 2)\|w\|\,\|\tilde x_i\| + 1 + |y_i| + \epsilon)` (``u``
-    the unit roundoff, ``k_i`` the row's stored entries, ``sqnorm`` the
-    :math:`\|x_i\|^2`): the standard bound on the rounding error of a dot product of
-    :math:`k_i` terms, :math:`\gamma_{k}\sum_j |w_j x_{ij}| \le \gamma_k \|w\|\|x_i\|`
-    (Higham 2002, *Accuracy and Stability of Numerical Algorithms*, §3.1), and of the
-    subtraction from the label. With a large ``C`` a margin wrong in its last bit moves
-    the loss by ``C`` times that bit, so a duality gap below this level is not
-    resolvable in float64 and the gap rule does not ask for it."""
+    :math:`\delta_i = u\,((k_i + 2)\sum_j |w_j \tilde x_{ij}| + 1 + |y_i| + \epsilon)`
+    (``u`` the unit roundoff, ``k_i`` the terms of the row's dot product): the standard
+    bound :math:`\gamma_k \sum_j |w_j x_{ij}|` on the rounding error of a dot product
+    of :math:`k` terms (Higham 2002, *Accuracy and Stability of Numerical Algorithms*,
+    §3.1) and of the subtraction from the label. With a large ``C`` a margin wrong in
+    its last bit moves the loss by ``C`` times that bit, so a duality gap below this
+    level is not resolvable in float64 and the gap rule does not ask for it."""
     n = y.shape[0]
     wb = bias * w[d] if bias > 0.0 else 0.0
-    ww = 0.0
-    for j in range(w.shape[0]):
-        ww += w[j] * w[j]
-    wnorm = np.sqrt(ww)
-    b2 = bias * bias
     total = 0.0
     floor = 0.0
     for i in range(n):
@@ -532,12 +541,13 @@ def loss_sum(dense, X, data, indices, indptr, d, bias, w, y, cost, squared, regr
         if c == 0.0:
             continue
         if dense:
-            z = wb + _dot_dense(X, i, w, d, 0.0)
+            z, a = _dot_dense_seq(X, i, w, d)
             k = d
         else:
-            z = wb + _dot_csr_seq(data, indices, indptr, i, w)
+            z, a = _dot_csr_seq(data, indices, indptr, i, w)
             k = indptr[i + 1] - indptr[i]
-        delta = _UNIT * ((k + 2) * wnorm * np.sqrt(sqnorm[i] + b2) + 1.0 + eps
+        z += wb
+        delta = _UNIT * ((k + 2) * (a + abs(wb)) + 1.0 + eps
                          + (abs(y[i]) if regression else 0.0))
         xi, dxi = _loss_term(y[i], z, squared, regression, eps, delta)
         total += c * xi

@@ -175,7 +175,7 @@ class LinearDesign:
         :func:`~bisvm.solvers.dual._dual_cd_kernels.loss_sum`)."""
         dense, X, data, indices, indptr = self.arrays()
         return loss_sum(dense, X, data, indices, indptr, self.d, bias, w, y, cost,
-                        squared, regression, eps, self.sqnorm)
+                        squared, regression, eps)
 
 
 def _squared(loss):
