@@ -18,6 +18,13 @@ Two lower levels, one interface:
 Per-feature widths are automatic relevance determination (Chapelle, Vapnik, Bousquet &
 Mukherjee 2002, "Choosing multiple parameters for support vector machines"), as in
 :class:`~bisvm.estimators.auto_svc.AutoSVC`.
+
+Beyond :data:`NYSTROEM_MIN_ROWS` rows (``approximation="auto"``) either lower level runs
+on a Nyström approximation of the kernel (Williams & Seeger 2001, "Using the Nyström
+method to speed up kernel machines"): kernel ridge on the features with its exact
+leave-one-out error (:mod:`bisvm.solvers.nystroem`), or the linear L2-loss ε-SVR on
+them with its k-fold hypergradient through the features' dependence on the widths
+(:mod:`bisvm.selection.kernel_nystroem`).
 """
 
 from __future__ import annotations

@@ -22,6 +22,10 @@ and the first solve of every fold but the first from the first fold's solution
 (:func:`~bisvm.selection.kernel_bilevel.cross_fold_start`). The squared distances of a
 shared width are computed once per fold (:func:`distance_cache_fits`); a new width
 costs one exponential per kernel entry.
+
+With ``landmarks`` the same stages run on the linear L2-SVM on the Nyström features of
+those rows (:mod:`~bisvm.selection.kernel_nystroem`), the lower level of ``AutoSVC``
+beyond its exact sizes.
 """
 
 from __future__ import annotations

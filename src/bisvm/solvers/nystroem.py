@@ -1,5 +1,8 @@
-r"""The Nyström approximation of an RBF kernel, and kernel ridge regression on it with
-its exact leave-one-out error and that error's gradient in the ridge and the widths.
+r"""The Nyström approximation of an RBF kernel; kernel ridge regression on it with its
+exact leave-one-out error and that error's gradient in the ridge and the widths; and
+the L2-SVM and L2-loss ε-SVR on its features with their adjoint derivatives
+(:func:`solve_piecewise_l2`, :func:`piecewise_l2_hypergradient`), the lower levels of
+the self-tuning classifier and ε-SVR beyond the exact sizes.
 
 **Approximation** (Williams & Seeger 2001, "Using the Nyström method to speed up
 kernel machines"). With m landmark rows :math:`Z` (:func:`select_landmarks`),
@@ -52,6 +55,13 @@ of the same model, so the differential in the subset-of-regressors variables is
 them by two products of cost :math:`O(nmd)` (:func:`width_terms`). This is the
 hypergradient through the dependence of :math:`\Phi` on the widths; the landmarks
 themselves stay fixed rows of the data.
+
+**Linear machines on the features.** The L2-SVM and the L2-loss ε-SVR on Φ are linear
+machines with a squared piecewise loss, solved exactly by the finite Newton method
+(:func:`solve_piecewise_l2`); their criterion's gradient in Φ comes from one adjoint
+solve as a few rank-one terms, and :func:`nystroem_width_grad` carries it to the
+widths: with the penalty :math:`\lVert w\rVert^2` such a machine depends on Φ only
+through :math:`\Phi\Phi^\top`, so the derivative of the Cholesky factor drops out.
 """
 
 from __future__ import annotations
