@@ -15,6 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bisvm.estimators import auto_svc
 from bisvm.estimators.auto_svc import AutoSVC
+from bisvm.persistence import check_round_trip
 from bisvm.solvers.nystroem import nystroem_blocks, solve_piecewise_l2
 
 
@@ -103,3 +104,10 @@ def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check(estimator)
+
+
+def test_model_file_round_trip():
+    X, y = _problem(200, n_classes=3)
+    m = AutoSVC(approximation="nystroem", n_components=30, random_state=0,
+                max_iter=3).fit(X, y)
+    check_round_trip(m, X)

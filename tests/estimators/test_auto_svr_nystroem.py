@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from sklearn.metrics import r2_score
 
 from bisvm.estimators.auto_svr import AutoSVR
+from bisvm.persistence import check_round_trip
 from bisvm.solvers.nystroem import nystroem_blocks, solve_piecewise_l2
 
 
@@ -81,3 +82,10 @@ def test_per_feature_widths_on_the_features_drop_noise():
                 n_components=60, random_state=0).fit(X, y)
     assert set(np.argsort(-m.feature_importances_)[:2]) == {0, 1}
     assert m.support_[:2].all() and m.support_.sum() <= 3
+
+
+def test_model_file_round_trip():
+    X, y = _data(150)
+    m = AutoSVR(lower="svr", approximation="nystroem", n_components=20, random_state=0,
+                max_iter=3).fit(X, y)
+    check_round_trip(m, X)

@@ -440,11 +440,12 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
                                                       trans="T", check_finite=False))
             icpt.append(float(sol.theta[0]))
         self.dual_coef_, self.intercept_ = np.column_stack(coef), np.array(icpt)
-        k = self.classes_.size
-        self._pairs = [(1, 0)] if k == 2 else (
-            [(a, b) for a in range(k) for b in range(a + 1, k)] if self.multiclass == "ovo"
-            else [(a, None) for a in range(k)])
         self.estimator_ = None
+
+    def _ovo_pairs(self):
+        """The one-vs-one machines (a, b), a < b, in the order of :attr:`dual_coef_`."""
+        k = self.classes_.size
+        return [(a, b) for a in range(k) for b in range(a + 1, k)]
 
     def _raw(self, Xr):
         """Per-machine decision values of the Nyström model (positive: first class)."""
@@ -468,7 +469,7 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
             raw, k = self._raw(Xr), self.classes_.size
             if k == 2:
                 return raw[:, 0]
-            return raw if self.multiclass == "ovr" else ovr_aggregate(raw, self._pairs, k)
+            return raw if self.multiclass == "ovr" else ovr_aggregate(raw, self._ovo_pairs(), k)
         return self.estimator_.decision_function(Xr)
 
     def predict(self, X):
@@ -480,7 +481,7 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
                 return self.classes_[(raw[:, 0] > 0).astype(int)]
             if self.multiclass == "ovr":
                 return self.classes_[np.argmax(raw, axis=1)]
-            return self.classes_[np.argmax(votes(raw, self._pairs, k)[0], axis=1)]
+            return self.classes_[np.argmax(votes(raw, self._ovo_pairs(), k)[0], axis=1)]
         return self.estimator_.predict(Xr)
 
     def _has_proba(self):
