@@ -492,7 +492,7 @@ def _loss_term(y, z, squared, regression, eps, delta):
 
 # Sequential passes over X use dots compiled without reassociation: with it LLVM turns
 # the sparse dot into AVX2 gathers, about twice slower than scalar loads on these rows.
-# Each returns the dot and the sum of its terms' magnitudes (its rounding error bound).
+# Each returns the dot and the sum of its terms' magnitudes (for its rounding error bound).
 @njit(fastmath={"contract"})
 def _dot_csr_seq(data, indices, indptr, i, w):
     s = 0.0
@@ -504,7 +504,7 @@ def _dot_csr_seq(data, indices, indptr, i, w):
     return s, a
 
 
-@njit(fastmath={"contract"})
+@njit(fastmath=True)  # contiguous: reassociation vectorises it without gathers
 def _dot_dense_seq(X, i, w, d):
     s = 0.0
     a = 0.0
