@@ -56,6 +56,8 @@ from ._smo_select import (
 from ._smo_threads import MIN_PARALLEL, TAU, parallel_pick_j, parallel_update
 
 LOWER, UPPER, FREE = 0, 1, 2
+#: one iteration in this many has its selection and step timed for the profile
+PROFILE_STRIDE = 16
 
 
 @njit
@@ -464,26 +466,22 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     n_active = l
     n_iter = 0
     counter = min(l, 1000) + 1
-    # typed values, not literals: numba would compile _shrink_phase and select_nu once
-    # more for the literal start values the first pass of its type inference sees
+    # typed, not a literal: one compiled _shrink_phase and select_nu, not two
     unshrunk = np.bool_(False)
-    converged = False
-    gap = np.inf
-    sum_active = 0.0
-    # the per-iteration path reads these arrays directly, unpacked once here: calls that
-    # take the cache, the kernel data or cmp as tuples (column misses, shrinking, ν) are
-    # made only when needed (each such call takes a reference to every array in them)
+    converged, gap, sum_active = False, np.inf, 0.0
+    # the per-iteration path reads these arrays directly: a call taking the cache, kernel
+    # data or cmp tuples (misses, shrinking, ν) takes a reference to each of their arrays
     pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof_c, spec, sgen, runs = cache
     ya, Ga, qa, fa, pa, va = cmp
     nth = kd[14]
-    scratch = np.empty(l)
-    scratch2 = np.empty(l)
+    scratch, scratch2 = np.empty(l), np.empty(l)
     contiguous = _in_column_order(pa, n_active)
     # the next i per sign class when found during the gradient update (kp = -2: not found)
     pre = (np.int64(-2), 0.0, np.int64(-1), 0.0)
-    # one cycle-counter read per phase boundary: a phase ends where the next begins
+    # one iteration in PROFILE_STRIDE is timed (a counter read costs a tenth of a cheap one)
     t_mark = cycles()
     while max_iter < 0 or n_iter < max_iter:
+        timed = n_iter % PROFILE_STRIDE == 0
         counter -= 1
         if counter == 0:
             counter = min(l, 1000)
@@ -492,7 +490,8 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
                 n_active, unshrunk, contiguous = _shrink_phase(
                     kd, sidx, y, ref, shift, alpha, G, status, flags, apos, QD, active,
                     n_active, is_active, cmp, cache, tol, nu, unshrunk, prof)
-                t_mark = cycles()
+        if timed:
+            t_mark = cycles()
         for attempt in range(2):
             c0 = prof[0]
             if nu:
@@ -527,9 +526,10 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
                 gap = gmax + gmax2
                 if ki < 0 or gap < tol:
                     kj = -1
-            t1 = cycles()
-            prof[1] += t1 - t_mark - (prof[0] - c0)
-            t_mark = t1
+            if timed:
+                t1 = cycles()
+                prof[1] += t1 - t_mark - (prof[0] - c0)
+                t_mark = t1
             if kj >= 0 or n_active == l or attempt == 1:
                 break
             # optimal on the active set: bring every variable back and check again
@@ -559,9 +559,9 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
                 base_i = get_column(si, cache, kd)
         pre = _step(ki, kj, base_i, base_j, ya, Ga, qa, fa, pa, va, n_active, C, shift, alpha,
                     status, flags, pool, nth, nu, contiguous, scratch)
-        t1 = cycles()
-        prof[2] += t1 - t_mark - (prof[0] - c0)  # the step and its columns' cache hits
-        t_mark = t1
+        if timed:  # the step and its columns' cache hits
+            prof[2] += cycles() - t_mark - (prof[0] - c0)
+            prof[6] += 1
 
     _finish(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, n_active, cmp, cache,
             status, nu, n_iter, converged, gap, sum_active, out_stats, prof, t_start)
@@ -573,9 +573,10 @@ def _finish(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, n_active
     """The full gradient in ``G`` (the shrunk variables' rebuilt), the bias and the
     statistics: ``out_stats = [n_iter, converged, gap, rho, n_columns_computed,
     mean_active_size, r]`` (``r``: ``Solver_NU``'s second multiplier, 0 otherwise);
-    ``prof`` (int64, length 6) holds the CPU cycles of the kernel columns, the selection
-    (without its columns), the gradient update, shrinking, the gradient reconstruction
-    and the whole solve."""
+    ``prof`` (int64, length 7) holds the CPU cycles of the kernel columns, the selection
+    (without its columns) and the gradient update (timed on one iteration in
+    :data:`PROFILE_STRIDE`, extrapolated), shrinking, the gradient reconstruction, the
+    whole solve and the number of timed iterations."""
     _scatter(n_active, cmp, G)
     if n_active < y.shape[0]:
         t0 = cycles()
@@ -589,10 +590,8 @@ def _finish(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, n_active
     else:
         rho = bias(y, G, status, 0.0, not nu)
         out_stats[6] = 0.0
-    out_stats[0] = n_iter
-    out_stats[1] = 1.0 if converged else 0.0
-    out_stats[2] = gap
-    out_stats[3] = rho
-    out_stats[4] = cache[4][2]
-    out_stats[5] = sum_active / max(n_iter, 1)
+    out_stats[0], out_stats[1], out_stats[2] = n_iter, 1.0 if converged else 0.0, gap
+    out_stats[3], out_stats[4], out_stats[5] = rho, cache[4][2], sum_active / max(n_iter, 1)
+    if prof[6] > 0:  # the timed iterations extrapolated to all of them
+        prof[1:3] = (prof[1:3] * (n_iter / prof[6])).astype(np.int64)
     prof[5] += cycles() - t_start

@@ -171,11 +171,20 @@ HANDOFF_OUTER = 48
 
 
 def _profile(prof, seconds):
-    """Seconds per phase from the cycle counters ``prof`` (last entry: the whole solve),
-    scaled so that the whole solve takes its measured wall time ``seconds``."""
-    total = int(prof[-1])
+    """Seconds per phase from the cycle counters ``prof`` (one per phase, then the whole
+    solve), scaled so that the whole solve takes its measured wall time ``seconds``.
+    Selection and update are timed on a sample of the iterations and extrapolated
+    (:func:`~bisvm.solvers.dual._smo_kernels.smo_solve`), so they are capped at what the
+    other phases leave of the whole."""
+    n_phases = len(PROFILE_PHASES)
+    total = int(prof[n_phases])
     per_cycle = seconds / total if total > 0 else 0.0
     out = {name: max(0.0, float(prof[k]) * per_cycle) for k, name in enumerate(PROFILE_PHASES)}
+    sampled = out["selection"] + out["update"]
+    room = max(0.0, seconds - sum(out.values()) + sampled)
+    if sampled > room:
+        out["selection"] *= room / sampled
+        out["update"] *= room / sampled
     out["other"] = max(0.0, seconds - sum(out.values()))
     out["total"] = float(seconds)
     return MappingProxyType(out)
@@ -383,7 +392,7 @@ def solve_smo(
     pool = _column_pool(kdiag.shape[0], cache_size)
     G = np.empty(l)
     stats = np.zeros(7)
-    prof = np.zeros(len(PROFILE_PHASES) + 1, dtype=np.int64)
+    prof = np.zeros(len(PROFILE_PHASES) + 2, dtype=np.int64)
     with _single_thread_blas():
         threaded_smo_solve(smo_solve, (
             kd,
