@@ -233,10 +233,14 @@ def main(argv=None):
     rows = {t: load_table(t)[0].shape[0] for t in args.tables}
     futures = {(t, m): pool.submit(run_worker, m, t, args.repeats)
                for t in sorted(args.tables, key=lambda t: -rows[t]) for m in METHODS}
-    for table in args.tables:
+    # collected in the order submitted (about the order they finish), reported in the
+    # order asked, and written after every table so that a run cut short keeps its figures
+    for table in sorted(args.tables, key=lambda t: -rows[t]):
         recs = {method: futures[table, method].result() for method in METHODS}
         records[table] = recs
-        summary[table] = s = summarise(recs["bisvm"], recs["sklearn"])
+        s = summarise(recs["bisvm"], recs["sklearn"])
+        summary = {t: summary[t] if t != table else s for t in args.tables
+                   if t in summary or t == table}
         w = s["points"][s["worst_point"]]
         print(f"{table:8s} {s['shape']}: bisvm {s['bisvm_s']:.3f}s sklearn "
               f"{s['sklearn_s']:.3f}s ratio {s['ratio']:.2f}; worst (C={w['C']:g}, "
