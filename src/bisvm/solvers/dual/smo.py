@@ -175,7 +175,8 @@ def _profile(prof, seconds):
     solve), scaled so that the whole solve takes its measured wall time ``seconds``.
     Selection and update are timed on a sample of the iterations and extrapolated
     (:func:`~bisvm.solvers.dual._smo_kernels.smo_solve`), so they are capped at what the
-    other phases leave of the whole."""
+    other phases leave of the whole; time the thread spends descheduled on a busy machine
+    then falls mostly into ``other``."""
     n_phases = len(PROFILE_PHASES)
     total = int(prof[n_phases])
     per_cycle = seconds / total if total > 0 else 0.0
