@@ -200,6 +200,10 @@ def write(rows, args, loads, commit, started, done, commands=None):
             f"sampled during the run: min {min(loads):.1f}, mean "
             f"{sum(loads) / len(loads):.1f}, max {max(loads):.1f} (CPU seconds are "
             "inflated by that load for every method alike; read the ratios).", "",
+            *([] if commands == [sys.argv] else [
+                "Tables drawn from the runs' records by `python "
+                "benchmarks/bench_kernel_autotune.py " + " ".join(sys.argv[1:])
+                + f"` at commit {git_commit()}.", ""]),
             "Protocol: every comparison is paired on the split seed and on the rows. "
             f"Tables with more than {args.max_train:,} training rows are subsampled "
             f"(stratified, drawn with the split seed) to {args.max_train:,} for every "
