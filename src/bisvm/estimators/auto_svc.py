@@ -94,7 +94,7 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         choice a little towards smoother models (a pessimistic bias that grows as k
         falls; Kohavi 1995, "A study of cross-validation and bootstrap for accuracy
         estimation and model selection"). The benchmark
-        ``benchmarks/bench_autosvc_speed.py`` compares the result with a 5-fold grid.
+        ``benchmarks/bench_kernel_autotune.py`` compares the result with a 5-fold grid.
     criterion : {"scaled_squared_hinge", "squared_hinge", "logistic"}, \
             default="scaled_squared_hinge"
         Validation loss of the fold outputs :math:`f_V`
