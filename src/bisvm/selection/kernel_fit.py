@@ -248,6 +248,17 @@ def _outer(obj, warm, max_iter, tol, callback=None):
                      inner_tol=1e-6, callback=callback)
 
 
+def _with_progress(progress, stage, run):
+    """``run(report)`` with a progress report for ``stage`` (or None), closed however the
+    run ends."""
+    report = None if progress is None else progress(stage)
+    try:
+        return run(report)
+    finally:
+        if report is not None:
+            report.close()
+
+
 def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squared_hinge",
                     multiclass="ovo", Cs=SCAN_C, max_iter=50, tol=1e-4, lower=None,
                     support_rule="1se", support_splits=None, row_weight=None,
@@ -333,12 +344,8 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
     box = BoxedQuasiNewton(
         np.log([C_BOUNDS[0] / C0, GAMMA_RANGE[0]]), np.log([C_BOUNDS[1] / C0, GAMMA_RANGE[1]]),
         max_iter=max_iter, tol=tol, se_fraction=se_fraction)
-    report = None if progress is None else progress("shared width")
-    try:
-        res = box.minimize(obj, 1.0, warm0=warm, callback=report)
-    finally:
-        if report is not None:
-            report.close()
+    res = _with_progress(progress, "shared width",
+                         lambda report: box.minimize(obj, 1.0, warm0=warm, callback=report))
     C, gamma = hyper.params(res.beta)
     value, warm, history = res.value, res.coefs, (res.history,)
     solves += res.lower_solves
@@ -347,12 +354,8 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
         g = float(gamma[0])
         hyper = KernelHyperModel("per_feature", d, C, g)
         obj = make(hyper, lower)
-        report = None if progress is None else progress("per-feature widths")
-        try:
-            res = _outer(obj, warm, max_iter, tol, report)
-        finally:
-            if report is not None:
-                report.close()
+        res = _with_progress(progress, "per-feature widths",
+                             lambda report: _outer(obj, warm, max_iter, tol, report))
         C, gamma = hyper.params(res.beta)
         value, warm = res.value, res.coefs
         history += (res.history,)
