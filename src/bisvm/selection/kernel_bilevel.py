@@ -115,6 +115,16 @@ def median_gamma(X, max_rows=1000, random_state=0):
     return 1.0 / med
 
 
+def binary_machines(n_classes, multiclass="ovo"):
+    """The binary machines of a classifier as (positive class, negative class or None
+    for the rest): one for two classes, one per pair ("ovo") or per class ("ovr")."""
+    if n_classes == 2:
+        return [(1, 0)]
+    if multiclass == "ovo":
+        return [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
+    return [(a, None) for a in range(n_classes)]
+
+
 def kernel_pairs(X, y_enc, n_classes, splits, multiclass="ovo", cache_distances=False,
                  row_weight=None):
     """One tuple of :class:`KernelPair` per fold: the binary machines of ``multiclass``
@@ -128,12 +138,7 @@ def kernel_pairs(X, y_enc, n_classes, splits, multiclass="ovo", cache_distances=
     the refit minimises; rows of weight 0 are left out of both."""
     if row_weight is not None:
         row_weight = np.asarray(row_weight, dtype=float)
-    if n_classes == 2:
-        machines = [(1, 0)]
-    elif multiclass == "ovo":
-        machines = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
-    else:
-        machines = [(a, None) for a in range(n_classes)]
+    machines = binary_machines(n_classes, multiclass)
     folds = []
     for tr, va in splits:
         pairs = []

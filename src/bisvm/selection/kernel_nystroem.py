@@ -50,6 +50,7 @@ from ..solvers.nystroem import (
 )
 from .bilevel import Evaluation
 from .criteria import make_criterion
+from .kernel_bilevel import binary_machines
 from .one_se import weighted_mean_se
 
 __all__ = ["NystroemFeatures", "FeatureMachine", "nystroem_pairs", "nystroem_svr_folds",
@@ -122,12 +123,7 @@ def nystroem_pairs(y_enc, n_classes, splits, multiclass="ovo", row_weight=None):
     ``multiclass`` as :func:`~bisvm.selection.kernel_bilevel.kernel_pairs` builds them
     (label +1 for the machine's first class; rows of weight 0 left out; machines whose
     training or validation rows lack a class dropped)."""
-    if n_classes == 2:
-        machines = [(1, 0)]
-    elif multiclass == "ovo":
-        machines = [(a, b) for a in range(n_classes) for b in range(a + 1, n_classes)]
-    else:
-        machines = [(a, None) for a in range(n_classes)]
+    machines = binary_machines(n_classes, multiclass)
     rw = None if row_weight is None else np.asarray(row_weight, dtype=float)
     folds = []
     for tr, va in splits:
@@ -258,30 +254,24 @@ class NystroemSVCObjective(_FeatureObjective):
     def terms(self, C, gamma, warm=None, tol=None):
         """Pooled per-row criterion terms and weights (``value = weights @ terms``)
         and the solutions."""
-        Phi, sols = self._solve(C, gamma, warm)
-        ts, ws = [], []
-        crits = [c for fold in self._criteria for c in fold]
-        k = 0
-        for fold, fs in zip(self.folds, sols):
-            for mc, s in zip(fold, fs):
-                t, w = crits[k].terms(self._outputs(Phi, mc, s))
-                ts.append(t)
-                ws.append(w / self.n_problems)
-                k += 1
-        return np.concatenate(ts), np.concatenate(ws), sols
+        return self._pooled(C, gamma, warm, lambda f, mc, crit: crit.terms(f))
 
     def error_terms(self, C, gamma, warm=None, tol=None):
         """Pooled misclassification indicators with the weights of :meth:`terms`."""
+        return self._pooled(C, gamma, warm, lambda f, mc, crit: (
+            (np.sign(f) != mc.y_val).astype(float), crit.terms(f)[1]))
+
+    def _pooled(self, C, gamma, warm, per_row):
+        """``per_row(outputs, machine, criterion) -> (terms, weights)`` of every machine
+        of every fold, pooled (each machine's weights divided by their number)."""
         Phi, sols = self._solve(C, gamma, warm)
         ts, ws = [], []
-        crits = [c for fold in self._criteria for c in fold]
-        k = 0
+        crits = iter([c for fold in self._criteria for c in fold])
         for fold, fs in zip(self.folds, sols):
             for mc, s in zip(fold, fs):
-                f = self._outputs(Phi, mc, s)
-                ts.append((np.sign(f) != mc.y_val).astype(float))
-                ws.append(crits[k].terms(f)[1] / self.n_problems)
-                k += 1
+                t, w = per_row(self._outputs(Phi, mc, s), mc, next(crits))
+                ts.append(t)
+                ws.append(w / self.n_problems)
         return np.concatenate(ts), np.concatenate(ws), sols
 
     def evaluate(self, beta, warm=None, tol=None, adjoint_warm=None):
