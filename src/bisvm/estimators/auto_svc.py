@@ -29,7 +29,6 @@ import warnings
 from numbers import Integral
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.feature_selection import SelectorMixin
@@ -51,12 +50,13 @@ from ..solvers.dual.kernel_lower_level import KernelL2SVM, rbf_gram
 from ..solvers.dual.smo import resolve_n_jobs
 from ..solvers.nystroem import (
     DEFAULT_COMPONENTS,
+    landmark_coef,
     nystroem_blocks,
     select_landmarks,
     solve_piecewise_l2,
 )
 from ._constraints import positive
-from ._multiclass import ovr_aggregate, votes
+from ._multiclass import class_pairs, ovr_aggregate, votes
 from .svm import SVC
 
 __all__ = ["AutoSVC", "EXACT_MAX_ROWS"]
@@ -436,16 +436,10 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         coef, icpt = [], []
         for mc in machines:
             sol = solve_piecewise_l2(Phi[mc.train], *mc.pieces(), self.C_)
-            coef.append(scipy.linalg.solve_triangular(L, sol.theta[1:], lower=True,
-                                                      trans="T", check_finite=False))
+            coef.append(landmark_coef(L, sol.theta))
             icpt.append(float(sol.theta[0]))
         self.dual_coef_, self.intercept_ = np.column_stack(coef), np.array(icpt)
         self.estimator_ = None
-
-    def _ovo_pairs(self):
-        """The one-vs-one machines (a, b), a < b, in the order of :attr:`dual_coef_`."""
-        k = self.classes_.size
-        return [(a, b) for a in range(k) for b in range(a + 1, k)]
 
     def _raw(self, Xr):
         """Per-machine decision values of the Nyström model (positive: first class)."""
@@ -469,7 +463,7 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
             raw, k = self._raw(Xr), self.classes_.size
             if k == 2:
                 return raw[:, 0]
-            return raw if self.multiclass == "ovr" else ovr_aggregate(raw, self._ovo_pairs(), k)
+            return raw if self.multiclass == "ovr" else ovr_aggregate(raw, class_pairs(k, True), k)
         return self.estimator_.decision_function(Xr)
 
     def predict(self, X):
@@ -481,7 +475,7 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
                 return self.classes_[(raw[:, 0] > 0).astype(int)]
             if self.multiclass == "ovr":
                 return self.classes_[np.argmax(raw, axis=1)]
-            return self.classes_[np.argmax(votes(raw, self._ovo_pairs(), k)[0], axis=1)]
+            return self.classes_[np.argmax(votes(raw, class_pairs(k, True), k)[0], axis=1)]
         return self.estimator_.predict(Xr)
 
     def _has_proba(self):

@@ -33,7 +33,6 @@ import warnings
 from numbers import Integral
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.feature_selection import SelectorMixin
@@ -52,6 +51,7 @@ from ..solvers.dual.kernel_svr_lower_level import SVRFold, solve_l2svr
 from ..solvers.dual.smo import resolve_n_jobs
 from ..solvers.nystroem import (
     DEFAULT_COMPONENTS,
+    landmark_coef,
     nystroem_blocks,
     nystroem_ridge_coef,
     select_landmarks,
@@ -374,8 +374,7 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
             _, _, L, Phi = nystroem_blocks(Xr, self.X_fit_, 1.0)
             mc = nystroem_svr_folds(yz, [(np.arange(yz.size), np.arange(1))], sw)[0][0]
             sol = solve_piecewise_l2(Phi, *mc.pieces(res.epsilon), res.C)
-            self.dual_coef_ = scipy.linalg.solve_triangular(L, sol.theta[1:], lower=True,
-                                                            trans="T", check_finite=False)
+            self.dual_coef_ = landmark_coef(L, sol.theta)
             self.intercept_ = float(sol.theta[0])
             return
         if sp.issparse(Xr):  # the exact models hold n×n matrices: n×d dense is less

@@ -324,8 +324,7 @@ def tune_kernel_svc(X, y_enc, n_classes, splits, *, widths="shared", loss="squar
         def support_folds(split):
             return kernel_pairs(X, y_enc, n_classes, split, multiclass, row_weight=row_weight)
     else:
-        feats = NystroemFeatures.build(
-            X, landmarks, 8.0 * n * (len(landmarks) + 1) <= DISTANCE_CACHE_BYTES)
+        feats = NystroemFeatures.build(X, landmarks, DISTANCE_CACHE_BYTES)
         folds = nystroem_pairs(y_enc, n_classes, splits, multiclass, row_weight)
 
         def make(hyper, lower_, folds_=folds):

@@ -69,10 +69,13 @@ class NystroemFeatures:
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def build(cls, X, Z, cache_distances=True):
-        """The features of ``X`` (dense or CSR) on the landmark rows ``Z``."""
+    def build(cls, X, Z, cache_bytes=np.inf):
+        """The features of ``X`` (dense or CSR) on the landmark rows ``Z``; the squared
+        distances of a shared width are kept when their n × (m + 1) entries fit
+        ``cache_bytes``."""
         Z = np.asarray(Z.toarray() if sp.issparse(Z) else Z, dtype=float)
-        D = (squared_distances(X, Z), squared_distances(Z, Z)) if cache_distances else None
+        fits = 8.0 * X.shape[0] * (Z.shape[0] + 1) <= cache_bytes
+        D = (squared_distances(X, Z), squared_distances(Z, Z)) if fits else None
         return cls(X, Z, D)
 
     def blocks(self, gamma):

@@ -204,8 +204,7 @@ def tune_kernel_svr(X, y, splits, *, sw=None, widths="shared", Cs=SCAN_C_SVR,
         def support_folds(split):
             return svr_folds(X, y, split, False, sw)
     else:
-        feats = NystroemFeatures.build(
-            X, landmarks, 8.0 * n * (len(landmarks) + 1) <= DISTANCE_CACHE_BYTES)
+        feats = NystroemFeatures.build(X, landmarks, DISTANCE_CACHE_BYTES)
         folds = nystroem_svr_folds(y, splits, sw)
 
         def make(hyper, eps, folds_=folds):

@@ -80,7 +80,7 @@ __all__ = ["JITTER", "LANDMARK_METHODS", "DEFAULT_COMPONENTS", "select_landmarks
            "nystroem_features", "nystroem_blocks", "width_terms", "nystroem_width_grad",
            "PiecewiseL2Solution", "solve_piecewise_l2", "piecewise_l2_hypergradient",
            "NystroemRidgeState", "nystroem_ridge_loo", "nystroem_ridge_loo_grad",
-           "nystroem_ridge_coef"]
+           "nystroem_ridge_coef", "landmark_coef"]
 
 #: Diagonal jitter :math:`\delta` added to :math:`C = K(Z, Z)` (whose diagonal is 1 for
 #: an RBF kernel) before its Cholesky factorisation.
@@ -163,9 +163,7 @@ def nystroem_features(X, Z, gamma):
     -------
     ndarray of shape (n, m)
     """
-    L = _factor(rbf_gram(Z, Z, gamma))
-    B = rbf_gram(X, Z, gamma)
-    return scipy.linalg.solve_triangular(L, B.T, lower=True, check_finite=False).T
+    return nystroem_blocks(X, Z, gamma)[3]
 
 
 def width_terms(XA, XB, W):
@@ -304,11 +302,7 @@ def nystroem_ridge_loo(X, Z, y, ridge, gamma, sw=None, fit_intercept=True, sqdis
     """
     n = X.shape[0]
     q = np.ones(n) if sw is None else np.sqrt(np.asarray(sw, dtype=float))
-    Dxz, Dzz = (None, None) if sqdist is None else sqdist
-    B = rbf_gram(X, Z, gamma, Dxz)
-    C = rbf_gram(Z, Z, gamma, Dzz)
-    L = _factor(C)
-    Phi = scipy.linalg.solve_triangular(L, B.T, lower=True, check_finite=False).T
+    B, C, L, Phi = nystroem_blocks(X, Z, gamma, sqdist)
     Pt = np.empty((n, Z.shape[0] + 1))
     Pt[:, 0] = q if fit_intercept else 0.0
     Pt[:, 1:] = Phi * q[:, None]
@@ -375,9 +369,15 @@ def nystroem_ridge_coef(X, Z, y, ridge, gamma, sw=None, fit_intercept=True):
     r"""The fitted model :math:`f(x) = k(x, Z)^\top a + b` of kernel ridge on the
     Nyström features (module docstring): returns ``(a, b)``, :math:`a = L^{-\top}w`."""
     st = nystroem_ridge_loo(X, Z, y, ridge, gamma, sw, fit_intercept)
-    a = scipy.linalg.solve_triangular(st.L, st.theta[1:], lower=True, trans="T",
-                                      check_finite=False)
-    return a, float(st.theta[0]) if fit_intercept else 0.0
+    return landmark_coef(st.L, st.theta), float(st.theta[0]) if fit_intercept else 0.0
+
+
+def landmark_coef(L, theta):
+    r"""The coefficients :math:`a = L^{-\top}w` on the landmarks of a linear model
+    :math:`\theta = (b, w)` (intercept first) on the Nyström features
+    :math:`\Phi = K(X, Z)L^{-\top}`, so that :math:`f(x) = k(x, Z)^\top a + b`."""
+    return scipy.linalg.solve_triangular(L, np.asarray(theta)[1:], lower=True, trans="T",
+                                         check_finite=False)
 
 
 @dataclass(frozen=True)
