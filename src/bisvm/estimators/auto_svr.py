@@ -15,6 +15,11 @@ Two lower levels, one interface:
   system (:mod:`bisvm.selection.kernel_svr_tune`; Keerthi, Sindhwani & Chapelle 2007,
   "An efficient method for gradient-based adaptation of hyperparameters in SVM models").
 
+:class:`AutoSVR` then checks the kernel ridge it learned against the L1-loss ε-SVR (the
+absolute ε-insensitive loss, robust to large residuals) at and near the learned values,
+by a short warm-started k-fold scan, and keeps the model of smaller validation error
+(:mod:`bisvm.selection.kernel_l1_stage`).
+
 Per-feature widths are automatic relevance determination (Chapelle, Vapnik, Bousquet &
 Mukherjee 2002, "Choosing multiple parameters for support vector machines"), as in
 :class:`~bisvm.estimators.auto_svc.AutoSVC`.
@@ -43,6 +48,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from threadpoolctl import threadpool_limits
 
 from ..data.standardize import weighted_column_stats
+from ..selection.kernel_l1_stage import SMO_TOL as L1_SMO_TOL
+from ..selection.kernel_l1_stage import l1_stage
 from ..selection.kernel_nystroem import nystroem_svr_folds
 from ..selection.kernel_ridge_tune import tune_kernel_ridge
 from ..selection.kernel_svr_tune import tune_kernel_svr
@@ -60,6 +67,7 @@ from ..solvers.nystroem import (
 from ._constraints import positive
 from .auto_svc import set_learned_widths
 from .kernel_ridge import KernelRidge
+from .svm import SVR
 
 __all__ = ["AutoSVR", "KERNEL_RIDGE_MAX_ROWS", "NYSTROEM_MIN_ROWS", "NYSTROEM_COMPONENTS"]
 
@@ -106,9 +114,9 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         is translation invariant); the widths are then in units of standard deviations.
         The target is always standardised inside, and predictions are in its units.
     cv : int, cross-validation generator or iterable, default=5
-        Folds of the ε-SVR's validation criterion (kernel ridge uses its exact
-        leave-one-out error and no folds); an int is k-fold, with k reduced to the
-        number of rows when that is smaller.
+        Folds of the ε-SVR's validation criterion and of the L1 stage (kernel ridge is
+        tuned on its exact leave-one-out error, without folds); an int is k-fold, with k
+        reduced to the number of rows when that is smaller.
     max_iter : int, default=50
         BiSVM L-BFGS iterations per stage.
     tol : float, default=1e-4
@@ -126,6 +134,14 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         :math:`O(nm^2)` per step instead of :math:`O(n^3)`, and :math:`O(nm)` memory
         instead of :math:`O(n^2)`. ``"auto"`` uses it beyond :data:`NYSTROEM_MIN_ROWS`
         rows and says so by a ``UserWarning``; None keeps the exact kernel.
+    l1_stage : bool, default=True
+        After exact kernel ridge (``lower_ == "kernel_ridge"``, no approximation): scan
+        the L1-loss ε-SVR over the learned widths times (1/2, 1, 2), three tube
+        half-widths and three C around the value matched to the learned ridge, on the
+        folds of ``cv``, and keep it if its validation error is below kernel ridge's on
+        the same folds (:mod:`bisvm.selection.kernel_l1_stage`;
+        :data:`~bisvm.selection.kernel_l1_stage.N_SCAN` SMO solves per fold, warm-started,
+        and k kernel ridge solves). :attr:`final_model_` says which was kept.
     n_components : int, default=NYSTROEM_COMPONENTS
         Rank m of the Nyström approximation (landmark rows).
     landmarks : {"kmeans++", "uniform"}, default="kmeans++"
@@ -143,22 +159,28 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     approximation_ : str or None
         ``"nystroem"`` when the kernel was approximated (then ``lower_`` ran on the
         Nyström features), else None.
+    final_model_ : str
+        The model refitted: ``lower_``, or ``"epsilon_svr"`` when the L1 stage kept the
+        L1-loss ε-SVR (``l1_stage``).
     ridge_ : float or None
         Learned ridge of the kernel ridge model (on the standardised target).
     C_, epsilon_ : float or None
-        Learned C and tube half-width of the L2-loss ε-SVR (ε in the target's units).
+        C and tube half-width of the ε-SVR refitted (ε in the target's units): those
+        learned for the L2-loss ε-SVR, or those the L1 stage chose; None when the final
+        model is kernel ridge.
     gamma_ : float or ndarray of shape (n_features,)
         Widths of the final model on the standardised features (per feature: 0 outside
-        ``support_``).
+        ``support_``); the L1 stage may have multiplied the learned ones by a factor.
     learned_gamma_ : float or ndarray
         The widths the outer loop ended at, before the support rule.
     scale_ : ndarray of shape (n_features,)
         Column multipliers :math:`\sqrt{\gamma_j}/\sigma_j` applied before
         ``estimator_`` (an RBF kernel of width 1 on the rescaled columns).
-    estimator_ : KernelRidge or None
-        The exact kernel ridge model refitted on all rows, on the standardised target
-        (None for the ε-SVR and the Nyström approximation, whose model is the kernel
-        expansion :attr:`dual_coef_`, :attr:`intercept_`, :attr:`X_fit_`).
+    estimator_ : KernelRidge, SVR or None
+        The exact kernel ridge model, or the L1-loss :class:`~bisvm.SVR` the L1 stage
+        kept, refitted on all rows of the rescaled columns, on the standardised target
+        (None for the L2-loss ε-SVR and the Nyström approximation, whose model is the
+        kernel expansion :attr:`dual_coef_`, :attr:`intercept_`, :attr:`X_fit_`).
     X_fit_ : ndarray
         The rescaled rows of the expansion: the ε-SVR's support vectors (its free set)
         or the landmark rows (Nyström).
@@ -179,8 +201,15 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     cv_value_ : float
         The criterion (leave-one-out or k-fold mean squared error, standardised target)
         at the learned hyperparameters.
+    stage_values_ : dict or None
+        The L1 stage's k-fold mean squared errors (standardised target) of
+        ``"kernel_ridge"`` and of the best ``"epsilon_svr"``; None when it did not run.
+    stage_scan_ : ndarray of shape (N_SCAN, 4) or None
+        Every point of the L1 stage: width factor, C, ε (standardised target), k-fold
+        error.
     n_solves_ : int
-        Lower-level fits of the tuning (factorisations or SVR fold solves).
+        Lower-level fits of the tuning (factorisations or SVR fold solves) and of the L1
+        stage.
     n_iter_ : int
         Accepted BiSVM L-BFGS iterates over the stages (each stage's start included).
     tuning_ : KernelTuneResult
@@ -198,6 +227,11 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     takes millions of steps. The C of the squared loss is not the C of the L1
     ε-insensitive loss, so refitting the plain L1-loss SVR at the learned C would fit a
     model that was never validated.
+
+    **The L1 stage** (``l1_stage``) is refitted as a plain :class:`~bisvm.SVR`
+    (``kernel="rbf"``, ``gamma=1``) at the chosen C and ε on the columns rescaled by the
+    chosen widths, with the sample weights: the model k-fold validation compared, on all
+    rows.
 
     **The Nyström refit** is the tuned model on all rows' features of the same
     landmarks at the learned values, :math:`f(x) = k(x, Z)^\top a + b`: kernel ridge
@@ -220,6 +254,7 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         "tol": [positive()],
         "select": [StrOptions({"1se", "none"})],
         "approximation": [StrOptions({"auto", "nystroem"}), None],
+        "l1_stage": ["boolean"],
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "landmarks": [StrOptions({"kmeans++", "uniform"})],
         "random_state": ["random_state"],
@@ -227,7 +262,7 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     }
 
     def __init__(self, lower="auto", widths="shared", standardize=True, cv=5, max_iter=50,
-                 tol=1e-4, select="1se", approximation="auto",
+                 tol=1e-4, select="1se", approximation="auto", l1_stage=True,
                  n_components=NYSTROEM_COMPONENTS, landmarks="kmeans++", random_state=None,
                  n_jobs=None):
         self.lower = lower
@@ -238,6 +273,7 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         self.tol = tol
         self.select = select
         self.approximation = approximation
+        self.l1_stage = l1_stage
         self.n_components = n_components
         self.landmarks = landmarks
         self.random_state = random_state
@@ -311,8 +347,43 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         self.epsilon_ = None if res.epsilon is None else res.epsilon * self.y_scale_
         set_learned_widths(self, res, std, sigma)
         self.cv_value_ = float(res.value)
-        self._refit(X, yz, sw, res)
+        self.final_model_ = lower
+        self.stage_values_ = self.stage_scan_ = None
+        stage = None
+        if self.l1_stage and lower == "kernel_ridge" and approx is None:
+            with threadpool_limits(limits=resolve_n_jobs(self.n_jobs), user_api="blas"):
+                stage = self._run_l1_stage(X, yz, sw, res, keep if n < n_all else None)
+        if stage is not None and stage.model == "epsilon_svr":
+            self._refit_l1(X, yz, sw, stage)
+        else:
+            self._refit(X, yz, sw, res)
         return self
+
+    def _run_l1_stage(self, X, yz, sw, res, keep):
+        """The L1 stage (``l1_stage``): its result; sets :attr:`final_model_` and, when
+        the ε-SVR is kept, its C, ε and widths."""
+        Xr = self._scaled(X, self.scale_)
+        if sp.issparse(Xr):  # the stage holds n×n Gram matrices: n×d dense is less
+            Xr = Xr.toarray()
+        splits = self._splits(Xr, yz, keep)
+        out = l1_stage(rbf_gram(Xr, Xr, 1.0), yz, splits, res.ridge, res.value, sw)
+        self.n_solves_ += out.n_solves
+        self.stage_values_ = {"kernel_ridge": out.reference, "epsilon_svr": out.value}
+        self.stage_scan_ = out.scan
+        if out.model == "epsilon_svr":
+            self.final_model_ = "epsilon_svr"
+            self.C_, self.epsilon_ = out.C, out.epsilon * self.y_scale_
+            self.gamma_ = self.gamma_ * out.width_factor
+            self.scale_ = self.scale_ * np.sqrt(out.width_factor)
+        return out
+
+    def _refit_l1(self, X, yz, sw, stage):
+        """The L1-loss ε-SVR the L1 stage kept, on all rows (Notes)."""
+        Xr = self._scaled(X, self.scale_)
+        if sp.issparse(Xr):
+            Xr = Xr.toarray()
+        self.estimator_ = SVR(kernel="rbf", gamma=1.0, C=stage.C, epsilon=stage.epsilon,
+                              tol=L1_SMO_TOL, n_jobs=self.n_jobs).fit(Xr, yz, sample_weight=sw)
 
     @staticmethod
     def _scaled(X, factors):
