@@ -6,30 +6,53 @@ Both learn C (or the ridge), the RBF width -- one shared, or one per feature -- 
 ε-SVR the tube by hypergradient descent of a cross-validated criterion (Keerthi,
 Sindhwani & Chapelle 2007; per-feature widths as Chapelle, Vapnik, Bousquet & Mukherjee
 2002), so the options that fix those values (``--C``, ``--gamma``, ``--epsilon``,
-``--ridge``, a kernel other than ``rbf``) are refused rather than silently ignored. Only
-the public estimators are used. Standard library at import.
+``--ridge``, a kernel other than ``rbf``) are refused rather than silently ignored.
+Beyond a size the estimators tune on a Nyström approximation of the kernel (Williams &
+Seeger 2001); ``--approximation`` and ``--n-components`` reach those parameters, and
+left out they keep the estimator's own defaults (the option's default is None, and
+nothing is passed). Only the public estimators are used. Standard library at import.
 """
 
 from __future__ import annotations
 
 from . import common
 
-__all__ = ["KERNEL_MODELS", "WIDTHS", "add_widths_option", "build_auto", "check_kernel_args",
-           "fit_auto", "auto_record"]
+__all__ = ["KERNEL_MODELS", "WIDTHS", "APPROXIMATIONS", "add_widths_option",
+           "add_approximation_options", "build_auto", "check_kernel_args", "fit_auto",
+           "auto_record"]
 
 #: ``--model`` of ``bisvm tune --method bilevel`` -> the self-tuning estimator
 KERNEL_MODELS = {"svc": "AutoSVC", "svr": "AutoSVR"}
 WIDTHS = ("shared", "per_feature")
+#: ``--approximation`` -> the estimators' ``approximation`` (``none``: the exact kernel)
+APPROXIMATIONS = {"auto": "auto", "none": None, "nystroem": "nystroem"}
 #: options whose value the self-tuning models learn (argparse dest -> option)
 LEARNED_OPTIONS = {"C": "--C", "gamma": "--gamma", "epsilon": "--epsilon", "ridge": "--ridge"}
 
 
-def add_widths_option(g, what):
-    """``--widths shared|per_feature``."""
+def add_widths_option(g, what, *, approximation=True):
+    """``--widths shared|per_feature`` and, with ``approximation``, the options of
+    :func:`add_approximation_options`."""
     g.add_argument("--widths", choices=WIDTHS, default=None,
                    help=f"{what}: one RBF width for all features, or one per feature "
                    "(automatic relevance determination: a learned width near 0 drops its "
                    "feature)")
+    if approximation:
+        add_approximation_options(g, what.split(" (")[0])
+
+
+def add_approximation_options(g, what):
+    """``--approximation auto|none|nystroem`` and ``--n-components M``; both default to
+    None, which leaves the estimator's own default in force (:func:`build_auto`)."""
+    g.add_argument("--approximation", choices=tuple(APPROXIMATIONS), default=None,
+                   help=f"{what}: tune and refit on the exact kernel (none) or on its "
+                   "Nyström approximation of rank --n-components (nystroem); auto: "
+                   "Nyström beyond the estimator's row threshold, with a warning "
+                   "(default: the estimator's)")
+    g.add_argument("--n-components", type=common.positive_int("--n-components"),
+                   default=None, metavar="M",
+                   help=f"{what}: landmark rows of the Nyström approximation (default: "
+                   "the estimator's)")
 
 
 def check_kernel_args(args, model):
@@ -46,9 +69,10 @@ def check_kernel_args(args, model):
 
 def build_auto(args, model, *, widths=None, n_jobs=None, skip=()):
     """The :class:`bisvm.AutoSVC` or :class:`bisvm.AutoSVR` of the command line:
-    ``--widths``, ``--cv``, ``--max-iter``, ``--tol``, ``--seed`` and ``--param
-    NAME=VALUE`` for any other constructor parameter; ``skip`` names options left at the
-    estimator's default."""
+    ``--widths``, ``--cv``, ``--max-iter``, ``--tol``, ``--seed``, ``--approximation``,
+    ``--n-components`` and ``--param NAME=VALUE`` for any other constructor parameter;
+    ``skip`` names options left at the estimator's default, as is every option not given
+    (None)."""
     import bisvm
 
     cls = getattr(bisvm, KERNEL_MODELS[model])
@@ -61,6 +85,11 @@ def build_auto(args, model, *, widths=None, n_jobs=None, skip=()):
             params[dest] = v
     if n_jobs is not None:
         params["n_jobs"] = n_jobs
+    approx = getattr(args, "approximation", None)
+    if approx is not None:
+        params["approximation"] = APPROXIMATIONS[approx]
+    if getattr(args, "n_components", None) is not None:
+        params["n_components"] = args.n_components
     for name, v in getattr(args, "param", None) or ():
         if name not in valid:
             raise ValueError(f"--param {name}: {cls.__name__} has no parameter {name!r}; it "
@@ -124,6 +153,11 @@ def auto_record(est, names):
     }
     if getattr(est, "lower_", None) is not None:
         rec["lower_level"] = str(est.lower_)
+    if getattr(est, "final_model_", None) is not None:
+        rec["final_model"] = str(est.final_model_)
+    rec["approximation"] = str(est.approximation_ or "none")
+    if est.approximation_ == "nystroem":
+        rec["n_components"] = int(len(est.landmark_indices_))
     widths = widths_by_name(est, names)
     if widths is not None:
         order = [j for j in np.argsort(-imp, kind="stable") if est.support_[j]]
