@@ -84,3 +84,11 @@ def test_build_auto_maps_each_choice(value):
         assert est.n_components == 30 and est.widths == "per_feature"
     left_out = build_auto(argparse.Namespace(seed=0), "svr")
     assert left_out.get_params() == AutoSVR(random_state=0).get_params()
+
+
+def test_select_text_says_which_kernel_was_tuned(tables, capsys):
+    code, out, err = in_process(["select", "--kernel", "rbf", "--data",
+                                 str(tables / "wave.csv"), "--target", "y", "--max-iter",
+                                 "6"], capsys)
+    assert code == 0, err
+    assert "tuned on the exact kernel; refitted model: " in out

@@ -105,6 +105,10 @@ def print_kernel_select(r):
     p(f"learned {chosen}; criterion {r['criterion_value']:.4g} after {r['iterations']} "
       f"outer iterations, {r['lower_level_solves']} lower-level solves, "
       f"{r['seconds']:.2f} s")
+    kernel = "exact kernel" if r["approximation"] == "none" else \
+        f"Nyström approximation of rank {r['n_components']}"
+    refit = r.get("final_model", r.get("lower_level"))
+    p(f"tuned on the {kernel}" + (f"; refitted model: {refit}" if refit else ""))
     if "test_accuracy" in r:
         p(f"test accuracy  {r['test_accuracy']:.4f}")
     if "test_r2" in r:
