@@ -90,7 +90,11 @@ class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEsti
         The ridge weight α; ``"auto"``: 0.01 in standardised units (with
         ``standardize=False``, 0.01 times the mean column second moment).
     l1_smoothing : float, default=0.01
-        γ of the Pseudo-Huber smoothing of the L1 penalty.
+        γ of the Pseudo-Huber smoothing of the L1 penalty, in the units of the
+        (standardised) coefficients. Smaller values come closer to the exact L1 penalty
+        and let weak columns that matter jointly survive the refinement, at the cost of
+        more damped Newton steps in every lower-level solve (the penalty's curvature
+        changes over a width γ around zero).
     criterion : {"mse", "mae"}, default="mse"
         The validation criterion, a mean over ``cv`` folds: the halved mean squared
         error of the validation predictions, or their smoothed mean absolute error
