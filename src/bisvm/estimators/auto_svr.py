@@ -141,7 +141,9 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         folds of ``cv``, and keep it if its validation error is below kernel ridge's on
         the same folds (:mod:`bisvm.selection.kernel_l1_stage`;
         :data:`~bisvm.selection.kernel_l1_stage.N_SCAN` SMO solves per fold, warm-started,
-        and k kernel ridge solves). :attr:`final_model_` says which was kept.
+        and k kernel ridge solves). :attr:`final_model_` says which was kept. Its SMO
+        solves at the large C a small learned ridge implies grow faster with n than
+        kernel ridge's factorisations; ``False`` skips it.
     n_components : int, default=NYSTROEM_COMPONENTS
         Rank m of the Nyström approximation (landmark rows).
     landmarks : {"kmeans++", "uniform"}, default="kmeans++"

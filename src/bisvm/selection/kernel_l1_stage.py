@@ -166,17 +166,18 @@ def l1_svr_scan(K, y, splits, C0, sw=None, *, width_factors=WIDTH_FACTORS,
     for tr, va in splits:
         K_tr, K_va = K[np.ix_(tr, tr)], K[np.ix_(va, tr)]
         chain_start = None  # the dual point of the smallest C: feasible for every chain
-        alpha = None
+        alpha = t_now = None
         for p, (t, c, e) in enumerate(points):
             if c == Cs[0]:
                 alpha = chain_start
-            Kt = K_tr if t == 1.0 else K_tr ** t
+            if t != t_now:  # width factors outermost: each fold's powers computed once
+                t_now = t
+                Kt, Kv = (K_tr, K_va) if t == 1.0 else (K_tr ** t, K_va ** t)
             prob = epsilon_svr_dual(Kt, y[tr], kernel, c, e, weights=s[tr])
             res = solve_smo(prob, alpha0=alpha, tol=SMO_TOL, method="smo")
             alpha = res.dual_coef
             if c == Cs[0]:
                 chain_start = alpha
-            Kv = K_va if t == 1.0 else K_va ** t
             pred = Kv @ res.coef + res.intercept
             err[p] += float(s[va] @ (y[va] - pred) ** 2)
         den += float(s[va].sum())
