@@ -30,6 +30,18 @@ it compiles from the kernels the run used; run the whole suite on an empty cache
 so that the kernels compiled inside others are listed too (they are then compiled first)::
 
     NUMBA_CACHE_DIR=$(mktemp -d) BISVM_NUMBA_WARMUP=0 python -m pytest -n 2 --numba-record
+
+Shared fixtures under pytest-xdist
+----------------------------------
+A module-, class- or session-scoped fixture defined in a test module (a CLI tour, a
+subprocess running scikit-learn's own SVM tests, fits shared by a module's tests) is set
+up once per worker that runs one of its tests. xdist's default ``load`` distribution
+spreads a module's tests over every worker, so each worker would pay for the same
+fixture. Such a module's tests are therefore marked ``xdist_group`` (one group per
+module) and a run with ``-n N`` and no explicit ``--dist`` distributes by ``loadgroup``:
+a group goes to one worker as a unit, every other test is handed out one by one as with
+``load``, and the groups go first (most tests first), so the single tests even out the
+end of the run.
 """
 
 import os
@@ -73,6 +85,47 @@ def pytest_addoption(parser):
         "--numba-record", action="store_true", default=False,
         help="rewrite tests/numba_signatures.txt from the numba kernels this run used",
     )
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):
+        # a worker parses the command line again (``load``); the controller tells it the
+        # mode, which decides whether the group is appended to the test ids it reports
+        if config.workerinput.get("bisvm_loadgroup"):
+            config.option.loadgroup = True
+    elif (getattr(config.option, "dist", "no") == "load"
+          and not _dist_given(config.invocation_params.args)):
+        config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    node.workerinput["bisvm_loadgroup"] = node.config.option.dist == "loadgroup"
+
+
+def _dist_given(args):
+    """Whether the command line chose an xdist distribution mode itself."""
+    return any(arg == "-d" or arg == "--dist" or arg.startswith("--dist=")
+               or arg in ("--looponfail", "-f") for arg in map(str, args))
+
+
+def _shared_fixture_scopes(item):
+    """Scopes wider than a test of the fixtures that ``item`` uses and its own module
+    defines (those of a conftest.py cost nothing to share, e.g. ``one_blas_thread``)."""
+    module = item.nodeid.split("::")[0]
+    scopes = set()
+    for definitions in item._fixtureinfo.name2fixturedefs.values():
+        definition = definitions[-1]
+        if definition.scope != "function" and definition.baseid == module:
+            scopes.add(definition.scope)
+    return scopes
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist appends the group to the test ids
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _shared_fixture_scopes(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 def _warmup_processes(config):
