@@ -1,4 +1,6 @@
-"""``bisvm select`` driven as a user would: a subprocess, on bundled data and on CSVs."""
+"""``bisvm select`` driven as a user would: a subprocess, on bundled data and on CSVs (the
+bad-input cases run in this process, one of them also as a subprocess: a fresh interpreter
+costs seconds of imports per case)."""
 
 import json
 import subprocess
@@ -7,6 +9,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from cli_run import in_process
 
 
 def run(*args, cwd=None):
@@ -62,14 +65,21 @@ def test_select_csv_with_categorical_column_and_plots(tmp_path):
      ["--data", "small.csv", "--cv", "20", "--test-size", "0.2"], "cv"),
     (None, ["--model", "group", "--groups", "mean=0-9,bogus"], "bogus"),
 ])
-def test_select_bad_input_exits_2_with_one_line(tmp_path, content, extra, match):
+def test_select_bad_input_exits_2_with_one_line(tmp_path, monkeypatch, capsys, content,
+                                                extra, match):
+    # in this process: an uncaught exception would fail the test as a traceback would;
+    # the first case also goes through a fresh interpreter, as a user runs it
     if content is not None:
         (tmp_path / extra[1]).write_text(content)
-    r = run("select", *extra, cwd=tmp_path)
-    assert r.returncode == 2, (r.stdout, r.stderr)
-    err = r.stderr.strip().splitlines()
-    assert len(err) == 1 and "Traceback" not in r.stderr
+    monkeypatch.chdir(tmp_path)
+    code, out, stderr = in_process(["select", *extra], capsys)
+    assert code == 2, (out, stderr)
+    err = stderr.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in stderr
     assert match.lower() in err[0].lower()
+    if extra == ["--data", "missing.csv"]:
+        r = run("select", *extra, cwd=tmp_path)
+        assert (r.returncode, r.stderr) == (2, stderr)
 
 
 def test_help_and_datasets():
