@@ -246,7 +246,9 @@ def kernel_data(X, kernel, n_threads=1):
             G = G.toarray()
         Xd = np.ascontiguousarray(G, dtype=np.float64)
         sqn = np.zeros(Xd.shape[0])
-        kdiag = np.ascontiguousarray(np.diag(Xd))
+        # a copy: the diagonal view is read-only, and with one sample contiguous, so
+        # ascontiguousarray would hand the solver a read-only type of its own
+        kdiag = np.diag(Xd).copy()
         data, indices, indptr, work = empty_f, empty_i, empty_i, empty_f
     elif sp.issparse(X):
         Xs = sp.csr_matrix(X, dtype=np.float64, copy=True)
