@@ -42,6 +42,10 @@ def primal_fista(X, y, loss, ridge, mu, r=None, fit_intercept=False, tol=1e-13,
         w_new = pen.prox(v - step * g, step)
         f_new = F(w_new)
         if f_new > f_old:
+            if t == 1.0 and np.array_equal(v, w):
+                # a plain proximal step from w no longer decreases J (rounding): every
+                # further iteration would repeat this one, so w is what max_iter returns
+                break
             t, v = 1.0, w.copy()
             continue
         t_new = 0.5 * (1 + np.sqrt(1 + 4 * t * t))
