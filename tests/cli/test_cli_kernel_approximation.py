@@ -92,3 +92,17 @@ def test_select_text_says_which_kernel_was_tuned(tables, capsys):
                                  "6"], capsys)
     assert code == 0, err
     assert "tuned on the exact kernel; refitted model: " in out
+
+
+def test_select_kernel_rbf_passes_the_approximation(tables, capsys):
+    r = cli_json(["select", "--kernel", "rbf", "--data", str(tables / "wave.csv"),
+                  "--target", "y", "--approximation", "nystroem", "--n-components", "30",
+                  "--max-iter", "6", "--json"], capsys)
+    assert r["approximation"] == "nystroem" and r["n_components"] == 30
+
+
+def test_select_linear_refuses_the_approximation(tables, capsys):
+    code, _, err = in_process(["select", "--data", str(tables / "wave.csv"), "--target",
+                               "y", "--approximation", "nystroem"], capsys)
+    assert code != 0 and "--approximation" in err and "--kernel rbf" in err
+    assert "Traceback" not in err

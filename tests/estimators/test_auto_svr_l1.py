@@ -125,3 +125,16 @@ def test_model_file_round_trip_of_the_kept_svr(cauchy, fitted_cauchy, tmp_path):
     np.testing.assert_array_equal(back.predict(X), fitted_cauchy.predict(X))
     np.testing.assert_array_equal(back.stage_scan_, fitted_cauchy.stage_scan_)
     assert back.stage_values_ == fitted_cauchy.stage_values_
+
+
+def test_report_surface_follows_the_kernel_ridge_path(cauchy, fitted_cauchy):
+    """With the epsilon-SVR kept, the report's surface is still kernel ridge's, over the
+    ridge the outer loop learned (the SVR's C was never on the path)."""
+    from bisvm.report.kernel import cv_surface
+
+    X, y = cauchy
+    assert fitted_cauchy.final_model_ == "epsilon_svr"
+    s = cv_surface(fitted_cauchy, X, y, n_points=3, cv=3)
+    assert s["first_name"] == "ridge"
+    assert s["first"].min() <= fitted_cauchy.ridge_ <= s["first"].max()
+    assert np.all(np.isfinite(s["errors"]))

@@ -86,6 +86,9 @@ def add_parser(sub):
                    help="linear: the sparse SVM's learned L1 weights (default); rbf: "
                    "AutoSVC(widths='per_feature'), one learned RBF width per feature "
                    "(AutoSVR on a continuous target)")
+    from .kernel_tune import add_approximation_options
+
+    add_approximation_options(m, "--kernel rbf")
     common.add_bilevel_options(m)
     m.add_argument("--validation-fraction", type=common.fraction("--validation-fraction"),
                    default=0.2, help="validation share of the holdout criteria "
@@ -150,6 +153,8 @@ class SelectOptions:
     seed: int = 0
     model: str = "auto"
     kernel: str = "linear"
+    approximation: str | None = None
+    n_components: int | None = None
     groups: str | None = None
     criterion: str | None = None
     cv: int = 5
@@ -318,6 +323,11 @@ def run_select(opts):
     if source.y is None:
         raise ValueError(f"{source.source}: no target column")
     task, reason = detect_task(source.y, opts.task, target=source.target)
+    if opts.kernel != "rbf":
+        for option in ("approximation", "n_components"):
+            if getattr(opts, option) is not None:
+                raise ValueError(f"--{option.replace('_', '-')} approximates the RBF "
+                                 "kernel of --kernel rbf; the linear selection has none")
     if opts.kernel == "rbf":
         from .select_kernel import run_kernel_select
 

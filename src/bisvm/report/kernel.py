@@ -22,7 +22,9 @@ __all__ = ["outer_path", "cv_surface", "kernel_figures"]
 
 
 def _first_name(est):
-    return "ridge" if getattr(est, "C_", None) is None else "C"
+    # the first parameter of the outer path: kernel ridge's ridge (also when AutoSVR's
+    # L1 stage then refitted an epsilon-SVR, whose C was never on the path), else C
+    return "ridge" if getattr(est, "ridge_", None) is not None else "C"
 
 
 def outer_path(est):
@@ -99,6 +101,12 @@ def cv_surface(est, X, y, *, n_points=7, cv=5, span=1.0, progress=None):
     if not isinstance(n_points, int) or n_points < 2:
         raise ValueError(f"n_points must be an integer >= 2, got {n_points!r}")
     base = getattr(est, "estimator_", None)
+    if getattr(est, "final_model_", None) == "epsilon_svr":
+        # the L1 stage replaced the tuned kernel ridge: the path lies on kernel ridge's
+        # surface
+        from ..estimators.kernel_ridge import KernelRidge
+
+        base = KernelRidge(kernel="rbf", gamma=1.0, fit_intercept=True)
     if base is None or "gamma" not in base.get_params(deep=False):
         raise ValueError(f"{type(est).__name__} was refitted without an estimator whose RBF "
                          "width can be varied (its own dual solution, or an approximated "
