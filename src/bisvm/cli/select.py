@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..names import CRITERIA
 from . import common, learned
+from .kernel_tune import add_approximation_options
 from .learned import print_select
 from .select_shared import (
     LIST_ALL_FEATURES_MAX,
@@ -86,8 +87,6 @@ def add_parser(sub):
                    help="linear: the sparse SVM's learned L1 weights (default); rbf: "
                    "AutoSVC(widths='per_feature'), one learned RBF width per feature "
                    "(AutoSVR on a continuous target)")
-    from .kernel_tune import add_approximation_options
-
     add_approximation_options(m, "--kernel rbf")
     common.add_bilevel_options(m)
     m.add_argument("--validation-fraction", type=common.fraction("--validation-fraction"),
