@@ -28,6 +28,8 @@ Usage::
     PYTHONPATH=/path/to/src python benchmarks/fit_hashes.py --out results/fit_hashes_X.json
     PYTHONPATH=/path/to/src python benchmarks/fit_hashes.py --compare OLD.json
     PYTHONPATH=/path/to/src python benchmarks/fit_hashes.py --only var/criterion
+    PYTHONPATH=/old/src python benchmarks/fit_hashes.py --arrays old.npz
+    PYTHONPATH=/new/src python benchmarks/fit_hashes.py --compare-arrays old.npz
 """
 
 from __future__ import annotations
@@ -333,18 +335,51 @@ def short_hash(a):
     return h.hexdigest()[:16]
 
 
-def fit_record(thunk):
-    """The three hashes of one fit, or its error in each of them."""
+def fit_record(thunk, arrays=None, name=None):
+    """The three hashes of one fit, or its error in each of them; with ``arrays`` (a
+    dict), also its ``coef_``, ``intercept_`` and ``support_`` under ``name``."""
     try:
         est, X, y, kw = thunk()
         # the data are cached across fits: a fit that wrote into its input must not
         # change the next one's
         est.fit(X.copy(), y.copy(), **kw)
+        if arrays is not None:
+            arrays[f"{name}|coef"] = np.asarray(est.coef_, dtype=np.float64)
+            arrays[f"{name}|intercept"] = np.atleast_1d(np.asarray(est.intercept_, float))
+            arrays[f"{name}|support"] = np.asarray(est.support_, dtype=bool)
         return {"coef": short_hash(est.coef_), "intercept": short_hash(est.intercept_),
                 "beta": short_hash(getattr(est, "penalty_weights_", None))}
     except Exception as exc:  # an error is a fingerprint too: the same error must recur
         msg = f"error {type(exc).__name__}: {exc}"[:200]
         return {"coef": msg, "intercept": msg, "beta": msg}
+
+
+def compare_arrays(arrays, old_path):
+    """How far the fits moved from ``old_path``'s (an ``--arrays`` file), for a change
+    that alters bits on purpose: per fit the largest coefficient difference relative to
+    the largest coefficient, and whether the selected features are the same."""
+    old = np.load(old_path)
+    names = sorted({k.split("|")[0] for k in arrays} & {k.split("|")[0] for k in old.files})
+    rel, same_support = [], 0
+    for name in names:
+        a, b = arrays[f"{name}|coef"], old[f"{name}|coef"]
+        if a.shape != b.shape:
+            rel.append(np.inf)
+            continue
+        scale = max(float(np.max(np.abs(b))), 1e-300)
+        rel.append(float(np.max(np.abs(a - b))) / scale)
+        if np.array_equal(arrays[f"{name}|support"], old[f"{name}|support"]):
+            same_support += 1
+        else:
+            moved = np.flatnonzero(arrays[f"{name}|support"] != old[f"{name}|support"])
+            print(f"SUPPORT {name}: {moved.size} features differ, relative coef "
+                  f"difference {rel[-1]:.2e}", flush=True)
+    rel = np.asarray(rel)
+    print(f"compare arrays with {old_path}: {len(names)} fits; selected features the same "
+          f"on {same_support}; largest coefficient difference relative to the largest "
+          f"coefficient: median {np.median(rel):.2e}, 90th percentile "
+          f"{np.quantile(rel, 0.9):.2e}, max {rel.max():.2e}; "
+          f"{int(np.sum(rel <= 1e-6))} fits within 1e-6", flush=True)
 
 
 def combined_digest(fits):
@@ -392,6 +427,10 @@ def main(argv=None):
     ap.add_argument("--compare", help="compare with this JSON file; exit 1 on a mismatch")
     ap.add_argument("--only", help="run only the fits whose name contains this substring")
     ap.add_argument("--list", action="store_true", help="list the fit names and stop")
+    ap.add_argument("--arrays", help="also save every fit's coef_, intercept_ and support_ "
+                    "to this .npz file")
+    ap.add_argument("--compare-arrays", help="report how far the fits moved from this "
+                    "--arrays file (for a change that alters bits on purpose)")
     args = ap.parse_args(argv)
     import bisvm
 
@@ -404,9 +443,10 @@ def main(argv=None):
     commit = source_commit(bisvm.__file__)
     print(f"bisvm {bisvm.__file__} ({commit}); {len(todo)} fits", flush=True)
     fits, seconds, t0, c0 = {}, {}, time.perf_counter(), time.process_time()
+    arrays = {} if (args.arrays or args.compare_arrays) else None
     for name, thunk in todo.items():
         t = time.perf_counter()
-        fits[name] = fit_record(thunk)
+        fits[name] = fit_record(thunk, arrays, name)
         seconds[name] = round(time.perf_counter() - t, 3)
         r = fits[name]
         print(f"{name:52s} {r['coef']} {r['intercept']} {r['beta']} {seconds[name]:6.2f}s",
@@ -421,6 +461,10 @@ def main(argv=None):
              "digest": digest, "total_seconds": round(total, 1),
              "cpu_seconds": round(cpu, 1), "fits": fits,
              "seconds": seconds}, indent=1) + "\n")
+    if args.arrays:
+        np.savez_compressed(args.arrays, **arrays)
+    if args.compare_arrays:
+        compare_arrays(arrays, args.compare_arrays)
     if args.compare:
         bad = compare(fits, args.compare, subset=bool(args.only))
         print(f"compare with {args.compare}: "

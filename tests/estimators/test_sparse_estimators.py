@@ -18,20 +18,23 @@ from sklearn.utils.estimator_checks import (
 from bisvm.estimators.sparse import BilevelSVC, ElasticNetSVC
 
 # With explicit folds (the check passes LeaveOneGroupOut splits) a weight-k row is k
-# copies at every level, to rounding. On sparse input the vector model's lower level is
-# solved by truncated Newton-CG to a tolerance, and on the check's 45-row problem the
-# held-out refinement's accept/reject decision turns on differences of that order.
-_CG_DECISION = ("sparse input is solved by truncated Newton-CG to a tolerance, and the "
-                "vector refinement's held-out accept/reject decision on the check's tiny "
-                "problem flips on differences of that order; dense input and the scalar "
-                "model pass")
+# copies at every level, to rounding, except in the one-standard-error rules: their
+# standard error counts a weight-k row as one observation and k copies as k
+# (selection.one_se.weighted_mean_se). On the check's 45-row problem the vector
+# refinement's one-SE acceptance for one class is close enough to flip on that
+# difference; with the held-out minimum instead both checks pass (test below).
+_ONE_SE_DECISION = ("the vector refinement's one-standard-error acceptance counts a "
+                    "weight-k row as one observation and k copies as k, and on the check's "
+                    "tiny problem the decision for one class turns on that difference; "
+                    "with refinement_rule='min' the check passes")
 
 
 def _expected_failures(est):
     failed = {}
     if isinstance(est, BilevelSVC):
         if est.model != "scalar":
-            failed["check_sample_weight_equivalence_on_sparse_data"] = _CG_DECISION
+            for data in ("dense", "sparse"):
+                failed[f"check_sample_weight_equivalence_on_{data}_data"] = _ONE_SE_DECISION
         if est.criterion == "holdout":
             failed["check_class_weight_balanced_linear_classifier"] = (
                 "the check fits 5 rows, too few for the holdout criterion's stratified "
@@ -51,9 +54,12 @@ def test_sklearn_compatible(estimator, check):
 
 @pytest.mark.parametrize("check", [check_sample_weight_equivalence_on_dense_data,
                                    check_sample_weight_equivalence_on_sparse_data])
-def test_sample_weights_are_repeated_rows_with_explicit_folds(check):
-    # the checks pass LeaveOneGroupOut splits as cv: weights and repeats then share folds
-    check("BilevelSVC", BilevelSVC(model="scalar"))
+@pytest.mark.parametrize("model", ["scalar", "vector"])
+def test_sample_weights_are_repeated_rows_with_explicit_folds(check, model):
+    # the checks pass LeaveOneGroupOut splits as cv: weights and repeats then share folds;
+    # the refinement's held-out minimum involves no standard error
+    kw = {} if model == "scalar" else {"refinement_rule": "min", "max_iter": 15}
+    check("BilevelSVC", BilevelSVC(model=model, **kw))
 
 
 def _bc(n=None):

@@ -357,7 +357,8 @@ def add_bilevel_options(g):
                    default=None, help="the thesis's mu (default 0.25; classification "
                    "only, regression: --loss-smoothing)")
     g.add_argument("--l1-smoothing", type=positive_float("--l1-smoothing"),
-                   default=0.01, help="the thesis's gamma (default %(default)s)")
+                   default=None, help="the thesis's gamma (default: the estimator's, "
+                   "0.01 for classification, 0.001 for regression)")
     g.add_argument("--free-intercept", action="store_true",
                    help="do not penalise the intercept (by default it is penalised, as in "
                    "the thesis, only when the columns are not standardised inside the fit)")

@@ -33,7 +33,8 @@ from .select_shared import (
 #: criterion name -> one-line description (the public list :data:`bisvm.names.CRITERIA`)
 CRITERION_NAMES = {name: c.description for name, c in CRITERIA.items()}
 #: The classification defaults of the options whose default depends on the task
-CLASSIFICATION_DEFAULTS = {"criterion": "scaled_margin", "hinge_smoothing": 0.25}
+CLASSIFICATION_DEFAULTS = {"criterion": "scaled_margin", "hinge_smoothing": 0.25,
+                           "l1_smoothing": 0.01}
 
 DESCRIPTION = """\
 Sparse SVM feature selection by bilevel optimisation (BiSVM L-BFGS): the L1 weights of a
@@ -160,7 +161,7 @@ class SelectOptions:
     validation_fraction: float = 0.2
     l2_penalty: float = 0.01
     hinge_smoothing: float | None = None
-    l1_smoothing: float = 0.01
+    l1_smoothing: float | None = None
     free_intercept: bool = False
     learn_l2: bool = False
     max_iter: int = 100

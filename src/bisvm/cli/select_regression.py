@@ -83,12 +83,14 @@ def regression_estimator(opts, groups):
     params = dict(
         model=opts.model, loss=opts.loss, epsilon=opts.epsilon,
         loss_smoothing=opts.loss_smoothing, l2_penalty=opts.l2_penalty,
-        l1_smoothing=opts.l1_smoothing, criterion=opts.regression_criterion, cv=opts.cv,
+        criterion=opts.regression_criterion, cv=opts.cv,
         penalize_intercept=False if opts.free_intercept else "auto",
         max_iter=opts.max_iter, random_state=opts.seed,
         verbose=int(common.progress_mode(opts) is not None))
     if opts.model == "group" or (opts.model == "auto" and opts.groups):
         params["feature_groups"] = groups
+    if opts.l1_smoothing is not None:
+        params["l1_smoothing"] = opts.l1_smoothing
     if opts.n_jobs is not None:
         params["n_jobs"] = opts.n_jobs
     return BilevelSVR(**params)

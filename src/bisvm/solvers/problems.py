@@ -131,6 +131,15 @@ class SmoothProblem:
         fp, gp = self._penalty_value_and_gradient(w)
         return float(np.sum(s * v)) + fp, self.X.T @ (s * d1) + gp, d2
 
+    def trial_point(self, w, p, a):
+        """The line search's trial point from ``w`` along ``p`` at step ``a``: the ray
+        :math:`w + a p`, with the groups the penalty stops at zero
+        (:meth:`~bisvm.penalties.GroupPseudoHuber.stop_at_zero`)."""
+        v = w + a * p
+        if hasattr(self.penalty, "stop_at_zero"):
+            v = self.penalty.stop_at_zero(w, v)
+        return v
+
     def sample_curvature(self, d2):
         r"""Per-sample weights :math:`c_i = s_i\ell''_i/n` of the loss Hessian
         :math:`X^\top\mathrm{diag}(c)X`."""

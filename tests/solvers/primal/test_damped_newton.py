@@ -134,3 +134,77 @@ def test_minimize_newton_matches_the_closed_form():
                         np.ones(4), tol=1e-12)
     assert r.converged
     np.testing.assert_allclose(r.coef, np.linalg.solve(H, b), rtol=1e-10)
+
+
+# ---------------------------------------------------------------------------------------
+# stopping coefficients at zero (the line search's path for the Pseudo-Huber L1 term)
+# ---------------------------------------------------------------------------------------
+
+def test_stop_at_zero_stops_only_groups_that_cross_zero_from_outside_gamma():
+    from bisvm.penalties import GroupPseudoHuber
+
+    gamma = 0.01
+    vec = GroupPseudoHuber(np.ones(5), np.array([0, 1, 2, 3, 4, -1]), gamma)
+    w = np.array([0.5, -0.5, 0.005, 0.5, 0.02, 3.0])
+    v = np.array([-0.1, 0.2, -0.004, 0.4, -0.01, -3.0])
+    # 0 crosses from outside gamma; 1 too; 2 crosses inside gamma (kept); 3 keeps its
+    # sign; 4 crosses from 2 gamma; the unpenalised last coordinate is never stopped
+    np.testing.assert_array_equal(vec.stop_at_zero(w, v),
+                                  [0.0, 0.0, -0.004, 0.4, 0.0, -3.0])
+    grp = GroupPseudoHuber(np.ones(2), np.array([0, 0, 1, 1, -1]), gamma)
+    w = np.array([0.3, 0.4, 0.3, 0.4, 1.0])
+    v = np.array([-0.3, -0.1, -0.4, 0.3, -1.0])  # group 0 passes the origin, 1 rotates
+    np.testing.assert_array_equal(grp.stop_at_zero(w, v), [0, 0, -0.4, 0.3, -1.0])
+    # nothing crosses: the trial point is the ray's
+    w = np.array([0.5, -0.5, 0.005, 0.5, 0.02, 3.0])
+    np.testing.assert_array_equal(vec.stop_at_zero(w, 0.5 * w), 0.5 * w)
+
+
+@pytest.mark.parametrize("shape,groups", [((60, 20), None), ((30, 80), None),
+                                          ((60, 20), np.repeat(np.arange(5), 4))])
+def test_newton_stopping_at_zero_reaches_scipy_optimum(shape, groups):
+    """Newton with the bent path solves a small-γ elastic net to the optimum that
+    scipy's L-BFGS-B finds, and takes no more steps than along the plain ray."""
+    from scipy.optimize import minimize
+
+    from bisvm.losses import Squared
+    from bisvm.penalties import L2, GroupPseudoHuber, SumPenalty
+    from bisvm.solvers.primal.newton import newton_loop
+    from bisvm.solvers.primal.wide import woodbury_system
+    from bisvm.solvers.problems import SmoothProblem
+
+    rng = np.random.default_rng(0)
+    n, d = shape
+    X = rng.normal(size=(n, d))
+    y = X[:, :4] @ np.array([2.0, -1.5, 1.0, 0.5]) + 0.5 * rng.normal(size=n)
+    Xa = np.column_stack([X, np.ones(n)])
+    g = np.arange(d) if groups is None else groups
+    g = np.append(g, -1)
+    k = int(g.max()) + 1
+    pen = SumPenalty((L2(0.01, np.append(np.ones(d, bool), False)),
+                      GroupPseudoHuber(np.full(k, 0.1), g, 1e-3)))
+    P = SmoothProblem(Xa, y, Squared(), pen)
+    system = woodbury_system if d > n else None
+    kw = {} if system is None else {"system": system}
+    bent = newton_loop(P, tol=1e-9, max_iter=200, **kw)
+    ray = newton_loop(_RayProblem(P), tol=1e-9, max_iter=200, **kw)
+    ref = minimize(lambda w: P.value_and_gradient(w), np.zeros(d + 1), jac=True,
+                   method="L-BFGS-B", options={"gtol": 1e-10, "ftol": 1e-15,
+                                               "maxiter": 20000, "maxcor": 30})
+    assert bent.converged and ray.converged
+    assert P.value(bent.coef) <= ref.fun + 1e-9
+    np.testing.assert_allclose(bent.coef, ray.coef, atol=1e-7)
+    assert bent.n_iter <= ray.n_iter
+
+
+class _RayProblem:
+    """A problem whose line search runs along the plain ray (no stopping at zero)."""
+
+    def __init__(self, problem):
+        self._p = problem
+
+    def __getattr__(self, name):
+        return getattr(self._p, name)
+
+    def trial_point(self, w, p, a):
+        return w + a * p

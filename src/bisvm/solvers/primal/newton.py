@@ -73,7 +73,7 @@ def _flat_unit_step(f, gn):
 def damped_newton(evaluate, direction, w0, *, tol=1e-8, max_iter=100, converged=None,
                   c1=1e-4, rho=0.5, max_ls=50, flat_ok=True, strict=False,
                   steepest_fallback=True, slope=_dot, first=None, name="Newton",
-                  warn=True):
+                  warn=True, path=None):
     r"""Minimise a smooth function by damped Newton steps along ``direction``.
 
     Iteration :math:`x_{k+1} = x_k + a_k p_k` with :math:`p_k` = ``direction(x_k, g_k,
@@ -117,6 +117,12 @@ def damped_newton(evaluate, direction, w0, *, tol=1e-8, max_iter=100, converged=
         (candidate starts), counted as ``n_evals`` evaluations.
     name : str
         The solver's name in the warning.
+    path : callable, optional
+        ``path(x, p, a) -> x_a``, the trial point at step ``a`` (the ray
+        :math:`x + a p` by default): a problem may bend the ray where a full step
+        would carry a coordinate past a kink of a nearly non-smooth term
+        (:meth:`~bisvm.solvers.problems.SmoothProblem.trial_point`). It must reduce
+        to the ray for small ``a``, so that backtracking still finds a decrease.
 
     Returns
     -------
@@ -139,7 +145,7 @@ def damped_newton(evaluate, direction, w0, *, tol=1e-8, max_iter=100, converged=
             p, d0 = -g, -float(g @ g)
 
         def phi(a, x=x, p=p):
-            xa = x + a * p
+            xa = x + a * p if path is None else path(x, p, a)
             return (*evaluate(xa), xa)
 
         accept = _flat_unit_step(f, gn) if flat_ok else None
@@ -241,7 +247,7 @@ def newton_loop(problem, system=dense_system, *, w0=None, tol, max_iter, c1=1e-4
 
     run = damped_newton(problem.value_gradient_curvature, direction, x, tol=tol,
                         max_iter=max_iter, c1=c1, rho=rho, max_ls=max_ls, name=name,
-                        first=(f, g, d2, len(starts)))
+                        first=(f, g, d2, len(starts)), path=problem.trial_point)
     factor = _final_factor(problem, system, run.x, run.state, solves["factor"])
     return run.result(stats={"n_matvec": solves["n_matvec"]}, factor=factor, method=method)
 
