@@ -334,7 +334,12 @@ def xor_fits():
     per = AutoSVC(widths="per_feature", max_iter=10, random_state=0).fit(X, y)
     yr = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(160)
     svr = AutoSVR(lower="svr", max_iter=8, random_state=0).fit(X, yr)
-    return X, y, yr, shared, per, svr, AutoSVR(lower="kernel_ridge").fit(X, yr)
+    # kernel ridge's surface is what these tests draw; on these rows the L1 stage keeps
+    # kernel ridge (the same model) after a scan whose large-C epsilon-SVR solves converge
+    # slowly (in LIBSVM too), so it is left out; tests/estimators/test_auto_svr_l1.py
+    # tests the stage and the surface of a model it changed
+    kr = AutoSVR(lower="kernel_ridge", l1_stage=False).fit(X, yr)
+    return X, y, yr, shared, per, svr, kr
 
 
 def test_outer_path_starts_at_the_scan_and_ends_at_the_fit(xor_fits):
