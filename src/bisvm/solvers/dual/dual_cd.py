@@ -87,6 +87,7 @@ from ._dual_cd_kernels import (
     svr_epoch_csr,
     svr_epoch_dense,
 )
+from ._smo_threads import readonly
 
 __all__ = ["solve_dual_cd", "solve_dual_cd_svr", "svm_primal_objective",
            "svr_primal_objective", "LinearDesign", "STOPPING_RULES"]
@@ -149,15 +150,18 @@ class LinearDesign:
             self.data = np.ascontiguousarray(X.data)
             self.sqnorm = row_sq_norms_csr(self.data, self.indices, self.indptr, self.d)
         else:
-            X = np.ascontiguousarray(X, dtype=np.float64)
+            # read-only (a view, no copy) whatever the caller's flag: numba compiles one
+            # variant per array type, and the epochs only read X
+            X = readonly(np.ascontiguousarray(X, dtype=np.float64))
             self.sqnorm = np.einsum("ij,ij->i", X, X)
         self.X = X
 
     def arrays(self):
         """``(dense, X, data, indices, indptr)`` with empty placeholders for the unused
-        representation (one compiled signature serves both)."""
+        representation (one compiled signature serves both: the dense placeholder is
+        read-only like a dense ``X``)."""
         if self.sparse:
-            return False, np.zeros((1, 1)), self.data, self.indices, self.indptr
+            return False, readonly(np.zeros((1, 1))), self.data, self.indices, self.indptr
         e = np.zeros(1, dtype=np.int32)
         return True, self.X, np.zeros(1), e, e
 
