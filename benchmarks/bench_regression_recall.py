@@ -43,7 +43,7 @@ VARIANTS = {
     "BilevelSVR(l2_penalty=0.1)": {"l2_penalty": 0.1},
     "BilevelSVR(l2_penalty=1)": {"l2_penalty": 1.0},
     "BilevelSVR(l1_smoothing=0.003)": {"l1_smoothing": 0.003},
-    "BilevelSVR(l1_smoothing=0.001)": {"l1_smoothing": 0.001},
+    "BilevelSVR(l1_smoothing=0.01)": {"l1_smoothing": 0.01},
     "LassoCV": None,
     "adaptive Lasso (LassoCV start)": None,
     "adaptive Lasso (RidgeCV start)": None,

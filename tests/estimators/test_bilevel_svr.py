@@ -321,3 +321,19 @@ def test_model_file_round_trip(tmp_path, kwargs):
     np.testing.assert_array_equal(est.penalty_weights_, m.penalty_weights_)
     assert (est.y_mean_, est.y_scale_) == (m.y_mean_, m.y_scale_)
     assert loaded.feature_names == [f"c{j}" for j in range(10)]
+
+
+def test_auto_l1_smoothing_follows_the_shape_and_reaches_the_solver():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 40)), rng.normal(size=30)
+    y = X[:, 0] + 0.1 * y
+    wide = BilevelSVR(model="scalar", max_iter=3, random_state=0).fit(X, y)
+    tall = BilevelSVR(model="scalar", max_iter=3, random_state=0).fit(X[:, :10], y)
+    given = BilevelSVR(model="scalar", max_iter=3, l1_smoothing=0.05,
+                       random_state=0).fit(X, y)
+    assert (wide.l1_smoothing_, tall.l1_smoothing_, given.l1_smoothing_) == (0.001, 0.01, 0.05)
+    # "auto" on the wide table is the same fit as passing its value
+    same = BilevelSVR(model="scalar", max_iter=3, l1_smoothing=0.001,
+                      random_state=0).fit(X, y)
+    np.testing.assert_array_equal(wide.coef_, same.coef_)
+    assert not np.array_equal(wide.coef_, given.coef_)

@@ -35,6 +35,10 @@ REGRESSION_LOSSES = ("squared", "epsilon_insensitive", "huber")
 #: Quantile bins of the target that stratify the folds (fewer with few rows).
 _TARGET_BINS = 5
 
+#: ``l1_smoothing="auto"``: γ for tables with at least as many columns as rows, and for
+#: the others (the thesis's value)
+_WIDE_L1_SMOOTHING, _TALL_L1_SMOOTHING = 0.001, 0.01
+
 
 class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEstimator):
     r"""Sparse support vector regression whose L1 weights are learned by bilevel
@@ -89,16 +93,17 @@ class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEsti
     l2_penalty : float or "auto", default="auto"
         The ridge weight α; ``"auto"``: 0.01 in standardised units (with
         ``standardize=False``, 0.01 times the mean column second moment).
-    l1_smoothing : float, default=0.001
+    l1_smoothing : float or "auto", default="auto"
         γ of the Pseudo-Huber smoothing of the L1 penalty, in the units of the
-        (standardised) coefficients. Below γ the penalty acts as a ridge of weight
-        β/γ, and a coefficient held there has almost no hypergradient (its L1 weight
-        moves it by :math:`w_j/\sqrt{w_j^2+\gamma^2}`), so a column the scalar start
-        leaves near zero is rarely revived by the refinement. A small γ, closer to the
-        exact L1 penalty, keeps weak columns that matter jointly; its cost is more
-        Newton steps per lower-level solve, which the solver limits by stopping
-        coefficients at zero (:meth:`~bisvm.penalties.GroupPseudoHuber.stop_at_zero`).
-        ``BilevelSVC`` keeps the thesis's 0.01.
+        (standardised) coefficients; ``"auto"``: 0.001 when the table has at least as
+        many columns as rows, 0.01 (the thesis's value) otherwise. Below γ the penalty
+        acts as a ridge of weight β/γ. With d ≥ n the loss leaves the coefficients
+        undetermined and the penalty alone chooses among correlated columns: a γ closer
+        to the exact L1 penalty keeps weak columns that matter jointly, at the cost of
+        more Newton steps per lower-level solve (the solver stops coefficients at zero
+        to limit them, :meth:`~bisvm.penalties.GroupPseudoHuber.stop_at_zero`). With
+        n > d the data determine every coefficient, the smaller γ changed no held-out
+        score on the regression benchmark, and it only costs time.
     criterion : {"mse", "mae"}, default="mse"
         The validation criterion, a mean over ``cv`` folds: the halved mean squared
         error of the validation predictions, or their smoothed mean absolute error
@@ -153,6 +158,8 @@ importance_names_, n_iter_, history_, feature_importances_, selection_frequency_
 lower_level_solves_, lower_level_iterations_, null_model_, model_, solver_, \
 blas_threads_, fit_seconds_
         As in :class:`~bisvm.estimators.sparse.BilevelSVC`.
+    l1_smoothing_ : float
+        The γ used (``l1_smoothing``, or ``"auto"``'s choice).
     y_mean_, y_scale_ : float
         The weighted mean and standard deviation y was standardised by.
 
@@ -208,6 +215,7 @@ blas_threads_, fit_seconds_
         "epsilon": [non_negative()],
         "loss_smoothing": [positive()],
         "l2_penalty": [StrOptions({"auto"}), positive()],
+        "l1_smoothing": [StrOptions({"auto"}), non_negative()],
         "criterion": [StrOptions(set(REGRESSION_CRITERIA))],
         "cv": "no_validation",
         "validation_fraction": "no_validation",
@@ -227,7 +235,7 @@ blas_threads_, fit_seconds_
     }
 
     def __init__(self, model="auto", feature_groups=None, loss="squared",
-                 epsilon=0.1, loss_smoothing=0.1, l2_penalty="auto", l1_smoothing=0.001,
+                 epsilon=0.1, loss_smoothing=0.1, l2_penalty="auto", l1_smoothing="auto",
                  criterion="mse", cv=5, validation_fraction=0.2, init_penalty="auto",
                  warm_init=True, penalize_intercept="auto", solver="auto", max_iter=100,
                  tol=1e-4, support_threshold=0.01, refit="support", early_stopping="auto",
@@ -278,11 +286,18 @@ blas_threads_, fit_seconds_
             return self.model
         return "group" if fgroups is not None else "vector"
 
+    def _l1_smoothing(self, shape):
+        """γ: the given value, or ``"auto"``'s choice by the shape of X."""
+        if self.l1_smoothing != "auto":
+            return float(self.l1_smoothing)
+        n, d = shape
+        return _WIDE_L1_SMOOTHING if d >= n else _TALL_L1_SMOOTHING
+
     def _lower_level(self):
         """The regression :class:`~bisvm.solvers.primal.lower_level.LowerLevel`."""
         return LowerLevel(
             l2_penalty=0.01 if isinstance(self.l2_penalty, str) else float(self.l2_penalty),
-            hinge_smoothing=float(self.loss_smoothing), l1_smoothing=float(self.l1_smoothing),
+            hinge_smoothing=float(self.loss_smoothing), l1_smoothing=self.l1_smoothing_,
             penalize_intercept=self._penalize_intercept(), solver=self.solver,
             loss=self.loss, epsilon=float(self.epsilon))
 
@@ -301,14 +316,15 @@ blas_threads_, fit_seconds_
         """
         t0 = time.perf_counter()
         self._validate_params()
-        if self.l1_smoothing == 0:
-            raise ValueError("l1_smoothing=0 (the exact L1 mode) is available for "
-                             "BilevelSVC only; use a positive l1_smoothing")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True,
                              accept_sparse=("csr", "csc"), multi_output=False)
         # y_numeric converts object arrays only: numeric strings too, as scikit-learn's
         # regressors do (a non-numeric string raises "could not convert")
         y = y.astype(np.float64, copy=False)
+        self.l1_smoothing_ = self._l1_smoothing(X.shape)
+        if self.l1_smoothing_ == 0:
+            raise ValueError("l1_smoothing=0 (the exact L1 mode) is available for "
+                             "BilevelSVC only; use a positive l1_smoothing")
         n = X.shape[0]
         if n < 4:
             raise ValueError(f"BilevelSVR needs at least 4 samples, got n_samples={n}")
