@@ -235,11 +235,11 @@ class GroupPseudoHuber:
             self.weights / s) * w
 
     def stop_at_zero(self, w, v, reach=STOP_REACH):
-        r"""The trial point ``v`` of a step from ``w`` with every group that leaves
-        the linear zone (:math:`\|w_k\| > ` ``reach`` :math:`\gamma`) and passes
-        through zero (:math:`w_k^\top v_k < 0`) set to zero.
+        r"""The trial point ``v`` of a step from ``w`` with every group that starts
+        outside the smoothing zone (:math:`\|w_k\| > ` ``reach`` :math:`\gamma`) and
+        passes through zero (:math:`w_k^\top v_k < 0`) set to zero.
 
-        Outside :math:`\|w_k\| \gg \gamma` the penalty is almost linear and its
+        Where :math:`\|w_k\| \gg \gamma` the penalty is almost linear and its
         curvature almost zero, so a Newton model sees no kink and steps far past zero,
         where the penalty rises again: the line search then shortens the whole step and
         Newton crawls for many iterations while the sign pattern settles. Stopping such

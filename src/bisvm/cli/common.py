@@ -357,8 +357,9 @@ def add_bilevel_options(g):
                    default=None, help="the thesis's mu (default 0.25; classification "
                    "only, regression: --loss-smoothing)")
     g.add_argument("--l1-smoothing", type=positive_float("--l1-smoothing"),
-                   default=None, help="the thesis's gamma (default: the estimator's, "
-                   "0.01 for classification, 0.001 for regression)")
+                   default=None, help="the thesis's gamma (default: the estimator's: "
+                   "0.01 for classification; for regression 0.001 when the table has at "
+                   "least as many columns as rows, else 0.01)")
     g.add_argument("--free-intercept", action="store_true",
                    help="do not penalise the intercept (by default it is penalised, as in "
                    "the thesis, only when the columns are not standardised inside the fit)")
