@@ -250,19 +250,9 @@ class GroupPseudoHuber:
         convergence guarantees; near the solution no group crosses and the step is
         Newton's.
         """
-        gamma = self.smoothing
-        if self._singleton:
-            wp, vp = w[self._pen], v[self._pen]
-            stop = (wp * vp < 0) & (np.abs(wp) > reach * gamma)
-            if not stop.any():
-                return v
-            out = v.copy()
-            out[self._pen[stop]] = 0.0
-            return out
-        wp = w[self._pen]
-        inner = np.bincount(self._gpen, weights=wp * v[self._pen], minlength=self.n_groups)
-        norms = np.sqrt(np.bincount(self._gpen, weights=wp * wp, minlength=self.n_groups))
-        stop = (inner < 0) & (norms > reach * gamma)
+        inner = np.bincount(self._gpen, weights=w[self._pen] * v[self._pen],
+                            minlength=self.n_groups)
+        stop = (inner < 0) & (self.group_norms(w) > reach * self.smoothing)
         if not stop.any():
             return v
         out = v.copy()
