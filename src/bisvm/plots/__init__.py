@@ -230,11 +230,11 @@ def plot_sparsity_heatmap(hinge_values, l1_values, counts, *, ax=None):
 
 
 def plot_predicted_vs_true(y_true, y_pred, *, title=None, ax=None):
-    """Predicted against true values of a regression, with the identity line.
+    r"""Predicted against true values of a regression, with the identity line.
 
     Points on the diagonal are predicted exactly; the vertical spread about it is the
-    error, in the target's units. The title gives :math:`R^2 = 1 - \\sum (y-\\hat y)^2 /
-    \\sum (y - \\bar y)^2` and the root mean squared error of these rows.
+    error, in the target's units. The title gives :math:`R^2 = 1 - \sum (y-\hat y)^2 /
+    \sum (y - \bar y)^2` and the root mean squared error of these rows.
 
     Parameters
     ----------

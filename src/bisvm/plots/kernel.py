@@ -79,7 +79,7 @@ def plot_cv_surface(first_values, gamma_values, errors, *, path=None, final=None
 
 def plot_learned_widths(names, importances, support=None, *, max_bars=40, title=None,
                         ax=None):
-    """Horizontal bars of the learned relevances :math:`\\gamma_j\\operatorname{var}(x_j)`
+    r"""Horizontal bars of the learned relevances :math:`\gamma_j\operatorname{var}(x_j)`
     (normalised), largest first; kept features (``support``) dark, dropped ones light.
 
     Parameters

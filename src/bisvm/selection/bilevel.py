@@ -227,10 +227,10 @@ class BilevelObjective:
 
     @staticmethod
     def _pick_warm(P, warm, i):
-        """Warm start of fold ``i``: ``warm`` is None, a tuple of per-fold starts, or a
+        r"""Warm start of fold ``i``: ``warm`` is None, a tuple of per-fold starts, or a
         list of such tuples (candidates); the candidates of fold ``i`` go to
         :meth:`LowerLevel.solve` as a list, which starts from the best one (the smallest
-        :math:`\\|\nabla E\\|`, at the cost of the evaluation the solver makes anyway)."""
+        :math:`\|\nabla E\|`, at the cost of the evaluation the solver makes anyway)."""
         if warm is None:
             return None
         if isinstance(warm, list):

@@ -23,7 +23,7 @@ __all__ = ["BinaryFit", "fit_binary", "scored_fit", "StackedFit", "stack_binary_
 
 @dataclass(frozen=True)
 class BinaryFit:
-    """Outcome of :func:`fit_binary`: the :class:`~bisvm.selection.staged.StagedFit`
+    r"""Outcome of :func:`fit_binary`: the :class:`~bisvm.selection.staged.StagedFit`
     fields the estimator keeps, plus the two importance scores.
 
     Attributes
@@ -37,7 +37,7 @@ class BinaryFit:
     importance : ndarray
         The thesis's scores per penalty group (summing to 1).
     feature_importance : ndarray
-        Share of each selected feature in :math:`\\sum_j|\\hat w_j|`.
+        Share of each selected feature in :math:`\sum_j|\hat w_j|`.
     n_iter : int
     history : tuple of HistoryEntry
     balanced : bool
@@ -50,7 +50,7 @@ class BinaryFit:
     shift : float
         The calibrated intercept shift (0 with ``threshold="zero"``).
     slope : float
-        Slope of the probability :math:`\\sigma(a f)` of the decision value.
+        Slope of the probability :math:`\sigma(a f)` of the decision value.
     fold_support : ndarray of bool, shape (k, d)
         The features each fold model at the learned β selects.
     """

@@ -286,7 +286,7 @@ def make_criterion(kind, V, eta, sample_weight=None):
 
 
 def misclassification_rate(V, eta, w):
-    """Fraction of validation rows with :math:`\\operatorname{sign}(v^\\top w) \\ne \\eta`
+    r"""Fraction of validation rows with :math:`\operatorname{sign}(v^\top w) \ne \eta`
     (a zero output counts as an error)."""
     return float(np.mean(np.sign(V @ w) != eta))
 

@@ -248,8 +248,8 @@ def platt_slope(g, y, w=None, *, max_iter=100, tol=1e-12, counts=None):
 
 
 def balanced_weights_of(y, w):
-    """Row weights :math:`v_i = \\omega_i / (2 W_{y_i})` (:math:`W_c` the weight of class
-    :math:`c`), so that :math:`\\sum_i v_i [\\hat y_i = y_i]` is the balanced accuracy,
+    r"""Row weights :math:`v_i = \omega_i / (2 W_{y_i})` (:math:`W_c` the weight of class
+    :math:`c`), so that :math:`\sum_i v_i [\hat y_i = y_i]` is the balanced accuracy,
     the mean of the two classes' weighted recalls; a class with no weight gets none."""
     y = np.asarray(y, dtype=float)
     w = np.asarray(w, dtype=float)

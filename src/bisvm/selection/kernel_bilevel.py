@@ -64,8 +64,8 @@ KERNEL_CRITERIA = ("squared_hinge", "scaled_squared_hinge", "logistic")
 
 
 def smo_tolerance(tol):
-    """SMO's stopping gap for the outer loop's lower-level tolerance ``tol`` (HOAG's
-    :math:`\\epsilon_k`, from 1e-5 down to the run's ``inner_tol``): 100 ε, between
+    r"""SMO's stopping gap for the outer loop's lower-level tolerance ``tol`` (HOAG's
+    :math:`\epsilon_k`, from 1e-5 down to the run's ``inner_tol``): 100 ε, between
     1e-8 and LIBSVM's default 1e-3."""
     return float(min(1e-3, max(1e-8, 100.0 * tol)))
 

@@ -106,7 +106,7 @@ def _weights(sw, n):
 
 
 def kernel_ridge_cv_error(K, y, splits, ridge, sw=None):
-    """Weighted k-fold mean squared error of kernel ridge (with intercept) on a Gram matrix.
+    r"""Weighted k-fold mean squared error of kernel ridge (with intercept) on a Gram matrix.
 
     Parameters
     ----------
@@ -121,7 +121,7 @@ def kernel_ridge_cv_error(K, y, splits, ridge, sw=None):
     Returns
     -------
     float
-        :math:`\\sum_i s_ir_i^2/\\sum_i s_i` over the validation rows of all folds.
+        :math:`\sum_i s_ir_i^2/\sum_i s_i` over the validation rows of all folds.
     """
     s = _weights(sw, y.size)
     err = den = 0.0

@@ -90,8 +90,8 @@ class NystroemFeatures:
         return self._cache["blocks"]
 
     def width_grad(self, gamma, U, V):
-        """:math:`\\partial J/\\partial\\log\\gamma` for :math:`\\partial J/\\partial\\Phi =
-        UV^\\top`."""
+        r""":math:`\partial J/\partial\log\gamma` for :math:`\partial J/\partial\Phi =
+        UV^\top`."""
         g = np.atleast_1d(np.asarray(gamma, dtype=float))
         return nystroem_width_grad(self.X, self.Z, g, (U, V),
                                    self.sqdist if g.size == 1 else None, self.blocks(g))

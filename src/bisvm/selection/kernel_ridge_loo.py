@@ -31,12 +31,12 @@ __all__ = ["KernelRidgeFit", "kernel_ridge_fit"]
 
 
 class KernelRidgeFit(NamedTuple):
-    """Solution of :func:`kernel_ridge_fit`.
+    r"""Solution of :func:`kernel_ridge_fit`.
 
     Attributes
     ----------
     theta : ndarray, shape (n, k)
-        The expansion coefficients :math:`\\theta`.
+        The expansion coefficients :math:`\theta`.
     intercept : ndarray, shape (k,)
         ``b`` (zeros without intercept).
     loo_residuals : ndarray, shape (n, k)
@@ -50,7 +50,7 @@ class KernelRidgeFit(NamedTuple):
 
 
 def kernel_ridge_fit(K, Y, sw, ridge, fit_intercept):
-    """Kernel ridge coefficients and exact leave-one-out residuals (module docstring).
+    r"""Kernel ridge coefficients and exact leave-one-out residuals (module docstring).
 
     Parameters
     ----------
@@ -75,7 +75,7 @@ def kernel_ridge_fit(K, Y, sw, ridge, fit_intercept):
         When :math:`A` is not positive definite (an indefinite kernel): the system is then
         solved with a symmetric pseudo-inverse. This is not the shifted Cholesky of the
         solvers: shifting would change the model, while ``pinvh`` keeps
-        :math:`(K + CI)\\theta = y` on the range of :math:`A`.
+        :math:`(K + CI)\theta = y` on the range of :math:`A`.
     """
     n = K.shape[0]
     s = np.sqrt(sw)

@@ -126,8 +126,8 @@ class RidgeHyperModel:
 
 @dataclass(frozen=True)
 class LOOState:
-    """One kernel ridge fit with what its gradient needs: the Gram matrix ``K``, the
-    projected inverse ``P``, the weighted coefficients :math:`\\tilde\\theta`, the
+    r"""One kernel ridge fit with what its gradient needs: the Gram matrix ``K``, the
+    projected inverse ``P``, the weighted coefficients :math:`\tilde\theta`, the
     leave-one-out residuals and the criterion ``value``."""
 
     K: np.ndarray

@@ -96,7 +96,7 @@ def _chol(M):
 
 
 def _quad_diag(fac, B):
-    """Row-wise :math:`b_j^\\top M^{-1} b_j` for the rows of ``B`` given ``cho_factor(M)``."""
+    r"""Row-wise :math:`b_j^\top M^{-1} b_j` for the rows of ``B`` given ``cho_factor(M)``."""
     if B.shape[1] == 0:
         return np.zeros(B.shape[0])
     Lc = np.tril(fac[0])

@@ -197,7 +197,7 @@ def tied_hyper_model(hyper):
 
 @dataclass(frozen=True)
 class SharedFit:
-    """Outcome of :func:`fit_shared`.
+    r"""Outcome of :func:`fit_shared`.
 
     Attributes
     ----------
@@ -212,7 +212,7 @@ class SharedFit:
     support : ndarray of bool, shape (d,)
         Features whose column :math:`W_{:,j}` (or group) the final model keeps.
     feature_importance : ndarray, shape (d,)
-        Share of each selected feature in :math:`\\sum_j\\|W_{:,j}\\|_2`.
+        Share of each selected feature in :math:`\sum_j\|W_{:,j}\|_2`.
     importance : ndarray
         The thesis's importance score of each penalty group (seed-000 §2.9-2.10).
     value : float
@@ -230,14 +230,14 @@ class SharedFit:
     oof_rows : ndarray of int, shape (m,)
         Original row of each out-of-fold output (each row once per repeat).
     oof_decision : ndarray, shape (m, K)
-        Out-of-fold decision values :math:`x_i^\\top W_{k,:} + b_k` of the fold model that
+        Out-of-fold decision values :math:`x_i^\top W_{k,:} + b_k` of the fold model that
         did not train on row ``oof_rows[m]``, restricted to the final support as the
         returned model is (for Platt's calibration of each class).
     oof_labels : ndarray of int, shape (m,)
         Class index of each out-of-fold row.
     slopes : ndarray, shape (K,)
         Slope :math:`a_k` of the one-parameter Platt calibration
-        :math:`\\sigma(a_k f_k)` of each class's out-of-fold outputs against its
+        :math:`\sigma(a_k f_k)` of each class's out-of-fold outputs against its
         one-vs-rest labels (:func:`~bisvm.selection.decision.platt_slope`).
     layout : str
         How the stacked design was stored.

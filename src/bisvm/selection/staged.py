@@ -394,8 +394,8 @@ _THRESHOLD_SHIFTS = {
 
 
 def _l1_start(Xa, yb, lower, s, sw):
-    """The starting L1 weight when there is no scan: ``init_penalty``, or for "auto"
-    :math:`\\min(0.01, 0.1\\beta_{\\rm zero})`."""
+    r"""The starting L1 weight when there is no scan: ``init_penalty``, or for "auto"
+    :math:`\min(0.01, 0.1\beta_{\rm zero})`."""
     if s.init_penalty != "auto":
         return float(s.init_penalty)
     bz = lower.zero_penalty(Xa[:, :-1], yb, sw)
