@@ -24,11 +24,19 @@ _BUNDLED = {name: (_LOADERS[name], desc) for name, desc in DATASETS.items()}
 
 
 def list_datasets():
-    """Names of the bundled datasets (no download needed) with a one-line description.
+    """List the bundled datasets (no download needed).
 
     Returns
     -------
     dict of str to str
+        Each dataset's name (as :func:`load_dataset` takes it) and a one-line
+        description.
+
+    Examples
+    --------
+    >>> from bisvm import list_datasets
+    >>> sorted(list_datasets())
+    ['breast-cancer', 'digits', 'iris', 'wine']
     """
     return {name: desc for name, (_, desc) in _BUNDLED.items()}
 
@@ -50,8 +58,26 @@ def load_dataset(name):
     -------
     Dataset
         Breast Cancer carries its three feature groups
-        ``{"mean": 0-9, "se": 10-19, "worst": 20-29}`` (the thesis's grouping,
-        seed-000 §6); the other sets have ``groups=None``.
+        ``{"mean": 0-9, "se": 10-19, "worst": 20-29}``, the grouping of the group-sparse
+        experiments of González Vallejo (2024); the other sets have ``groups=None``.
+
+    Raises
+    ------
+    DataError
+        For a name that is not bundled.
+
+    References
+    ----------
+    C. L. González Vallejo, "Selección de variables a través de máquinas de soporte
+    vectorial dispersas: un enfoque de optimización binivel", master's thesis, Escuela
+    Politécnica Nacional, Quito, 2024.
+
+    Examples
+    --------
+    >>> from bisvm import load_dataset
+    >>> ds = load_dataset("breast-cancer")
+    >>> ds.X.shape, sorted(ds.groups)
+    ((569, 30), ['mean', 'se', 'worst'])
     """
     key = _canonical_name(name)
     if key not in _BUNDLED:

@@ -29,17 +29,29 @@ def parse_groups(spec, feature_names):
     Parameters
     ----------
     spec : str or mapping of str to sequence of int
+        The groups, as text in the forms above or as a mapping of names to indices.
     feature_names : sequence of str
+        The feature names, in column order.
 
     Returns
     -------
     dict of str to list of int
+        Each group's name and its 0-based feature indices; every feature is in exactly
+        one group.
 
     Raises
     ------
     DataError
         On an unknown prefix, an index out of range, a reversed range, overlapping groups,
         an empty or duplicate group name, naming the offending token.
+
+    Examples
+    --------
+    >>> from bisvm import parse_groups
+    >>> parse_groups("a=0-1,b=3", ["x0", "x1", "x2", "x3"])
+    {'a': [0, 1], 'b': [3], 'x2': [2]}
+    >>> parse_groups("sepal", ["sepal length", "sepal width", "petal length"])
+    {'sepal': [0, 1], 'petal length': [2]}
     """
     names = [str(f) for f in feature_names]
     d = len(names)

@@ -31,13 +31,40 @@ MISSING_HINT = "pass drop_missing=True (CLI: --drop-missing) to drop such rows"
 
 
 class DataError(ValueError):
-    """Bad input data; the message is one line naming the file, column and row.
+    """Bad input data, described in one line naming the file, column and row.
+
+    Every check that can be phrased in the user's terms is made when the data is read, so
+    that the message points at the cell to fix rather than at an array deep inside a
+    solver. It is a :class:`ValueError`, so ``except ValueError`` catches it too.
+
+    Parameters
+    ----------
+    message : str
+        The one-line description.
+    path : str, optional
+        The file (or bundled dataset name) the data came from.
+    column : str, optional
+        The column at fault.
+    row : int, optional
+        The data row at fault, counted from 1 for the first data row.
 
     Attributes
     ----------
-    path, column, row : str or int or None
-        What the message names, for programs that want it (``row`` counts data rows
-        from 1).
+    path : str or None
+        As given.
+    column : str or None
+        As given.
+    row : int or None
+        As given.
+
+    Examples
+    --------
+    >>> from bisvm import DataError, load_dataset
+    >>> try:
+    ...     load_dataset("no-such-set")
+    ... except DataError as err:
+    ...     print(err.path)
+    no-such-set
     """
 
     def __init__(self, message, *, path=None, column=None, row=None):
@@ -51,7 +78,10 @@ class DataError(ValueError):
 class Dataset:
     """A feature matrix with its target and what is known about its columns.
 
-    Attributes
+    The readers (:func:`read_table`, :func:`load_dataset`) build it; it is frozen, so
+    that what was read is what the estimators and the model file see.
+
+    Parameters
     ----------
     X : ndarray of float64, or scipy.sparse.csr_matrix, shape (n_samples, n_features)
         Dense for CSV, Parquet and bundled data; a CSR matrix (float64, finite stored
@@ -90,6 +120,20 @@ class Dataset:
         (sklearn's rule: from 1 unless index 0 occurs); ``x0`` is the first feature either
         way. Kept in :attr:`schema` so that a prediction file is read with the same base,
         with whether ``X`` was sparse (a prediction file is then read the same way).
+
+    See Also
+    --------
+    read_table : Read a CSV, TSV, Parquet or svmlight file into a Dataset.
+    load_dataset : Load a bundled dataset.
+
+    Examples
+    --------
+    >>> from bisvm import load_dataset
+    >>> ds = load_dataset("iris")
+    >>> ds.n_samples, ds.n_features
+    (150, 4)
+    >>> ds.feature_names[0]
+    'sepal length (cm)'
     """
 
     X: np.ndarray | object  # ndarray, or scipy.sparse.csr_matrix for svmlight input
@@ -109,10 +153,12 @@ class Dataset:
 
     @property
     def n_samples(self):
+        """Number of rows of :attr:`X`."""
         return self.X.shape[0]
 
     @property
     def n_features(self):
+        """Number of columns of :attr:`X`, after one-hot encoding."""
         return self.X.shape[1]
 
     @property
@@ -121,6 +167,12 @@ class Dataset:
 
         Store it with a model (``save_model(..., schema=ds.schema)``) and pass it back to
         ``read_table(path, schema=...)`` to read new data into the same columns.
+
+        Examples
+        --------
+        >>> from bisvm import load_dataset
+        >>> sorted(load_dataset("wine").schema)
+        ['categories', 'columns', 'feature_names', 'target']
         """
         out = {
             "columns": list(self.columns),

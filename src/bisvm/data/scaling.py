@@ -23,6 +23,19 @@ class Scaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         training rows (``s`` at round-off level) gets ``s = 1``, so it maps to a constant
         instead of dividing by zero.
 
+    Attributes
+    ----------
+    offset_ : ndarray of shape (n_features,)
+        The offsets :math:`o_j` (zero when fitted on sparse ``X``).
+    scale_ : ndarray of shape (n_features,)
+        The divisors :math:`s_j`, all positive.
+    effective_method_ : str
+        ``method``, or ``"standard-uncentered"`` / ``"maxabs"`` when fitted on sparse X.
+    n_features_in_ : int
+        Number of columns seen by :meth:`fit`.
+    feature_names_in_ : ndarray of str, shape (n_features,)
+        The column names of a DataFrame ``X`` given to :meth:`fit` (only then).
+
     Notes
     -----
     Sparse input (any ``scipy.sparse`` matrix, fitted as CSR) is never densified: a
@@ -52,14 +65,18 @@ class Scaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     :meth:`transform` and ``fit_transform``, alone or inside a ``Pipeline``, as
     scikit-learn's ``StandardScaler`` does.
 
-    Attributes
-    ----------
-    offset_, scale_ : ndarray of shape (n_features,)
-    effective_method_ : str
-        ``method``, or ``"standard-uncentered"`` / ``"maxabs"`` when fitted on sparse X.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str, shape (n_features,)
-        The column names of a DataFrame ``X`` given to :meth:`fit` (only then).
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import Scaler
+    >>> X = np.array([[1.0, 10.0], [3.0, 10.0], [5.0, 10.0]])
+    >>> sc = Scaler("minmax").fit(X)
+    >>> sc.transform(X)
+    array([[0. , 0. ],
+           [0.5, 0. ],
+           [1. , 0. ]])
+    >>> sc.scale_
+    array([4., 1.])
     """
 
     _EFFECTIVE = {"standard": ("standard", "standard-uncentered"), "minmax": ("minmax", "maxabs"),
@@ -69,6 +86,20 @@ class Scaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.method = method
 
     def fit(self, X, y=None):
+        """Fit the offsets and divisors on the training rows.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Training rows; finite values only.
+        y : None
+            Ignored; present for the scikit-learn transformer interface.
+
+        Returns
+        -------
+        Scaler
+            The fitted scaler itself.
+        """
         if self.method not in ("standard", "minmax", "none"):
             raise ValueError(f"method must be 'standard', 'minmax' or 'none', got {self.method!r}")
         given = X
@@ -94,7 +125,13 @@ class Scaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return self
 
     def describe(self):
-        """One line saying which scaling is applied and, on sparse input, why."""
+        """Say in one line which scaling is applied and, on sparse input, why.
+
+        Returns
+        -------
+        str
+            The description, for reports and the CLI.
+        """
         check_is_fitted(self, "scale_")
         return {
             "standard": "standard (centred, divided by the training standard deviation)",
@@ -122,6 +159,18 @@ class Scaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return X
 
     def transform(self, X):
+        r"""Scale rows: :math:`x \mapsto (x - o) / s`.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Rows with the fitted number of columns.
+
+        Returns
+        -------
+        ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+            The scaled rows; sparse input stays sparse when the offset is zero.
+        """
         check_is_fitted(self, "scale_")
         X = self._checked(X)
         if is_sparse(X):
@@ -133,6 +182,18 @@ class Scaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return (X - self.offset_) / self.scale_
 
     def inverse_transform(self, X):
+        r"""Undo :meth:`transform`: :math:`z \mapsto z s + o`.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            Scaled rows.
+
+        Returns
+        -------
+        ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+            The rows in the original units.
+        """
         check_is_fitted(self, "scale_")
         if is_sparse(X):
             X = self._checked(X)
@@ -145,7 +206,14 @@ class Scaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return X * self.scale_ + self.offset_
 
     def to_dict(self):
-        """JSON-able record (floats round-trip exactly through ``json``)."""
+        """Return a JSON-able record of the fitted scaling.
+
+        Returns
+        -------
+        dict
+            ``method``, ``effective_method``, ``offset`` and ``scale``; the floats
+            round-trip exactly through :mod:`json`.
+        """
         check_is_fitted(self, "scale_")
         return {
             "method": self.method,
@@ -156,8 +224,21 @@ class Scaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     @classmethod
     def from_dict(cls, d):
-        """Inverse of :meth:`to_dict`; validates the record (it may come from a file).
-        Records written before ``effective_method`` existed read as ``method``."""
+        """Rebuild a fitted scaler from the record :meth:`to_dict` wrote.
+
+        The record is validated, since it may come from a file; a record without
+        ``effective_method`` reads as its ``method``.
+
+        Parameters
+        ----------
+        d : dict
+            The record.
+
+        Returns
+        -------
+        Scaler
+            A fitted scaler.
+        """
         if not isinstance(d, Mapping):
             raise ValueError("scaler record must be a dict")
         method = d.get("method")

@@ -68,6 +68,7 @@ def read_table(
     Parameters
     ----------
     path : str or path-like
+        The file to read.
     target : str, None or False
         Name of the target column; ``None`` takes the last column (CSV/Parquet); ``False``
         reads features only (``Dataset.y`` is ``None``). svmlight files always carry their
@@ -102,7 +103,7 @@ def read_table(
         category is an error) and, when ``target`` is ``None``, take its target column if
         the file has it.
     sparse : "auto", True or False
-        svmlight only (CSV and Parquet tables are dense): ``True`` keeps ``X`` as the
+        For svmlight files only (CSV and Parquet tables are dense): ``True`` keeps ``X`` as the
         ``scipy.sparse.csr_matrix`` that :func:`sklearn.datasets.load_svmlight_file`
         builds, ``False`` makes it a dense array (refused above
         :data:`MAX_DENSE_ELEMENTS` values), ``"auto"`` keeps it sparse when the dense
@@ -114,6 +115,7 @@ def read_table(
     Returns
     -------
     Dataset
+        The features, the target and what was done to the columns (:attr:`Dataset.notes`).
 
     Raises
     ------
@@ -121,6 +123,20 @@ def read_table(
         Missing or empty file, no rows, ragged CSV rows, bad encoding, duplicate column
         names, missing target column, a column that cannot be parsed, missing or
         infinite values, a constant target.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from bisvm import read_table
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> with open(path, "w") as f:
+    ...     for line in ["size,colour,label", "1.5,red,yes", "2.0,blue,no", "0.5,red,no"]:
+    ...         print(line, file=f)
+    >>> ds = read_table(path, target="label")
+    >>> ds.feature_names
+    ['size', 'colour=blue', 'colour=red']
+    >>> ds.y.tolist()
+    ['yes', 'no', 'no']
     """
     path_str = os.fspath(path) if not isinstance(path, str) else path
     check_sparse_option(sparse)

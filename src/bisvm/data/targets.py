@@ -11,7 +11,10 @@ from .records import DataError, py_scalar, short_list
 
 
 def train_test_split_seeded(X, y, test_size=0.2, random_state=0, stratify=True):
-    """Reproducible train/test split (a thin wrapper of sklearn's ``train_test_split``).
+    """Split rows into a training and a test part, reproducibly.
+
+    A thin wrapper of :func:`sklearn.model_selection.train_test_split` that stratifies
+    classification targets by default and states in its errors what to change.
 
     Parameters
     ----------
@@ -19,7 +22,9 @@ def train_test_split_seeded(X, y, test_size=0.2, random_state=0, stratify=True):
         A sparse matrix is split by row indexing (sklearn's ``_safe_indexing``): a CSR
         ``X`` gives CSR parts, never a dense copy.
     y : array-like, shape (n,)
+        Target values.
     test_size : float in (0, 1) or int in [1, n-1]
+        Share (float) or number (int) of rows in the test part.
     random_state : int
         The same seed gives the same split.
     stratify : bool
@@ -28,7 +33,18 @@ def train_test_split_seeded(X, y, test_size=0.2, random_state=0, stratify=True):
 
     Returns
     -------
-    X_train, X_test, y_train, y_test
+    X_train, X_test : ndarray or scipy.sparse matrix
+        The rows of the two parts.
+    y_train, y_test : ndarray
+        Their targets.
+
+    Examples
+    --------
+    >>> from bisvm import load_dataset, train_test_split_seeded
+    >>> ds = load_dataset("iris")
+    >>> X_tr, X_te, y_tr, y_te = train_test_split_seeded(ds.X, ds.y, test_size=0.2)
+    >>> X_tr.shape, X_te.shape
+    ((120, 4), (30, 4))
     """
     from sklearn.model_selection import train_test_split
     from sklearn.utils.multiclass import type_of_target
@@ -108,12 +124,23 @@ def binary_target(y, positive=None, *, one_vs_rest=False):
     Returns
     -------
     BinaryTarget
+        ``y`` as floats in {-1.0, +1.0}, with the labels ``negative`` and ``positive``
+        and :meth:`BinaryTarget.inverse` to map predictions back.
 
     Raises
     ------
     ValueError
         One class, more than two (unless ``one_vs_rest``), a ``positive`` label that does
         not occur, missing labels.
+
+    Examples
+    --------
+    >>> from bisvm import binary_target
+    >>> t = binary_target(["no", "yes", "yes"])
+    >>> t.y
+    array([-1.,  1.,  1.])
+    >>> t.inverse([0.3, -2.0]).tolist()
+    ['yes', 'no']
     """
     y = np.asarray(y)
     if y.ndim != 1:
