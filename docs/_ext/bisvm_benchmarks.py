@@ -128,6 +128,9 @@ def generate(results: Path, out: Path):
         members[_group(stem)].append((stem, title))
     for slug, title, lead, _ in GROUPS:
         lines = [f"# {title}", "", lead, "", "```{toctree}", ":maxdepth: 1", ""]
+        # the hand-written reading of the group's results, when there is one, comes first
+        if (out.parent / "summaries" / f"{slug}.md").exists():
+            lines.append(f"../summaries/{slug}")
         lines += [stem for stem, _t in members[slug]] + ["```", ""]
         _write_if_changed(out / f"group_{slug}.md", "\n".join(lines))
     keep = {f"{s}.md" for s in md} | {f"{s}.md" for g in members.values() for s, _ in g}
