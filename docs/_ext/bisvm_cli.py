@@ -14,6 +14,7 @@ grouping that ``--help`` prints.
 from __future__ import annotations
 
 import argparse
+import os
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
@@ -124,7 +125,17 @@ class BisvmCliDirective(SphinxDirective):
     def run(self):
         from bisvm.cli import build_parser
 
-        top, children = _parser_nodes(build_parser(), "bisvm", "bisvm-program")
+        # argparse wraps the usage to the terminal's width: fix it, so that the page does
+        # not depend on the shell that built it
+        saved = os.environ.get("COLUMNS")
+        os.environ["COLUMNS"] = "88"
+        try:
+            top, children = _parser_nodes(build_parser(), "bisvm", "bisvm-program")
+        finally:
+            if saved is None:
+                os.environ.pop("COLUMNS", None)
+            else:
+                os.environ["COLUMNS"] = saved
         return [top, *children]
 
 
