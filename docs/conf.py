@@ -54,6 +54,8 @@ templates_path = ["_templates"]
 # autosummary (through the class template) lists the methods a class defines itself.
 autosummary_generate = True
 autosummary_imported_members = True
+# a module's page lists its __all__, not every name it imports
+autosummary_ignore_module_all = False
 autodoc_default_options = {"members": False, "inherited-members": False}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
