@@ -120,7 +120,8 @@ else:
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"bisvm {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["bisvm.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
