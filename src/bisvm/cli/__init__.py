@@ -1,15 +1,16 @@
 """The ``bisvm`` command line. It only calls the public API.
 
 One module per subcommand, each with ``add_parser(subparsers)`` and ``run(args)``:
-``bisvm select`` is the main job (:mod:`bisvm.cli.select`): learn the sparsity weights of
-a smoothed elastic-net SVM by bilevel optimisation (seed-000) and compare it with the
-thesis's grid search, or, on a continuous target (:mod:`~bisvm.cli.task`), those of the
-smoothed elastic-net SVR (:mod:`~bisvm.cli.select_regression`);
-:mod:`~bisvm.cli.datasets` lists the bundled data; :mod:`~bisvm.cli.fit`,
-:mod:`~bisvm.cli.predict`, :mod:`~bisvm.cli.tune` and :mod:`~bisvm.cli.report` do the
-rest. This module wires them up and turns bad input into one line on stderr with exit
-code 2. Every subcommand has ``--json`` (one JSON object on stdout); progress goes to
-stderr (a bar on a terminal, ``--verbose`` lines elsewhere, ``--quiet`` none).
+``bisvm select`` is the main job (:mod:`bisvm.cli.select`): learn the sparsity weights
+of a smoothed elastic-net SVM by bilevel optimisation (C. L. González Vallejo, master's
+thesis, Escuela Politécnica Nacional, 2024) and compare it with the thesis's grid
+search, or, on a continuous target (:mod:`~bisvm.cli.task`), those of the smoothed
+elastic-net SVR (:mod:`~bisvm.cli.select_regression`); :mod:`~bisvm.cli.datasets` lists
+the bundled data; :mod:`~bisvm.cli.fit`, :mod:`~bisvm.cli.predict`,
+:mod:`~bisvm.cli.tune` and :mod:`~bisvm.cli.report` do the rest. This module wires them
+up and turns bad input into one line on stderr with exit code 2. Every subcommand has
+``--json`` (one JSON object on stdout); progress goes to stderr (a bar on a terminal,
+``--verbose`` lines elsewhere, ``--quiet`` none).
 
 Building the parser imports no numerical library: ``bisvm --help``, every subcommand's
 ``--help``, ``--version`` and argument errors answer at once; numpy, scikit-learn, numba
@@ -31,7 +32,18 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser():
-    """The argument parser of the ``bisvm`` program."""
+    """Build the argument parser of the ``bisvm`` program.
+
+    Building it has no side effect and imports no numerical library; the documentation
+    site generates the command-line reference from it. Options that set an estimator's
+    parameter take the estimator's default and choices (:mod:`bisvm.cli.defaults`).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The parser, with one subparser per subcommand; a parsed command's ``func``
+        runs it.
+    """
     from .._version import __version__
     from . import datasets, fit, predict, report, select, tune
 
@@ -45,7 +57,19 @@ def build_parser():
 
 
 def main(argv=None):
-    """Entry point of the ``bisvm`` console script; returns the exit code."""
+    """Run the ``bisvm`` console script.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success, 2 for bad input (one line on stderr), 130 when
+        interrupted.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

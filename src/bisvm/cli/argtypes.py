@@ -26,6 +26,8 @@ def positive_float(name):
 
 
 def nonneg_float(name):
+    """argparse type: a finite number >= 0 (the message names the option)."""
+
     def parse(text):
         try:
             v = float(text)
@@ -39,6 +41,8 @@ def nonneg_float(name):
 
 
 def positive_int(name, minimum=1):
+    """argparse type: an integer >= ``minimum`` (the message names the option)."""
+
     def parse(text):
         try:
             v = int(text)
@@ -53,6 +57,8 @@ def positive_int(name, minimum=1):
 
 
 def fraction(name):
+    """argparse type: a number in [0, 1) (the message names the option)."""
+
     def parse(text):
         try:
             v = float(text)
@@ -76,6 +82,15 @@ def share(name, above=0.0):
         if not above < v <= 1:
             raise argparse.ArgumentTypeError(f"{name} must be in ({above:g}, 1], got {text!r}")
         return v
+
+    return parse
+
+
+def auto_or(number):
+    """argparse type: ``auto`` (the estimator's own rule) or what ``number`` parses."""
+
+    def parse(text):
+        return "auto" if text == "auto" else number(text)
 
     return parse
 

@@ -11,6 +11,7 @@ from .. import names
 # numpy, pandas and scikit-learn are imported where the work starts: `bisvm --help` and
 # argument errors must answer without them.
 from .argtypes import (  # noqa: F401  (the subcommands' argument types, re-exported)
+    auto_or,
     fraction,
     gamma_value,
     key_value,
@@ -19,6 +20,7 @@ from .argtypes import (  # noqa: F401  (the subcommands' argument types, re-expo
     positive_int,
     share,
 )
+from .defaults import choices, default, default_text
 from .output import (  # noqa: F401  (re-exported for the subcommands)
     add_output_args,
     add_progress_args,
@@ -37,14 +39,16 @@ DATASETS = list(names.DATASETS)
 def add_data_args(p, *, target_help="target column (default: the last column)",
                   test_size=0.0, scaling=True):
     g = p.add_argument_group("data")
-    g.add_argument("--data", metavar="FILE", help="CSV, Parquet or svmlight file")
+    g.add_argument("--data", metavar="FILE", help="CSV, Parquet or svmlight file "
+                   "(default: none, the bundled --dataset)")
     g.add_argument("--target", metavar="COLUMN", help=target_help)
     g.add_argument("--dataset", choices=DATASETS, default=None,
                    help="bundled data set when --data is not given (default: breast-cancer)")
     g.add_argument("--drop-missing", action="store_true",
                    help="drop rows with missing or infinite values instead of failing")
     g.add_argument("--encoding", metavar="NAME",
-                   help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
+                   help="text encoding of a CSV that is not UTF-8 (e.g. latin-1; "
+                   "default UTF-8)")
     add_column_options(g)
     if not p.prog.endswith(DENSE_ONLY_COMMANDS):
         add_sparse_option(g, "when the file is large and sparse and the model takes sparse "
@@ -65,9 +69,10 @@ def add_column_options(g):
     and ``max_categories``)."""
     g.add_argument("--categorical", metavar="COLUMN", action="append", default=None,
                    help="one-hot encode this column even if it holds numbers (repeatable; "
-                   "text columns with few values are encoded anyway)")
+                   "default: none, text columns with few values are encoded anyway)")
     g.add_argument("--drop-column", metavar="COLUMN", action="append", default=None,
-                   help="ignore this column, e.g. an identifier (repeatable)")
+                   help="ignore this column, e.g. an identifier (repeatable; default: "
+                   "none)")
     g.add_argument("--max-categories", type=positive_int("--max-categories"), default=20,
                    help="most distinct values of a text column that is one-hot encoded; "
                    "a text column with more is an error (default %(default)s)")
@@ -150,12 +155,15 @@ def sparse_for_model(args, model):
 def add_parallel_args(p):
     g = p.add_argument_group("parallel work (grid, random, k-fold, leave-one-out refits)")
     g.add_argument("--n-jobs", type=int, default=None,
-                   help="local worker processes through joblib (-1: all cores)")
+                   help="local worker processes through joblib (-1: all cores; default: "
+                   "one, this process)")
     g.add_argument("--dask-scheduler", metavar="ADDRESS",
                    help="run the work on a Dask cluster, e.g. tcp://10.0.0.5:8786 "
-                   "(needs pip install 'bisvm[dask]' here and bisvm on the workers)")
+                   "(needs pip install 'bisvm[dask]' here and bisvm on the workers; "
+                   "default: none)")
     g.add_argument("--dask", choices=["local"], default=None,
-                   help="'local': start a Dask LocalCluster on 127.0.0.1 for this run")
+                   help="'local': start a Dask LocalCluster on 127.0.0.1 for this run "
+                   "(default: none)")
     g.add_argument("--dask-workers", type=positive_int("--dask-workers"), default=2,
                    help="workers of --dask local (default %(default)s)")
     g.add_argument("--dask-threads", action="store_true",
@@ -218,15 +226,34 @@ def read_data(args):
     if args.data:
         if args.dataset:
             raise ValueError("give either --data or --dataset, not both")
-        ds = data.read_table(args.data, target=args.target, drop_missing=args.drop_missing,
-                             encoding=args.encoding, **table_options(args),
-                             sparse=False if getattr(args, "command", None)
-                             in DENSE_ONLY_COMMANDS else
-                             sparse_for_model(args, getattr(args, "model", None)))
+        command = getattr(args, "command", None)
+        dense_only = command in DENSE_ONLY_COMMANDS
+        try:
+            ds = data.read_table(args.data, target=args.target,
+                                 drop_missing=args.drop_missing, encoding=args.encoding,
+                                 **table_options(args), sparse=False if dense_only else
+                                 sparse_for_model(args, getattr(args, "model", None)))
+        except data.DataError as exc:
+            if not dense_only:
+                raise
+            raise without_sparse_hint(exc, command, "use bisvm select or bisvm fit, which "
+                                      "keep an svmlight file sparse, or a sample of the "
+                                      "rows") from None
     else:
         ds = feature_as_target(data.load_dataset(args.dataset or "breast-cancer"),
                                args.target)
     return ds
+
+
+def without_sparse_hint(exc, command, advice):
+    """``exc`` (a reader's error) for a command without ``--sparse``: the reader's
+    suggestion to read the file as a sparse matrix (``CLI: --sparse auto``) is replaced by
+    ``advice``; any other error is returned as it is."""
+    text = str(exc)
+    if "--sparse" not in text:
+        return exc
+    head = text.split("; read it as a sparse matrix")[0].split("(sparse=")[0].rstrip("; (")
+    return ValueError(f"{head}; bisvm {command} reads the rows densely: {advice}")
 
 
 def target_for(args, ds, task):
@@ -319,17 +346,20 @@ def collect_warnings(into):
 def add_selection_data_options(g, dataset_default, dataset_help):
     """The data options shared by ``bisvm select`` and ``bisvm report`` (one argparse
     group): source, target, class, missing rows, encoding, test split, scaling, seed."""
-    g.add_argument("--data", metavar="FILE", help="CSV, Parquet or svmlight file")
+    g.add_argument("--data", metavar="FILE", help="CSV, Parquet or svmlight file "
+                   "(default: none, the bundled --dataset)")
     g.add_argument("--target", metavar="COLUMN",
                    help="target column (default: last); with a bundled --dataset, a "
                    "feature's name makes that feature the (regression) target")
     g.add_argument("--dataset", choices=DATASETS, default=dataset_default, help=dataset_help)
     g.add_argument("--positive", metavar="LABEL",
-                   help="class to select against the rest (multiclass targets)")
+                   help="class to select against the rest (multiclass targets; default: "
+                   "none, a binary target's two classes)")
     g.add_argument("--drop-missing", action="store_true",
                    help="drop rows with missing or infinite values instead of failing")
     g.add_argument("--encoding", metavar="NAME",
-                   help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
+                   help="text encoding of a CSV that is not UTF-8 (e.g. latin-1; "
+                   "default UTF-8)")
     add_column_options(g)
     g.add_argument("--test-size", type=float, default=0.25,
                    help="share of rows held out for the test scores: accuracy, or R2 and "
@@ -344,27 +374,46 @@ def add_selection_data_options(g, dataset_default, dataset_help):
 def add_bilevel_options(g):
     """The model options of a bilevel selection run shared by ``bisvm select`` and
     ``bisvm report`` (:class:`~bisvm.cli.select.SelectOptions`): criterion, folds, the
-    thesis's alpha, mu and gamma, the intercept's penalty and the outer iterations cap."""
-    g.add_argument("--criterion", default=None, choices=sorted(names.CRITERIA),
-                   help="upper-level criterion of classification (default scaled_margin, "
-                   "as BilevelSVC; 'holdout' is the thesis's J); regression: "
-                   "--regression-criterion")
-    g.add_argument("--cv", type=positive_int("--cv", 2), default=5,
-                   help="folds of k-fold criteria (default %(default)s)")
-    g.add_argument("--l2-penalty", type=positive_float("--l2-penalty"), default=0.01,
-                   help="the thesis's alpha (default %(default)s)")
+    thesis's alpha, mu and gamma, the intercept's penalty and the outer iterations cap.
+    Defaults and choices are BilevelSVC's and BilevelSVR's (:mod:`bisvm.cli.defaults`)."""
+    g.add_argument("--criterion", default=None, choices=choices("BilevelSVC", "criterion"),
+                   help="upper-level criterion of classification; 'holdout' is the "
+                   "thesis's J (" + default_text("BilevelSVC", "criterion")
+                   + "; regression: --regression-criterion)")
+    g.add_argument("--cv", type=positive_int("--cv", 2), default=default("BilevelSVC", "cv"),
+                   help="folds of k-fold criteria (default %(default)s, the estimators')")
+    g.add_argument("--l2-penalty", type=auto_or(positive_float("--l2-penalty")),
+                   default=default("BilevelSVC", "l2_penalty"),
+                   help="the thesis's alpha, a number > 0, or auto: the estimator's rule "
+                   "(default %(default)s, the estimators')")
     g.add_argument("--hinge-smoothing", type=positive_float("--hinge-smoothing"),
-                   default=None, help="the thesis's mu (default 0.25; classification "
-                   "only, regression: --loss-smoothing)")
-    g.add_argument("--l1-smoothing", type=positive_float("--l1-smoothing"),
-                   default=None, help="the thesis's gamma (default: the estimator's: "
-                   "0.01 for classification; for regression 0.001 when the table has at "
-                   "least as many columns as rows, else 0.01)")
+                   default=None, help="the thesis's mu (classification only, "
+                   + default_text("BilevelSVC", "hinge_smoothing")
+                   + "; regression: --loss-smoothing)")
+    g.add_argument("--l1-smoothing", type=auto_or(nonneg_float("--l1-smoothing")),
+                   default=None, help="the thesis's gamma; 0 is the exact L1 penalty of "
+                   "classification (default: the estimator's: "
+                   f"{default('BilevelSVC', 'l1_smoothing')} for classification; for "
+                   "regression auto: 0.001 when the table has at least as many columns "
+                   "as rows, else 0.01)")
     g.add_argument("--free-intercept", action="store_true",
                    help="do not penalise the intercept (by default it is penalised, as in "
                    "the thesis, only when the columns are not standardised inside the fit)")
-    g.add_argument("--max-iter", type=positive_int("--max-iter"), default=100,
-                   help="outer iterations cap (default %(default)s)")
+    g.add_argument("--max-iter", type=positive_int("--max-iter"),
+                   default=default("BilevelSVC", "max_iter"),
+                   help="outer iterations cap (default %(default)s, the estimators')")
+
+
+def check_exact_l1(value, estimator):
+    """Refuse ``--l1-smoothing 0`` (the exact L1 penalty, BilevelSVC's) and ``auto``
+    (BilevelSVR's rule) for an ``estimator`` (class name) that does not take it."""
+    if value == "auto" and estimator not in ("BilevelSVR",):
+        raise ValueError(f"--l1-smoothing auto is the regression's rule (BilevelSVR); "
+                         f"{estimator} takes a number >= 0")
+    if value == 0 and estimator == "BilevelSVR":
+        raise ValueError("--l1-smoothing 0 (the exact L1 penalty) is available for "
+                         "classification only; a regression (BilevelSVR) needs a positive "
+                         "--l1-smoothing or auto")
 
 
 def print_selected(r):

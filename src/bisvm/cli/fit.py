@@ -35,7 +35,8 @@ def add_parser(sub):
     common.add_data_args(p)
     add_model_args(p)
     o = common.add_output_args(p)
-    o.add_argument("--save", metavar="FILE", help="write the model file (.bisvm)")
+    o.add_argument("--save", metavar="FILE",
+                   help="write the model file (.bisvm; default: none, not saved)")
     p.set_defaults(func=run)
     return p
 

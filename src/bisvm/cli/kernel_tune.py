@@ -16,6 +16,7 @@ nothing is passed). Only the public estimators are used. Standard library at imp
 from __future__ import annotations
 
 from . import common
+from .defaults import choices, default
 
 __all__ = ["KERNEL_MODELS", "WIDTHS", "APPROXIMATIONS", "add_widths_option",
            "add_approximation_options", "build_auto", "check_kernel_args", "fit_auto",
@@ -23,9 +24,12 @@ __all__ = ["KERNEL_MODELS", "WIDTHS", "APPROXIMATIONS", "add_widths_option",
 
 #: ``--model`` of ``bisvm tune --method bilevel`` -> the self-tuning estimator
 KERNEL_MODELS = {"svc": "AutoSVC", "svr": "AutoSVR"}
-WIDTHS = ("shared", "per_feature")
-#: ``--approximation`` -> the estimators' ``approximation`` (``none``: the exact kernel)
-APPROXIMATIONS = {"auto": "auto", "none": None, "nystroem": "nystroem"}
+#: ``--widths`` choices: AutoSVC's and AutoSVR's ``widths``
+WIDTHS = choices("AutoSVC", "widths")
+#: ``--approximation`` -> the estimators' ``approximation`` (``none``: None, the exact
+#: kernel)
+APPROXIMATIONS = dict(sorted({**{c: c for c in choices("AutoSVC", "approximation")},
+                              "none": None}.items()))
 #: options whose value the self-tuning models learn (argparse dest -> option)
 LEARNED_OPTIONS = {"C": "--C", "gamma": "--gamma", "epsilon": "--epsilon", "ridge": "--ridge"}
 
@@ -48,11 +52,11 @@ def add_approximation_options(g, what):
                    help=f"{what}: tune and refit on the exact kernel (none) or on its "
                    "Nyström approximation of rank --n-components (nystroem); auto: "
                    "Nyström beyond the estimator's row threshold, with a warning "
-                   "(default: the estimator's)")
+                   f"(default: the estimator's, {default('AutoSVC', 'approximation')})")
     g.add_argument("--n-components", type=common.positive_int("--n-components"),
                    default=None, metavar="M",
                    help=f"{what}: landmark rows of the Nyström approximation (default: "
-                   "the estimator's)")
+                   f"the estimator's, {default('AutoSVC', 'n_components')})")
 
 
 def check_kernel_args(args, model):
@@ -77,7 +81,8 @@ def build_auto(args, model, *, widths=None, n_jobs=None, skip=()):
 
     cls = getattr(bisvm, KERNEL_MODELS[model])
     valid = cls().get_params(deep=False)
-    params = {"widths": widths or getattr(args, "widths", None) or "shared",
+    params = {"widths": widths or getattr(args, "widths", None)
+              or default(KERNEL_MODELS[model], "widths"),
               "random_state": getattr(args, "seed", 0)}
     for dest in ("cv", "max_iter", "tol"):
         v = None if dest in skip else getattr(args, dest, None)

@@ -6,6 +6,8 @@ import importlib
 import math
 from dataclasses import dataclass, field
 
+from .defaults import choices, difference, option_choices
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -25,7 +27,8 @@ class ModelSpec:
     description : str
     defaults : dict
         Constructor values the CLI uses unless told otherwise, where the class default
-        suits centred data but not a raw table (kernel ridge's intercept).
+        suits centred data but not a raw table (kernel ridge's intercept; each is a
+        :data:`bisvm.cli.defaults.CLI_DIFFERENCES` entry with its reason).
     progress : bool
         The estimator's ``verbose`` shows progress through :mod:`bisvm.progress` (the CLI
         turns it on where the run shows progress: a terminal, or ``--verbose``).
@@ -62,7 +65,9 @@ MODELS = {m.name: m for m in (
     ModelSpec("kernel-ridge", "estimators.kernel_ridge", "KernelRidge", "regression",
               {"ridge": (1e-4, 1e2), "gamma": (1e-4, 1e1)},
               "kernel ridge regression (Cholesky; with an intercept unless --param "
-              "fit_intercept=false)", {"fit_intercept": True}),
+              "fit_intercept=false)",
+              {"fit_intercept": difference("--model kernel-ridge", "fit_intercept")
+               .cli_default}),
     ModelSpec("kernel-logistic", "estimators.kernel_logistic", "KernelLogisticRegression",
               "classification", {"C": (1e-2, 1e3), "ridge": (1e-4, 1e2),
                                  "gamma": (1e-4, 1e1)},
@@ -98,64 +103,90 @@ OPTION_PARAMS = {
 }
 
 
-def add_model_args(p, *, default_model="svc", choices=None, default_help=None):
+def add_model_args(p, *, default_model="svc", model_choices=None, default_help=None):
     """The ``--model`` choice and the options of every model (each applies to the models
-    whose estimator has the parameter; the rest is ``--param NAME=VALUE``)."""
-    from .argtypes import gamma_value, key_value, positive_float, positive_int
+    whose estimator has the parameter; the rest is ``--param NAME=VALUE``). An option
+    left out is not passed: the estimator's default applies. Choices are the estimators'
+    (:mod:`bisvm.cli.defaults`)."""
+    from .argtypes import (
+        auto_or,
+        gamma_value,
+        key_value,
+        nonneg_float,
+        positive_float,
+        positive_int,
+    )
 
-    names = choices or list(MODELS)
-    g = p.add_argument_group("model")
+    names = model_choices or list(MODELS)
+    g = p.add_argument_group(
+        "model", "Each option applies to the models whose estimator has the parameter; "
+        "left out, the estimator's own default applies.")
     g.add_argument("--model", choices=names, default=default_model,
                    help="estimator: " + "; ".join(f"{n}: {MODELS[n].description}"
                                                   for n in names)
                    + f" ({default_help or 'default %(default)s'})")
+    own = " (default: the estimator's)"
     g.add_argument("--C", dest="C", type=positive_float("--C"),
-                   help="cost of margin violations (svc, svr, linear-svc)")
-    g.add_argument("--kernel", choices=["linear", "poly", "rbf", "laplacian", "sigmoid"],
-                   help="kernel of svc, svr, kernel-ridge, kernel-logistic")
+                   help="cost of margin violations (svc, svr, linear-svc)" + own)
+    g.add_argument("--kernel", choices=option_choices("--kernel", ("SVC", "kernel")),
+                   help="kernel of svc, svr, kernel-ridge, kernel-logistic" + own)
     g.add_argument("--gamma", type=gamma_value,
-                   help="kernel width: a number, 'scale' or 'auto'")
-    g.add_argument("--degree", type=positive_int("--degree"), help="polynomial degree")
-    g.add_argument("--coef0", type=float, help="kernel offset (poly, sigmoid)")
+                   help="kernel width: a number, 'scale' or 'auto'" + own)
+    g.add_argument("--degree", type=positive_int("--degree"),
+                   help="polynomial degree" + own)
+    g.add_argument("--coef0", type=float, help="kernel offset (poly, sigmoid)" + own)
     g.add_argument("--epsilon", type=float, help="tube half-width of svr (bilevel-svr: in "
-                   "standard deviations of the target)")
+                   "standard deviations of the target)" + own)
     g.add_argument("--ridge", type=positive_float("--ridge"),
-                   help="ridge weight (kernel-ridge, selective)")
-    g.add_argument("--penalty", choices=["l1", "l2"], help="linear-svc penalty")
-    g.add_argument("--loss", choices=["hinge", "squared_hinge", "epsilon_insensitive",
-                                      "squared", "huber"],
+                   help="ridge weight (kernel-ridge, selective)" + own)
+    g.add_argument("--penalty", choices=choices("LinearSVC", "penalty"),
+                   help="linear-svc penalty" + own)
+    g.add_argument("--loss", choices=option_choices("--loss", ("SVC", "loss"),
+                                                    ("BilevelSVR", "loss")),
                    help="svc/linear-svc loss (hinge, squared_hinge); bilevel-svr data loss "
-                   "(epsilon_insensitive, squared, huber)")
+                   "(epsilon_insensitive, squared, huber)" + own)
     g.add_argument("--probability", action="store_const", const=True,
-                   help="svc: fit Platt probabilities (predict writes them)")
-    g.add_argument("--class-weight", choices=["balanced"], help="reweight classes")
+                   help="svc: fit Platt probabilities (predict writes them)" + own)
+    g.add_argument("--class-weight", choices=choices("BilevelSVC", "class_weight"),
+                   help="reweight classes" + own)
     g.add_argument("--penalty-weight", type=positive_float("--penalty-weight"),
-                   help="elastic-net: the thesis's beta (scalar L1 weight)")
-    g.add_argument("--l2-penalty", type=positive_float("--l2-penalty"),
-                   help="elastic-net/bilevel/bilevel-svr: the thesis's alpha")
+                   help="elastic-net: the thesis's beta (scalar L1 weight)" + own)
+    g.add_argument("--l2-penalty", type=auto_or(positive_float("--l2-penalty")),
+                   help="elastic-net/bilevel/bilevel-svr: the thesis's alpha (bilevel, "
+                   "bilevel-svr: or auto, their rule)" + own)
     g.add_argument("--hinge-smoothing", type=positive_float("--hinge-smoothing"),
-                   help="elastic-net/bilevel: the thesis's mu")
-    g.add_argument("--l1-smoothing", type=positive_float("--l1-smoothing"),
-                   help="elastic-net/bilevel/bilevel-svr: the thesis's gamma")
+                   help="elastic-net/bilevel: the thesis's mu" + own)
+    g.add_argument("--l1-smoothing", type=auto_or(nonneg_float("--l1-smoothing")),
+                   help="elastic-net/bilevel/bilevel-svr: the thesis's gamma (0: the exact "
+                   "L1 penalty of elastic-net and bilevel; auto: bilevel-svr's rule)" + own)
     g.add_argument("--loss-smoothing", type=positive_float("--loss-smoothing"),
                    help="bilevel-svr: width of the epsilon tube's soft edges (standard "
-                   "deviations of the target)")
-    g.add_argument("--bilevel-model", choices=["auto", "scalar", "vector", "group"],
+                   "deviations of the target)" + own)
+    g.add_argument("--bilevel-model", choices=choices("BilevelSVC", "model"),
                    help="bilevel, bilevel-svr: one L1 weight, one per feature or one per "
-                   "group (auto: the estimator's choice by the table's shape)")
+                   "group (auto: the estimator's choice by the table's shape)" + own)
     g.add_argument("--groups", metavar="SPEC",
                    help="feature groups (elastic-net, bilevel): 'mean=0-9,se=10-19' or name "
-                   "prefixes 'mean,error,worst'")
-    g.add_argument("--criterion", help="bilevel upper-level criterion (kfold, holdout, "
-                   "logistic, margin, ...); bilevel-svr: mse or mae")
-    g.add_argument("--cv", type=positive_int("--cv", 2), help="folds of k-fold criteria")
+                   "prefixes 'mean,error,worst' (default: none)")
+    g.add_argument("--criterion",
+                   choices=option_choices("--criterion", ("BilevelSVC", "criterion"),
+                                          ("BilevelSVR", "criterion")),
+                   metavar="CRITERION",
+                   help="bilevel upper-level criterion ("
+                   + ", ".join(choices("BilevelSVC", "criterion")) + "); bilevel-svr: "
+                   + " or ".join(choices("BilevelSVR", "criterion")) + own)
+    g.add_argument("--cv", type=positive_int("--cv", 2),
+                   help="folds of k-fold criteria" + own)
     g.add_argument("--selectivity", type=positive_float("--selectivity"),
-                   help="selective models: the selectivity (seed-004's mu)")
-    g.add_argument("--max-iter", type=positive_int("--max-iter"), help="iteration cap")
-    g.add_argument("--tol", type=positive_float("--tol"), help="stopping tolerance")
+                   help="selective models: the selectivity mu of the selective-ridge "
+                   "penalty" + own)
+    g.add_argument("--max-iter", type=positive_int("--max-iter"),
+                   help="iteration cap" + own)
+    g.add_argument("--tol", type=positive_float("--tol"), help="stopping tolerance" + own)
     g.add_argument("--param", type=key_value, action="append", default=[],
                    metavar="NAME=VALUE",
-                   help="any other constructor parameter (JSON value), repeatable")
+                   help="any other constructor parameter (JSON value), repeatable "
+                   "(default: none)")
     return g
 
 
@@ -179,8 +210,12 @@ def build_estimator(args, spec, feature_names, *, groups=None, skip=()):
             raise ValueError(f"{opt} does not apply to --model {spec.name}"
                              + (f" (it applies to {', '.join(users)})" if users else ""))
         params[pname] = v
-    # the estimators' parameter is feature_groups (groups, its former name, is read where
-    # an estimator has not been renamed); the CLI's option keeps its name
+    if "l1_smoothing" in params:
+        from .common import check_exact_l1
+
+        check_exact_l1(params["l1_smoothing"], cls.__name__)
+    # the feature-groups parameter is feature_groups, or groups for an estimator that
+    # names it so; the CLI's option is --groups for both
     gname = group_parameter(valid)
     if getattr(args, "groups", None):
         if gname is None:

@@ -35,31 +35,54 @@ def add_parser(sub):
     p.add_argument("model_file", nargs="?", metavar="MODEL",
                    help="model file (.bisvm) written by bisvm fit --save")
     p.add_argument("--model", dest="model_option", metavar="FILE",
-                   help="the model file, as an option (same as MODEL)")
+                   help="the model file, as an option (same as MODEL; default: MODEL)")
     p.add_argument("--data", required=True, metavar="FILE",
                    help="CSV, Parquet or svmlight file with the model's feature columns")
     p.add_argument("--drop-missing", action="store_true",
                    help="drop rows with missing values (they get no prediction)")
     p.add_argument("--encoding", metavar="NAME",
-                   help="text encoding of a CSV that is not UTF-8 (e.g. latin-1)")
-    p.add_argument("--output", metavar="FILE", help="write the CSV here instead of stdout")
+                   help="text encoding of a CSV that is not UTF-8 (e.g. latin-1; "
+                   "default UTF-8)")
+    g = p.add_argument_group(
+        "columns of a model file without a column schema",
+        "A model file written by bisvm fit --save keeps the training table's column schema, "
+        "which decides how the file's columns are read; these options are for a model "
+        "saved without one (bisvm.save_model without schema=), read by its feature names.")
+    common.add_column_options(g)
+    p.add_argument("--output", metavar="FILE",
+                   help="write the CSV here instead of stdout (default: stdout)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
     return p
 
 
-def read_for_model(path, loaded, drop_missing, encoding=None):
+def read_for_model(path, loaded, drop_missing, encoding=None, *, columns=None,
+                   command="predict"):
     """The rows of ``path`` as the model saw its training rows: (Dataset, X). With the
     model's column schema (same columns, same one-hot categories); else by the feature
-    names, or by position when the file has none."""
+    names, or by position when the file has none, the columns read as ``columns`` says
+    (``read_table``'s ``categorical``, ``drop_columns`` and ``max_categories``, from
+    :func:`bisvm.cli.common.table_options`); ``command`` names the subcommand in
+    messages."""
     from .. import data
 
     est = loaded.estimator
+    columns = dict(columns or {})
     if loaded.schema is not None:
-        ds = data.read_table(path, schema=loaded.schema, drop_missing=drop_missing,
-                             encoding=encoding)
+        given = [opt for opt, key, unset in COLUMN_OPTIONS if columns.get(key, unset) != unset]
+        if given:
+            raise ValueError(f"{given[0]}: the model file's column schema decides how the "
+                             "columns are read; the option is for a model file without one")
+        try:
+            ds = data.read_table(path, schema=loaded.schema, drop_missing=drop_missing,
+                                 encoding=encoding)
+        except data.DataError as exc:
+            # a model fitted on dense rows reads an svmlight file densely (its schema)
+            raise common.without_sparse_hint(exc, command, "split the file into "
+                                             "smaller files") from None
         return ds, ds.X
-    ds = data.read_table(path, target=False, drop_missing=drop_missing, encoding=encoding)
+    ds = data.read_table(path, target=False, drop_missing=drop_missing, encoding=encoding,
+                         **columns)
     names = loaded.feature_names
     if names is None:
         if ds.n_features != est.n_features_in_:
@@ -71,6 +94,12 @@ def read_for_model(path, loaded, drop_missing, encoding=None):
         raise ValueError(f"{path}: missing feature column(s) {', '.join(missing[:5])} that "
                          "the model was trained on")
     return ds, ds.X[:, [ds.feature_names.index(n) for n in names]]
+
+
+#: (option, read_table keyword, value when the option is not given) of the column options
+COLUMN_OPTIONS = (("--categorical", "categorical", "auto"),
+                  ("--drop-column", "drop_columns", ()),
+                  ("--max-categories", "max_categories", 20))
 
 
 def outputs(loaded, X):
@@ -147,7 +176,8 @@ def run(args):
 
     model = model_path(args)
     loaded = load_model(model)
-    ds, X = read_for_model(args.data, loaded, args.drop_missing, args.encoding)
+    ds, X = read_for_model(args.data, loaded, args.drop_missing, args.encoding,
+                           columns=common.table_options(args))
     cols, Xs = outputs(loaded, X)
     frame = pd.DataFrame(cols)
     result = {"command": "predict", "model": os.fspath(model),

@@ -8,6 +8,7 @@ import time
 
 from ..names import CRITERIA
 from . import common, select
+from .defaults import choices, default
 
 DESCRIPTION = """\
 Write one self-contained HTML report (figures embedded as PNG, no external files, opens
@@ -46,16 +47,20 @@ def add_parser(sub):
         g, None, "bundled data set when --data is not given (default breast-cancer)")
     m = p.add_argument_group("what to report")
     m.add_argument("--model", metavar="FILE",
-                   help="report this saved model instead of running a selection")
-    m.add_argument("--bilevel-model", choices=["auto", "scalar", "vector", "group"],
-                   default="auto", help="selection run: one weight, one per feature or "
-                   "one per group; auto as select --model (default %(default)s)")
-    m.add_argument("--groups", metavar="SPEC", help="feature groups for --bilevel-model group")
+                   help="report this saved model instead of running a selection "
+                   "(default: none, a selection run)")
+    m.add_argument("--bilevel-model", choices=choices("BilevelSVC", "model"),
+                   default=default("BilevelSVC", "model"),
+                   help="selection run: one weight, one per feature or one per group; "
+                   "auto as select --model (default %(default)s, the estimators')")
+    m.add_argument("--groups", metavar="SPEC",
+                   help="feature groups for --bilevel-model group (default: none)")
     common.add_bilevel_options(m)
     m.add_argument("--no-grid", action="store_true",
                    help="skip the 149-point grid (no validation curve / path figures)")
     m.add_argument("--sweep", type=common.positive_int("--sweep", 0), default=0,
-                   metavar="N", help="add the (mu, gamma) sparsity heatmap of N x N solves")
+                   metavar="N", help="add the (mu, gamma) sparsity heatmap of N x N solves "
+                   "(default %(default)s: none)")
     from .select_regression import add_regression_options
 
     add_regression_options(p)
@@ -98,7 +103,8 @@ def _model(args):
     loaded = load_model(args.model)
     X = y = None
     if args.data:
-        ds, X = read_for_model(args.data, loaded, args.drop_missing, args.encoding)
+        ds, X = read_for_model(args.data, loaded, args.drop_missing, args.encoding,
+                               columns=common.table_options(args), command="report")
         y = ds.y
         if y is not None and not hasattr(loaded.estimator, "classes_"):
             y = np.asarray(y, dtype=float)
@@ -180,6 +186,9 @@ def _selection(args):
             mus = np.geomspace(0.01, 1.0, n) if n > 1 else np.array([0.25])
             gammas = np.geomspace(1e-3, 1.0, n) if n > 1 else np.array([0.01])
             beta = float(np.median(np.ravel(est.penalty_weights_)))
+            # l2_penalty="auto" is resolved by the fit; the sweep uses the value it chose
+            alpha = (float(est.l2_penalty_) if args.l2_penalty == "auto"
+                     else args.l2_penalty)
             X_sweep = run.X_train
             if res["scaling"] == "none":
                 # the sweep solves the thesis's problem, on standardised columns (where
@@ -189,7 +198,7 @@ def _selection(args):
                 X_sweep = Scaler("standard").fit_transform(X_sweep)
             with common.backend(args) as be:
                 sw = sparsity_sweep(X_sweep, run.y_train, mus, gammas,
-                                    penalty_weight=beta, l2_penalty=args.l2_penalty,
+                                    penalty_weight=beta, l2_penalty=alpha,
                                     n_jobs=be.n_jobs)
             rep.section("Sparsity over (μ, γ)")
             rep.figure(plots.plot_sparsity_heatmap(mus, gammas, sw.counts),

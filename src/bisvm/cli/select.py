@@ -1,12 +1,14 @@
 """``bisvm select``: the main job.
 
 Learn the sparsity weights of a smoothed elastic-net SVM by bilevel optimisation
-(seed-000), report the selected features with their importance, the validation criterion,
-the accuracy on a test split the tuning never saw, and the thesis's 149-point grid search
-beside it, timed fairly: a warm-up on a small subset pays the one-time costs (first calls,
-compiled kernels) before either is timed, and that cost is reported on its own
-(``startup_seconds``). A continuous target (``--task``, :mod:`bisvm.cli.task`) is
-handed to :mod:`bisvm.cli.select_regression` (BilevelSVR).
+(González Vallejo 2024, "Selección de variables a través de máquinas de soporte
+vectorial dispersas: un enfoque de optimización binivel"), report the selected features
+with their importance, the validation criterion, the accuracy on a test split the tuning
+never saw, and the thesis's 149-point grid search beside it, timed fairly: a warm-up on
+a small subset pays the one-time costs (first calls, compiled kernels) before either is
+timed, and that cost is reported on its own (``startup_seconds``). A continuous target
+(``--task``, :mod:`bisvm.cli.task`) is handed to :mod:`bisvm.cli.select_regression`
+(BilevelSVR).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from ..names import CRITERIA
 from . import common, learned
+from .defaults import choices, classification_defaults, default
 from .kernel_tune import add_approximation_options
 from .learned import print_select
 from .select_shared import (
@@ -32,9 +35,9 @@ from .select_shared import (
 
 #: criterion name -> one-line description (the public list :data:`bisvm.names.CRITERIA`)
 CRITERION_NAMES = {name: c.description for name, c in CRITERIA.items()}
-#: The classification defaults of the options whose default depends on the task
-CLASSIFICATION_DEFAULTS = {"criterion": "scaled_margin", "hinge_smoothing": 0.25,
-                           "l1_smoothing": 0.01}
+#: The classification values of the options whose default depends on the task (None in
+#: the parser): BilevelSVC's defaults (:data:`bisvm.cli.defaults.CLI_DIFFERENCES`)
+CLASSIFICATION_DEFAULTS = classification_defaults()
 
 DESCRIPTION = """\
 Sparse SVM feature selection by bilevel optimisation (BiSVM L-BFGS): the L1 weights of a
@@ -76,25 +79,29 @@ def add_parser(sub):
         src, "breast-cancer", "bundled data set when --data is not given (default: %(default)s)")
     common.add_sparse_option(src, "when the file is large and sparse")
     m = s.add_argument_group("model")
-    m.add_argument("--model", choices=["auto", "scalar", "vector", "group"], default="auto",
+    m.add_argument("--model", choices=choices("BilevelSVC", "model"),
+                   default=default("BilevelSVC", "model"),
                    help="one weight, one per feature, or one per group; auto: group with "
                    "--groups, else vector when the features are at most a fold's rows, else "
-                   "scalar (BilevelSVC's default; a regression takes BilevelSVR's auto; "
-                   "default %(default)s)")
+                   "scalar (BilevelSVC's rule; a regression takes BilevelSVR's auto; "
+                   "default %(default)s, the estimators')")
     m.add_argument("--groups", metavar="SPEC",
                    help="feature groups: index ranges 'mean=0-9,se=10-19,worst=20-29' or "
-                   "name prefixes 'mean,error,worst'")
+                   "name prefixes 'mean,error,worst' (default: none; --model group on a "
+                   "bundled set takes its own groups)")
     m.add_argument("--kernel", choices=["linear", "rbf"], default="linear",
-                   help="linear: the sparse SVM's learned L1 weights (default); rbf: "
+                   help="linear: the sparse SVM's learned L1 weights; rbf: "
                    "AutoSVC(widths='per_feature'), one learned RBF width per feature "
-                   "(AutoSVR on a continuous target)")
+                   "(AutoSVR on a continuous target) (default %(default)s)")
     add_approximation_options(m, "--kernel rbf")
     common.add_bilevel_options(m)
     m.add_argument("--validation-fraction", type=common.fraction("--validation-fraction"),
-                   default=0.2, help="validation share of the holdout criteria "
-                   "(default %(default)s, the thesis's)")
+                   default=default("BilevelSVC", "validation_fraction"),
+                   help="validation share of the holdout criteria (default %(default)s, "
+                   "BilevelSVC's and the thesis's)")
     m.add_argument("--learn-l2", action="store_true",
-                   help="learn the ridge weight alpha too (the thesis fixes it)")
+                   help="learn the ridge weight alpha too (default: off, as BilevelSVC; "
+                   "the thesis fixes it)")
     from .select_regression import add_regression_options
 
     add_regression_options(s)
@@ -102,7 +109,8 @@ def add_parser(sub):
     o = common.add_output_args(s)
     o.add_argument("--no-grid", action="store_true", help="skip the grid-search baseline "
                    "(classification; regression has none)")
-    o.add_argument("--out", metavar="DIR", help="write PNG plots to DIR")
+    o.add_argument("--out", metavar="DIR",
+                   help="write PNG plots to DIR (default: none, no plots)")
     s.set_defaults(func=run)
     return s
 
@@ -120,12 +128,13 @@ def add_stability_options(p):
     g.add_argument("--stability-threshold", type=common.share("--stability-threshold", 0.5),
                    default=None, metavar="TAU",
                    help="selection frequency, in (0.5, 1], that a feature needs to be "
-                   "stable (default: StabilitySelection's, 0.6); regression: the "
+                   "stable (default: StabilitySelection's, "
+                   f"{default('StabilitySelection', 'threshold')}); regression: the "
                    "same, with BilevelSVR and the R2 of the refit on the stable set")
     if not p.prog.endswith(" report"):
         g.add_argument("--n-jobs", type=int, default=None,
                        help="cores for the stability fits and the folds (-1: all; the "
-                       "results do not depend on it)")
+                       "results do not depend on it; default: one)")
     return g
 
 
@@ -151,25 +160,25 @@ class SelectOptions:
     test_size: float = 0.25
     scaling: str = "auto"
     seed: int = 0
-    model: str = "auto"
+    model: str = default("BilevelSVC", "model")
     kernel: str = "linear"
     approximation: str | None = None
     n_components: int | None = None
     groups: str | None = None
     criterion: str | None = None
-    cv: int = 5
-    validation_fraction: float = 0.2
-    l2_penalty: float = 0.01
+    cv: int = default("BilevelSVC", "cv")
+    validation_fraction: float = default("BilevelSVC", "validation_fraction")
+    l2_penalty: float | str = default("BilevelSVC", "l2_penalty")
     hinge_smoothing: float | None = None
     l1_smoothing: float | None = None
     free_intercept: bool = False
     learn_l2: bool = False
-    max_iter: int = 100
+    max_iter: int = default("BilevelSVC", "max_iter")
     task: str = "auto"
-    loss: str = "squared"
-    epsilon: float = 0.1
-    loss_smoothing: float = 0.1
-    regression_criterion: str = "mse"
+    loss: str = default("BilevelSVR", "loss")
+    epsilon: float = default("BilevelSVR", "epsilon")
+    loss_smoothing: float = default("BilevelSVR", "loss_smoothing")
+    regression_criterion: str = default("BilevelSVR", "criterion")
     stability: int = 0
     stability_threshold: float | None = None
     n_jobs: int | None = None
@@ -187,6 +196,11 @@ class SelectOptions:
             if values[name] is not None:
                 values[name] = tuple(values[name])
         return cls(**values)
+
+
+#: The linear selector's --cv and --max-iter defaults, which select --kernel rbf does not
+#: pass on to the kernel models (they keep their own unless the option is given)
+LINEAR_DEFAULTS = {"cv": SelectOptions.cv, "max_iter": SelectOptions.max_iter}
 
 
 def run(args):
@@ -276,7 +290,7 @@ def warm_up(est, X, y, *, grid=True, seed=0):
     solver that the full data gets, two outer iterations) is fitted on a stratified
     subset of at most 30 rows per class, and, with ``grid``, scored at two grid points.
     Returns the seconds spent; a subset the model cannot fit is skipped (the timed runs
-    then include the one-time costs, as before).
+    then include the one-time costs).
     """
     import numpy as np
     from sklearn.base import clone
@@ -332,7 +346,7 @@ def run_select(opts):
         from .select_kernel import run_kernel_select
 
         return run_kernel_select(opts, source, task, reason, t_start=t_start,
-                                 linear_max_iter=SelectOptions.max_iter)
+                                 linear_defaults=LINEAR_DEFAULTS)
     if task == "regression":
         from .select_regression import run_regression
 
@@ -341,13 +355,14 @@ def run_select(opts):
     # options whose default depends on the task
     opts = dataclasses.replace(opts, **{k: v for k, v in CLASSIFICATION_DEFAULTS.items()
                                         if getattr(opts, k) is None})
+    common.check_exact_l1(opts.l1_smoothing, "BilevelSVC")
     X, bt, names, groups, notes, ds = load_binary(opts, source)
     if opts.model == "group" and not groups:
         raise ValueError("--model group needs --groups (e.g. mean=0-9,se=10-19,worst=20-29)")
     Xtr, Xte, ytr, yte = data.train_test_split_seeded(
         X, bt.y, test_size=opts.test_size, random_state=opts.seed
     )
-    est = _estimator(opts, BilevelSVC, groups)
+    est = bilevel_estimator(opts, BilevelSVC, groups)
     plan, scaler, Xtr_s, Xte_s = learned.scaled_split(opts, est, "BilevelSVC", Xtr, Xte, notes)
     warm_seconds, fit_seconds, grid = _fit(opts, est, Xtr_s, ytr)
     notes.extend(learned.refinement_messages(est))
@@ -399,7 +414,7 @@ def run_select(opts):
                      stability=stab)
 
 
-def _estimator(opts, cls, groups):
+def bilevel_estimator(opts, cls, groups):
     """The BilevelSVC of ``opts``; ``--groups`` goes to its feature-groups parameter and
     ``--n-jobs`` to its folds where it has them."""
     from .models import group_parameter
@@ -450,8 +465,8 @@ def _fit_record(opts, est, X_test, y_test, names, groups):
     coefficients and lower-level counts."""
     import numpy as np
 
-    # raw SVM outputs x.w + b of the test rows; the thesis's halved MSE of them against
-    # the +-1 labels, seed-000 (1.2) (selection.criteria.halved_mse on [X, 1])
+    # raw SVM outputs x.w + b of the test rows; the thesis's halved mean squared error of
+    # them against the +-1 labels (selection.criteria.halved_mse on [X, 1])
     out_te = np.asarray(est.decision_function(X_test), dtype=np.float64)
     imp = est.feature_importances_
     order = [j for j in np.argsort(-imp) if imp[j] > 0]

@@ -17,7 +17,8 @@ import time
 from . import common
 from .select_shared import SelectRun, input_record
 
-__all__ = ["check_kernel_options", "run_kernel_select", "print_kernel_select"]
+__all__ = ["check_kernel_options", "kernel_selector", "run_kernel_select",
+           "print_kernel_select"]
 
 
 def check_kernel_options(opts):
@@ -31,24 +32,31 @@ def check_kernel_options(opts):
                          "belong to the linear selector (--kernel linear)")
 
 
-def run_kernel_select(opts, source, task, reason, *, t_start, linear_max_iter):
+def kernel_selector(opts, model, *, linear_defaults):
+    """The ``AutoSVC`` (``model="svc"``) or ``AutoSVR`` (``"svr"``) of ``select --kernel
+    rbf``, one width per feature. ``--cv`` and ``--max-iter`` default to the linear
+    selector's values (``linear_defaults``); left at those, they are not passed on, so
+    the kernel models keep their own defaults."""
+    from .kernel_tune import build_auto
+
+    skip = tuple(d for d, v in linear_defaults.items() if getattr(opts, d) == v)
+    return build_auto(opts, model, widths="per_feature", n_jobs=opts.n_jobs, skip=skip)
+
+
+def run_kernel_select(opts, source, task, reason, *, t_start, linear_defaults):
     """The ``SelectRun`` of ``select --kernel rbf`` on the Dataset ``source``
-    (``linear_max_iter``: the linear selector's ``--max-iter`` default, which the kernel
-    models do not inherit)."""
+    (``linear_defaults``: the linear selector's ``--cv`` and ``--max-iter`` defaults,
+    which the kernel models do not inherit)."""
     import numpy as np
 
     from .. import data
-    from .kernel_tune import auto_record, build_auto, fit_auto
+    from .kernel_tune import auto_record, fit_auto
     check_kernel_options(opts)
     X, y, names = source.X, source.y, list(source.feature_names)
     clf = task == "classification"
     Xtr, Xte, ytr, yte = data.train_test_split_seeded(
         X, y, test_size=opts.test_size, random_state=opts.seed, stratify=clf)
-    model = "svc" if clf else "svr"
-    # select's --max-iter default is the linear selector's; the kernel models keep theirs
-    # unless it was changed
-    skip = ("max_iter",) if opts.max_iter == linear_max_iter else ()
-    est = build_auto(opts, model, widths="per_feature", n_jobs=opts.n_jobs, skip=skip)
+    est = kernel_selector(opts, "svc" if clf else "svr", linear_defaults=linear_defaults)
     notes = list(source.notes)
     warns = []
     t0 = time.perf_counter()

@@ -19,6 +19,7 @@ import warnings
 from pathlib import Path
 
 from . import common, learned
+from .defaults import choices, default
 from .select_shared import (
     LIST_ALL_FEATURES_MAX,
     PLOT_FEATURES_MAX,
@@ -28,9 +29,8 @@ from .select_shared import (
     listed_by_name,
 )
 
-#: ``--loss`` choices: BilevelSVR's data losses (``bisvm.estimators.bilevel_svr
-#: .REGRESSION_LOSSES``, spelled out here so that building the parser loads no numpy)
-LOSSES = ("squared", "epsilon_insensitive", "huber")
+#: ``--loss`` choices: BilevelSVR's data losses (:mod:`bisvm.cli.defaults`)
+LOSSES = choices("BilevelSVR", "loss")
 
 #: ``--regression-criterion`` -> one-line description (BilevelSVR's ``criterion``)
 REGRESSION_CRITERION_NAMES = {
@@ -43,17 +43,20 @@ def add_regression_options(p):
     """The BilevelSVR options of a regression run (``bisvm select`` and ``bisvm report``):
     data loss, ε, the loss smoothing and the validation criterion."""
     g = p.add_argument_group("regression (a continuous target: BilevelSVR)")
-    g.add_argument("--loss", choices=LOSSES, default="squared",
+    g.add_argument("--loss", choices=LOSSES, default=default("BilevelSVR", "loss"),
                    help="data loss: the squared error, the smoothed epsilon-insensitive "
                    "loss of SVR or the Pseudo-Huber loss (default %(default)s)")
-    g.add_argument("--epsilon", type=common.nonneg_float("--epsilon"), default=0.1,
+    g.add_argument("--epsilon", type=common.nonneg_float("--epsilon"),
+                   default=default("BilevelSVR", "epsilon"),
                    help="half-width of the epsilon tube (or the Huber transition), in "
                    "standard deviations of the target (default %(default)s)")
     g.add_argument("--loss-smoothing", type=common.positive_float("--loss-smoothing"),
-                   default=0.1, help="width of the tube's soft edges, in standard "
+                   default=default("BilevelSVR", "loss_smoothing"),
+                   help="width of the tube's soft edges, in standard "
                    "deviations of the target (default %(default)s)")
-    g.add_argument("--regression-criterion", choices=sorted(REGRESSION_CRITERION_NAMES),
-                   default="mse", help="validation criterion over the folds: "
+    g.add_argument("--regression-criterion", choices=choices("BilevelSVR", "criterion"),
+                   default=default("BilevelSVR", "criterion"),
+                   help="validation criterion over the folds: "
                    + "; ".join(f"{k}: {v}" for k, v in REGRESSION_CRITERION_NAMES.items())
                    + " (default %(default)s)")
     return g
@@ -73,6 +76,7 @@ def check_regression_options(opts):
                              f"regression{other}")
     if opts.model == "group" and not opts.groups:
         raise ValueError("--model group needs --groups (e.g. a=0-4,b=5-9)")
+    common.check_exact_l1(opts.l1_smoothing, "BilevelSVR")
 
 
 def regression_estimator(opts, groups):

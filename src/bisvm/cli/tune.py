@@ -6,6 +6,7 @@ import argparse
 import time
 
 from . import common
+from .defaults import choices, default
 from .learned import refinement_messages
 from .models import MODELS, add_model_args, build_estimator, parse_range, search_space
 
@@ -29,7 +30,8 @@ methods:
   grid      k-fold grid search over the model's main parameters on log grids
             (--grid-size points each; --range NAME=LOW:HIGH to change a range)
   random    k-fold random search, --n-iter log-uniform draws
-  diffloo   differential leave-one-out criterion of the selective models (seed-004)
+  diffloo   differential leave-one-out criterion of the selective models (Angulo
+            Yauri 2020)
   alo       approximate leave-one-out of the selective models
   loo       exact leave-one-out: for the selective models their own criterion; for
             any other model one refit per row at each point of a 1-D log grid
@@ -68,22 +70,29 @@ def add_parser(sub):
                    help="--method bilevel without --model: " + TASK_HELP)
     from .kernel_tune import add_widths_option
 
-    add_widths_option(t, "--method bilevel --model svc|svr (default shared)")
+    add_widths_option(t, "--method bilevel --model svc|svr (default "
+                      f"{default('AutoSVC', 'widths')}, the estimators')")
     t.add_argument("--grid-size", type=common.positive_int("--grid-size", 2), default=None,
                    help="grid points per parameter (grid; default 5), along the 1-D grid "
                    "(loo, kfold; default 7) or along the selectivity path of the selective "
-                   "models (default 50)")
-    t.add_argument("--selection-rule", choices=["min", "1se"], default=None,
+                   "models (default "
+                   f"{default('SelectiveRegressionCV', 'n_mu')}, the estimators')")
+    t.add_argument("--selection-rule",
+                   choices=choices("SelectiveRegressionCV", "selection_rule"), default=None,
                    help="selective models: the criterion's minimum or the sparsest point "
-                   "within one standard error of it (default: the estimator's, min)")
+                   "within one standard error of it (default: the estimator's, "
+                   f"{default('SelectiveRegressionCV', 'selection_rule')})")
     t.add_argument("--n-iter", type=common.positive_int("--n-iter"), default=20,
                    help="candidates of the random search (default %(default)s)")
     t.add_argument("--range", type=parse_range, action="append", default=[],
-                   metavar="NAME=LOW:HIGH", help="log-scale range of a parameter, repeatable")
+                   metavar="NAME=LOW:HIGH", help="log-scale range of a parameter, "
+                   "repeatable (default: the model's ranges)")
     common.add_parallel_args(p)
     o = common.add_output_args(p)
-    o.add_argument("--save", metavar="FILE", help="save the refitted tuned model (.bisvm)")
-    o.add_argument("--report", metavar="FILE", help="write an HTML report of the run")
+    o.add_argument("--save", metavar="FILE",
+                   help="save the refitted tuned model (.bisvm; default: none)")
+    o.add_argument("--report", metavar="FILE",
+                   help="write an HTML report of the run (default: none)")
     p.set_defaults(func=run)
     return p
 
@@ -320,7 +329,9 @@ def _one_d(args, spec, ds, X, y, bits):
 
 def _selective(args, spec, ds, X, y, bits):
     """The selective models' own model choice: their ``...CV`` estimator with
-    ``criterion=`` diffloo | alo | loo | kfold (seed-004)."""
+    ``criterion=`` diffloo | alo | loo | kfold (B. F. Angulo Yauri, "A method of
+    differential cross-validation for choosing the complexity level of generalized linear
+    dependence models", master's thesis, MIPT, 2020)."""
     import numpy as np
 
     from ..estimators.selective import SelectiveLogisticRegressionCV, SelectiveRegressionCV
@@ -358,8 +369,8 @@ def _selective(args, spec, ds, X, y, bits):
             chosen[pname] = float(v)
     grid = np.asarray(est.selectivity_path_, float)
     curve = np.asarray(est.criterion_path_, float)
-    crit_names = {"diffloo": "DiffLOO as printed in seed-004 (its minimum is often the "
-                             "empty model)", "alo": "approximate leave-one-out loss",
+    crit_names = {"diffloo": "DiffLOO as printed in Angulo Yauri's thesis (its minimum "
+                             "is often the empty model)", "alo": "approximate leave-one-out loss",
                   "loo": "exact leave-one-out loss (refits)",
                   "kfold": f"{params.get('n_splits', 5)}-fold cross-validated loss"}
     # the criterion at the chosen selectivity: the path point nearest to it
