@@ -1,20 +1,28 @@
 r"""Losses of the margin ``z = X w``: value, first and second derivative per sample.
 
 Every loss is a frozen object with three vectorised methods taking the labels ``y`` and
-the raw outputs ``z`` (both of shape ``(n,)``):
+the raw outputs ``z`` (both of shape ``(n,)``), the :class:`Loss` interface:
 
 * ``value(y, z)``             -- :math:`\ell(y_i, z_i)` per sample,
 * ``derivative(y, z)``        -- :math:`\partial \ell / \partial z_i`,
 * ``second_derivative(y, z)`` -- :math:`\partial^2 \ell / \partial z_i^2` (a generalised
   second derivative for the piecewise-quadratic squared hinge).
 
-Classification losses take ``y`` in {-1, +1}. Solvers combine them with a penalty; they
-never need to know which loss they hold.
+Two optional capabilities are declared as interfaces of their own, so that a solver
+checks them once when it builds a problem instead of probing the object at every call:
+:class:`OnePassLoss` (``value_derivatives``: the three in one pass over the samples) and
+:class:`DualBoxLoss` (``dual_box``: the box of the loss's dual, for the dual solvers).
+The split follows the datafit interface of skglm (Bertrand et al. 2022, "Beyond L1:
+faster and better sparse models with skglm"). Classification losses take ``y`` in
+{-1, +1}. Solvers combine a loss with a penalty; they never need to know which loss
+they hold.
 """
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from scipy.special import expit
@@ -22,6 +30,10 @@ from scipy.special import expit
 from ._numba import njit
 
 __all__ = [
+    "provides",
+    "Loss",
+    "OnePassLoss",
+    "DualBoxLoss",
     "Hinge",
     "SquaredHinge",
     "SmoothedHinge",
@@ -34,6 +46,89 @@ __all__ = [
     "ModifiedHuber",
     "MulticlassHinge",
 ]
+
+
+#: ``provides`` answers by class: (type, interface) -> bool
+_PROVIDED = {}
+
+
+def provides(obj, interface):
+    """Whether ``obj`` provides the runtime-checkable protocol ``interface``.
+
+    Capabilities belong to classes: a class declares an interface by subclassing it,
+    and any other class is checked structurally (``isinstance``, which inspects every
+    member of the protocol) once, after which the answer for that class is remembered.
+    Problems and penalty sums call this when they are built, and are built often (one
+    per outer iteration of the bilevel fit), so the answer must cost a lookup.
+
+    Parameters
+    ----------
+    obj : object
+        A loss, a penalty or a problem.
+    interface : type
+        A protocol of :mod:`bisvm.losses`, :mod:`bisvm.penalties` or
+        :mod:`bisvm.solvers.problems`.
+
+    Returns
+    -------
+    bool
+    """
+    key = (type(obj), interface)
+    found = _PROVIDED.get(key)
+    if found is None:
+        found = _PROVIDED[key] = isinstance(obj, interface)
+    return found
+
+
+@runtime_checkable
+class Loss(Protocol):
+    r"""The interface of a per-sample loss :math:`\ell(y, z)` of the margin ``z``.
+
+    The primal solvers need the value and the first two derivatives in ``z``; a loss
+    declares the interface by subclassing it (a class that provides the three methods
+    satisfies it too). ``second_derivative`` may raise for a loss without one (the
+    hinge): such a loss is used through its dual or by path solvers only.
+    """
+
+    @abstractmethod
+    def value(self, y, z):
+        r""":math:`\ell(y_i, z_i)` per sample."""
+
+    @abstractmethod
+    def derivative(self, y, z):
+        r""":math:`\partial\ell/\partial z_i` per sample (a subgradient at a kink)."""
+
+    @abstractmethod
+    def second_derivative(self, y, z):
+        r""":math:`\partial^2\ell/\partial z_i^2` per sample (generalised at a kink)."""
+
+
+@runtime_checkable
+class OnePassLoss(Loss, Protocol):
+    """A :class:`Loss` that also returns its value and both derivatives in one pass.
+
+    Newton's method needs all three at every trial point; computing them together
+    shares the exponentials and the residuals.
+    """
+
+    @abstractmethod
+    def value_derivatives(self, y, z):
+        """``(value, derivative, second_derivative)`` per sample, in one pass."""
+
+
+@runtime_checkable
+class DualBoxLoss(Protocol):
+    r"""A loss whose dual is a box: the dual coordinate-descent solvers need it.
+
+    For per-sample costs :math:`c_i` the dual is :math:`\min_\alpha \tfrac12
+    \alpha^\top(Q + D)\alpha - e^\top\alpha` over :math:`0 \le \alpha \le U`
+    (Hsieh et al. 2008, "A dual coordinate descent method for large-scale linear SVM",
+    Table 1).
+    """
+
+    @abstractmethod
+    def dual_box(self, cost):
+        """``(diag, upper)``: the diagonal :math:`D` and the bounds :math:`U`."""
 
 
 def _l1_box(cost):
@@ -51,15 +146,30 @@ def _l2_box(cost):
             np.where(keep, np.inf, 0.0))
 
 
-_DUAL_BOX_DOC = r"""The dual box of this loss for per-sample costs ``cost`` (LIBLINEAR's
-    Hsieh et al. 2008, Table 1): ``(diag, upper)``, the shift added to :math:`Q_{ii}` and
-    the upper bound of :math:`\alpha_i` in :math:`\min \tfrac12\alpha^\top(Q + D)\alpha
-    - e^\top\alpha`, :math:`0 \le \alpha \le U`."""
+def _check_epsilon(epsilon):
+    """Raise ValueError unless the tube half-width ``epsilon`` is finite and >= 0."""
+    if not (np.isfinite(epsilon) and epsilon >= 0):
+        raise ValueError(f"epsilon must be a non-negative float, got {epsilon!r}")
+
+
+class _HingeDualBox(DualBoxLoss):
+    r"""The dual box of a hinge-type (L1) loss (Hsieh et al. 2008, Table 1): no shift of
+    :math:`Q_{ii}`, and :math:`0 \le \alpha_i \le c_i`."""
+
+    dual_box = staticmethod(_l1_box)
+
+
+class _SquaredDualBox(DualBoxLoss):
+    r"""The dual box of a squared (L2) loss (Hsieh et al. 2008, Table 1): the shift
+    :math:`1/(2c_i)` of :math:`Q_{ii}`, and :math:`\alpha_i \ge 0` unbounded."""
+
+    dual_box = staticmethod(_l2_box)
 
 
 @dataclass(frozen=True)
-class Hinge:
-    r"""Hinge loss :math:`\max(0, 1 - y z)` (seed-000 (2.19), seed 001 §1.3).
+class Hinge(Loss, _HingeDualBox):
+    r"""Hinge loss :math:`\max(0, 1 - y z)` of the soft-margin SVM (Cortes & Vapnik 1995,
+    "Support-vector networks").
 
     Not differentiable at :math:`yz = 1`; ``derivative`` returns the subgradient
     :math:`-y\,\mathbb{1}[yz < 1]`. Used by dual and path solvers, not by smooth ones.
@@ -76,15 +186,11 @@ class Hinge:
     def second_derivative(self, y, z):
         raise ValueError("the hinge loss has no second derivative; use SmoothedHinge")
 
-    def dual_box(self, cost):
-        return _l1_box(cost)
-
-    dual_box.__doc__ = _DUAL_BOX_DOC
-
 
 @dataclass(frozen=True)
-class SquaredHinge:
-    r"""Squared hinge :math:`\max(0, 1 - y z)^2` of the L2-SVM (seed 002 §7).
+class SquaredHinge(OnePassLoss, _SquaredDualBox):
+    r"""Squared hinge :math:`\max(0, 1 - y z)^2` of the L2-SVM (Keerthi & DeCoste 2005,
+    "A modified finite Newton method for fast solution of large scale linear SVMs").
 
     Once differentiable; ``second_derivative`` is the generalised Hessian
     :math:`2\,\mathbb{1}[yz < 1]` used by the finite Newton method.
@@ -107,15 +213,11 @@ class SquaredHinge:
         r = np.maximum(0.0, 1.0 - y * z)
         return r * r, -2.0 * y * r, np.where(y * z < 1.0, 2.0, 0.0)
 
-    def dual_box(self, cost):
-        return _l2_box(cost)
-
-    dual_box.__doc__ = _DUAL_BOX_DOC
-
 
 @dataclass(frozen=True)
-class SmoothedHinge:
-    r"""Softplus-smoothed hinge of seed-000 (4.18)-(4.20).
+class SmoothedHinge(OnePassLoss):
+    r"""Softplus-smoothed hinge of the smoothed elastic-net SVM (González Vallejo 2024,
+    "Selección de variables a través de máquinas de soporte vectorial dispersas").
 
     .. math::
         \ell_\mu(u) = \mu \log(1 + e^{u/\mu}),\quad u = 1 - y z,\qquad
@@ -180,8 +282,9 @@ def _softplus_hinge(y, z, mu):
 
 
 @dataclass(frozen=True)
-class Logistic:
-    r"""Logistic loss :math:`\log(1 + e^{-y z})` (seed 002 §2.2, kernel logistic regression).
+class Logistic(OnePassLoss):
+    r"""Logistic loss :math:`\log(1 + e^{-y z})` of (kernel) logistic regression (Zhu & Hastie
+    2005, "Kernel logistic regression and the import vector machine").
 
     :math:`\partial\ell/\partial z = -y\,\sigma(-yz)`,
     :math:`\partial^2\ell/\partial z^2 = \sigma(yz)\,\sigma(-yz)`.
@@ -202,14 +305,14 @@ class Logistic:
     def value_derivatives(self, y, z):
         r"""Value, first and second derivative in one pass, with
         :math:`p = \sigma(-yz)`: :math:`(\ln(1 + e^{-yz}),\ -y p,\ p(1 - p))` (the
-        selective dual Newton method's formulas, seed 004 (31)-(32))."""
+        formulas of the selective dual Newton method, Angulo Yauri 2020)."""
         m = y * z
         p = expit(-m)
         return np.logaddexp(0.0, -m), -y * p, p * (1.0 - p)
 
 
 @dataclass(frozen=True)
-class Squared:
+class Squared(OnePassLoss):
     r"""Squared error :math:`\tfrac12 (z - y)^2` (ridge, kernel ridge, least-squares SVM)."""
 
     smooth = True
@@ -231,17 +334,17 @@ class Squared:
 
 
 @dataclass(frozen=True)
-class EpsilonInsensitive:
+class EpsilonInsensitive(Loss, _HingeDualBox):
     r"""Vapnik's :math:`\varepsilon`-insensitive loss :math:`\max(0, |z - y| - \varepsilon)`
-    of ε-SVR (seed 001 §2). Not differentiable; used through its dual.
+    of ε-SVR (Vapnik 1995, "The nature of statistical learning theory"). Not
+    differentiable; used through its dual.
     """
 
     epsilon: float = 0.1
     smooth = False
 
     def __post_init__(self):
-        if not (np.isfinite(self.epsilon) and self.epsilon >= 0):
-            raise ValueError(f"epsilon must be a non-negative float, got {self.epsilon!r}")
+        _check_epsilon(self.epsilon)
 
     def value(self, y, z):
         return np.maximum(0.0, np.abs(z - y) - self.epsilon)
@@ -253,14 +356,9 @@ class EpsilonInsensitive:
     def second_derivative(self, y, z):
         raise ValueError("the epsilon-insensitive loss has no second derivative")
 
-    def dual_box(self, cost):
-        return _l1_box(cost)
-
-    dual_box.__doc__ = _DUAL_BOX_DOC
-
 
 @dataclass(frozen=True)
-class SquaredEpsilonInsensitive:
+class SquaredEpsilonInsensitive(Loss, _SquaredDualBox):
     r"""Squared :math:`\varepsilon`-insensitive loss :math:`\max(0, |z - y| - \varepsilon)^2`
     of the L2-loss SVR (LIBLINEAR ``-s 11/12``; Ho & Lin 2012). Once differentiable;
     ``second_derivative`` is the generalised Hessian :math:`2\,\mathbb 1[|z-y| > \varepsilon]`.
@@ -270,8 +368,7 @@ class SquaredEpsilonInsensitive:
     smooth = True
 
     def __post_init__(self):
-        if not (np.isfinite(self.epsilon) and self.epsilon >= 0):
-            raise ValueError(f"epsilon must be a non-negative float, got {self.epsilon!r}")
+        _check_epsilon(self.epsilon)
 
     def value(self, y, z):
         t = np.maximum(0.0, np.abs(z - y) - self.epsilon)
@@ -284,13 +381,8 @@ class SquaredEpsilonInsensitive:
     def second_derivative(self, y, z):
         return np.where(np.abs(z - y) > self.epsilon, 2.0, 0.0)
 
-    def dual_box(self, cost):
-        return _l2_box(cost)
 
-    dual_box.__doc__ = _DUAL_BOX_DOC
-
-
-class _OnePass:
+class _OnePass(OnePassLoss):
     """``value``, ``derivative`` and ``second_derivative`` read from
     ``value_derivatives``, for losses computed in one pass."""
 
@@ -332,8 +424,7 @@ class SmoothedEpsilonInsensitive(_OnePass):
     smooth = True
 
     def __post_init__(self):
-        if not (np.isfinite(self.epsilon) and self.epsilon >= 0):
-            raise ValueError(f"epsilon must be a non-negative float, got {self.epsilon!r}")
+        _check_epsilon(self.epsilon)
         if not (np.isfinite(self.smoothing) and self.smoothing > 0):
             raise ValueError(f"loss smoothing must be a positive float, got {self.smoothing!r}")
 
@@ -406,7 +497,8 @@ class ModifiedHuber(_OnePass):
     :math:`\max(0, 1 - yz)^2` for :math:`yz \ge -1`, else :math:`-4yz` (Zhang 2004): the
     squared hinge continued linearly, so that outliers weigh less. Once differentiable;
     the generalised second derivative is :math:`2\,\mathbb 1[-1 \le yz < 1]`. One of the
-    two losses of the Rosset–Zhu path (seed 002 §6).
+    two losses of the Rosset–Zhu path (Rosset & Zhu 2007, "Piecewise linear regularized
+    solution paths").
     """
 
     smooth = True
@@ -421,7 +513,7 @@ class ModifiedHuber(_OnePass):
 
 
 @dataclass(frozen=True)
-class MulticlassHinge:
+class MulticlassHinge(DualBoxLoss):
     r"""Crammer and Singer's multiclass hinge :math:`\max_m (z_m - z_y + 1 - \delta_{m,y})`
     over the class scores :math:`z \in \mathbb R^k` of a sample with class index
     :math:`y` (Crammer & Singer 2001; LIBLINEAR's ``-s 4``). Used through its dual

@@ -6,7 +6,17 @@ Smooth penalties provide ``value``, ``gradient`` and ``hessian`` (a dense ``(d, 
 matrix -- the problems this package differentiates through have at most a few thousand
 coefficients); non-smooth ones provide ``prox``. The bilevel layer needs
 ``weight_jacobian(w)``, the matrix :math:`\partial \nabla_w P(w; \beta) / \partial \beta`
-(seed-000 Lemmas 2d, 3d, 4d).
+that enters the implicit-function hypergradient (González Vallejo 2024, "Selección de
+variables a través de máquinas de soporte vectorial dispersas: un enfoque de
+optimización binivel").
+
+Each capability a solver uses is declared as a small runtime-checkable interface
+(:class:`Penalty`, :class:`SmoothPenalty`, :class:`OnePassPenalty`,
+:class:`InPlaceHessianPenalty`, :class:`CurvaturePenalty`,
+:class:`StructuredHessianPenalty`, :class:`StopAtZeroPenalty`, :class:`ProxPenalty`),
+which each penalty subclasses; a problem reads them once when it is built (the
+datafit/penalty split of skglm: Bertrand et al. 2022, "Beyond L1: faster and better
+sparse models with skglm").
 
 Groups are given as an integer array ``groups`` of length ``d``: ``groups[j] = k`` puts
 coefficient ``j`` in group ``k`` (``0 <= k < n_groups``), and ``-1`` leaves it out of the
@@ -16,11 +26,23 @@ penalty (an unpenalised intercept, for instance).
 from __future__ import annotations
 
 import copy
+from abc import abstractmethod
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from .losses import provides
+
 __all__ = [
+    "Penalty",
+    "SmoothPenalty",
+    "OnePassPenalty",
+    "InPlaceHessianPenalty",
+    "CurvaturePenalty",
+    "StructuredHessianPenalty",
+    "StopAtZeroPenalty",
+    "ProxPenalty",
     "BlockDiagonalHessian",
     "L2",
     "GroupPseudoHuber",
@@ -28,6 +50,97 @@ __all__ = [
     "SumPenalty",
     "check_groups",
 ]
+
+
+@runtime_checkable
+class Penalty(Protocol):
+    """The interface every penalty :math:`P(w)` provides: its value."""
+
+    @abstractmethod
+    def value(self, w):
+        """:math:`P(w)`."""
+
+
+@runtime_checkable
+class SmoothPenalty(Penalty, Protocol):
+    """A twice differentiable penalty: the interface the smooth primal solvers need."""
+
+    @abstractmethod
+    def gradient(self, w):
+        r""":math:`\nabla P(w)`, shape ``(d,)``."""
+
+    @abstractmethod
+    def hessian(self, w):
+        r""":math:`\nabla^2 P(w)` as a dense ``(d, d)`` matrix."""
+
+
+@runtime_checkable
+class OnePassPenalty(Protocol):
+    """A penalty that returns its value and gradient together, sharing the group norms
+    both need (Newton and L-BFGS evaluate both at every trial point)."""
+
+    @abstractmethod
+    def value_and_gradient(self, w):
+        r"""``(P(w), ∇P(w))``."""
+
+
+@runtime_checkable
+class InPlaceHessianPenalty(Protocol):
+    """A penalty that adds its Hessian to a dense matrix in place, without a second
+    ``(d, d)`` array."""
+
+    @abstractmethod
+    def add_hessian(self, H, w):
+        r"""Add :math:`\nabla^2 P(w)` to the square matrix ``H`` in place; return ``H``."""
+
+
+@runtime_checkable
+class CurvaturePenalty(Protocol):
+    """A penalty whose Hessian is a diagonal minus one rank-one term per group, the form
+    :class:`BlockDiagonalHessian` stores."""
+
+    @abstractmethod
+    def curvature(self, w):
+        r"""``(c, u)``: block k of the Hessian is :math:`\mathrm{diag}(c_k) - u_k u_k^\top`
+        (``u`` is None when every block is diagonal)."""
+
+
+@runtime_checkable
+class StructuredHessianPenalty(Protocol):
+    """A penalty whose Hessian is available as a :class:`BlockDiagonalHessian`, so that
+    the Newton-CG and Woodbury solvers never form a ``(d, d)`` matrix."""
+
+    @abstractmethod
+    def structured_hessian(self, w):
+        """The Hessian at ``w`` as a :class:`BlockDiagonalHessian`."""
+
+
+@runtime_checkable
+class StopAtZeroPenalty(Protocol):
+    """A penalty whose line search stops groups at zero: the trial point of a step is
+    not the plain ray (:meth:`GroupPseudoHuber.stop_at_zero`)."""
+
+    @abstractmethod
+    def stop_at_zero(self, w, v):
+        """The trial point ``v`` of a step from ``w``, with groups stopped at zero."""
+
+
+@runtime_checkable
+class ProxPenalty(Penalty, Protocol):
+    """A non-smooth penalty used through its proximal operator (proximal gradient and
+    coordinate methods; Parikh & Boyd 2014, "Proximal algorithms")."""
+
+    @abstractmethod
+    def prox(self, v, step):
+        r""":math:`\operatorname{prox}_{tP}(v) = \arg\min_u tP(u) + \tfrac12\|u - v\|^2`
+        with :math:`t` = ``step``."""
+
+    @abstractmethod
+    def subdiff_distance(self, w, grad):
+        r"""Per coordinate, the distance of ``-grad`` to :math:`\partial P(w)` (0 at an
+        optimum of the loss plus the penalty)."""
+
+
 
 #: The group norm, in units of γ, beyond which a Newton step that carries a group through
 #: zero stops it there (:meth:`GroupPseudoHuber.stop_at_zero`): inside it the
@@ -68,8 +181,9 @@ def check_groups(groups, n_features):
 
 
 @dataclass(frozen=True)
-class L2:
-    r"""Ridge penalty :math:`\frac{\alpha}{2}\sum_j m_j w_j^2` (seed-000 §1.3).
+class L2(SmoothPenalty, OnePassPenalty, InPlaceHessianPenalty, CurvaturePenalty):
+    r"""Ridge penalty :math:`\frac{\alpha}{2}\sum_j m_j w_j^2` (the ridge part of the elastic net;
+    Zou & Hastie 2005, "Regularization and variable selection via the elastic net").
 
     Parameters
     ----------
@@ -121,8 +235,10 @@ class L2:
 
 
 @dataclass(frozen=True)
-class GroupPseudoHuber:
-    r"""Weighted, smoothed group lasso of seed-000 (4.15)-(4.17) and (4.33)-(4.35).
+class GroupPseudoHuber(SmoothPenalty, OnePassPenalty, InPlaceHessianPenalty,
+                       CurvaturePenalty, StopAtZeroPenalty):
+    r"""Weighted, smoothed group lasso: the Pseudo-Huber smoothing of the group norm in the
+    bilevel sparse SVM of González Vallejo (2024).
 
     .. math::
         P(w) = \sum_k \beta_k \big(\sqrt{\gamma^2 + \|w_k\|_2^2} - \gamma\big),
@@ -130,13 +246,14 @@ class GroupPseudoHuber:
     with :math:`s_k = \sqrt{\gamma^2 + \|w_k\|^2}`:
 
     * gradient, block k: :math:`\beta_k w_k / s_k`;
-    * Hessian, block k (exact, seed-000 erratum 1):
-      :math:`\beta_k (I/s_k - w_k w_k^\top / s_k^3)`; for singleton groups this is the
-      thesis's :math:`\beta_j \gamma^2 (\gamma^2 + w_j^2)^{-3/2}`;
-    * :math:`\partial \nabla_w P / \partial \beta_k` = the block-k gradient of
-      :math:`\bar H_\gamma` placed in the rows of group k (erratum 2).
+    * Hessian, block k, exact, with its rank-one term:
+      :math:`\beta_k (I/s_k - w_k w_k^\top / s_k^3)`; for singleton groups this is
+      :math:`\beta_j \gamma^2 (\gamma^2 + w_j^2)^{-3/2}`;
+    * :math:`\partial \nabla_w P / \partial \beta_k` = the block-k gradient
+      :math:`w_k / s_k` of the unweighted term, placed in the rows of group k.
 
-    All-singleton groups give the thesis's *vector* model (erratum 3: not "one group").
+    All-singleton groups (one group per feature, not one group for all) give the
+    *vector* model of per-feature weights.
 
     Parameters
     ----------
@@ -288,7 +405,7 @@ class GroupPseudoHuber:
 
     def weight_vjp(self, w, lam):
         r""":math:`(\partial\nabla_w P/\partial\beta)^\top\lambda`: entry k is
-        :math:`\sum_{j\in G_k}\lambda_j w_j / s_k` (seed-000 Lemmas 2d-4d, erratum 2),
+        :math:`\sum_{j\in G_k}\lambda_j w_j / s_k`,
         in O(d) without the ``(d, n_groups)`` matrix."""
         s = self._s(w)
         pen = self._pen
@@ -312,8 +429,9 @@ class GroupPseudoHuber:
 
 
 @dataclass(frozen=True)
-class WeightedL1:
-    r"""Weighted lasso :math:`\sum_j \beta_j |w_j|` (seed-000 (1.6)-(1.7)); non-smooth.
+class WeightedL1(ProxPenalty):
+    r"""Weighted lasso :math:`\sum_j \beta_j |w_j|` (Zou 2006, "The adaptive lasso and
+    its oracle properties"); non-smooth.
 
     Provides the proximal operator
     :math:`\operatorname{prox}_{t P}(v)_j = \operatorname{sign}(v_j)\max(|v_j| - t\beta_j, 0)`.
@@ -349,11 +467,38 @@ class WeightedL1:
 
 
 @dataclass(frozen=True)
-class SumPenalty:
+class SumPenalty(SmoothPenalty, OnePassPenalty, InPlaceHessianPenalty,
+                 StructuredHessianPenalty, StopAtZeroPenalty):
     """The sum of smooth penalties (e.g. ``L2 + GroupPseudoHuber`` = the smoothed
-    elastic net of seed-000 §1.5)."""
+    elastic net of González Vallejo 2024).
+
+    The sum offers every capability of its terms: a term's one-pass value and gradient,
+    its in-place Hessian and its stop at zero are used when the term declares them
+    (:class:`OnePassPenalty`, :class:`InPlaceHessianPenalty`, :class:`StopAtZeroPenalty`),
+    read once here rather than at every evaluation.
+
+    Parameters
+    ----------
+    terms : tuple of penalties
+        The terms, summed in this order.
+    """
 
     terms: tuple
+    _one_pass: tuple = field(init=False, repr=False, compare=False)
+    _in_place: tuple = field(init=False, repr=False, compare=False)
+    _stoppers: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        for t in self.terms:
+            if not provides(t, Penalty):
+                raise TypeError(f"terms must be penalties (a value(w) method), got "
+                                f"{type(t).__name__}")
+        object.__setattr__(self, "_one_pass", tuple(provides(t, OnePassPenalty)
+                                                    for t in self.terms))
+        object.__setattr__(self, "_in_place", tuple(provides(t, InPlaceHessianPenalty)
+                                                    for t in self.terms))
+        object.__setattr__(self, "_stoppers", tuple(t for t in self.terms
+                                                    if provides(t, StopAtZeroPenalty)))
 
     def value(self, w):
         return sum(t.value(w) for t in self.terms)
@@ -366,8 +511,8 @@ class SumPenalty:
 
     def value_and_gradient(self, w):
         f, g = 0.0, np.zeros_like(w, dtype=float)
-        for t in self.terms:
-            if hasattr(t, "value_and_gradient"):
+        for t, one_pass in zip(self.terms, self._one_pass):
+            if one_pass:
                 ft, gt = t.value_and_gradient(w)
             else:
                 ft, gt = t.value(w), t.gradient(w)
@@ -377,8 +522,8 @@ class SumPenalty:
 
     def add_hessian(self, H, w):
         """Add every term's Hessian to ``H`` in place."""
-        for t in self.terms:
-            if hasattr(t, "add_hessian"):
+        for t, in_place in zip(self.terms, self._in_place):
+            if in_place:
                 t.add_hessian(H, w)
             else:
                 H += t.hessian(w)
@@ -387,9 +532,8 @@ class SumPenalty:
     def stop_at_zero(self, w, v):
         """``v`` with the groups of every term that stops them at zero set to zero
         (:meth:`GroupPseudoHuber.stop_at_zero`)."""
-        for t in self.terms:
-            if hasattr(t, "stop_at_zero"):
-                v = t.stop_at_zero(w, v)
+        for t in self._stoppers:
+            v = t.stop_at_zero(w, v)
         return v
 
     def structured_hessian(self, w):
@@ -398,6 +542,9 @@ class SumPenalty:
         diag = np.zeros(w.shape[0])
         u, groups = None, None
         for t in self.terms:
+            if not provides(t, CurvaturePenalty):
+                raise TypeError(f"a structured Hessian needs the curvature of every term; "
+                                f"{type(t).__name__} has none")
             c, ut = t.curvature(w)
             diag += c
             if ut is not None:
@@ -408,18 +555,20 @@ class SumPenalty:
 
 
 @dataclass(frozen=True)
-class SelectiveRidge:
-    r"""Selective-ridge ("reverse Huber") penalty of seed 004 §1.4, times the ridge weight.
+class SelectiveRidge(ProxPenalty):
+    r"""Selective-ridge ("reverse Huber") penalty, times the ridge weight (Angulo Yauri 2020,
+    "A method of differential cross-validation for choosing the complexity level of
+    generalized linear dependence models").
 
     .. math::
         \gamma \sum_i \mathrm{pen}_\mu(w_i),\qquad
         \mathrm{pen}_\mu(a) = \begin{cases} 2\mu|a| & |a| \le \mu \\
                                              \mu^2 + a^2 & |a| > \mu, \end{cases}
 
-    i.e. :math:`\mathrm{pen}_\mu = 2\mu\,\mathrm{berhu}_\mu` (Owen's reverse Huber): L1-like
-    near zero (exact zeros), ridge-like for large coefficients. Convex, C¹ except at 0,
-    not C² at :math:`|a| = \mu` (seed 004 [analysis]). ``mu = 0`` is ordinary ridge
-    :math:`\gamma\|w\|^2`.
+    i.e. :math:`\mathrm{pen}_\mu = 2\mu\,\mathrm{berhu}_\mu`, the reverse Huber of Owen
+    (2007, "A robust hybrid of lasso and ridge regression"): L1-like near zero (exact
+    zeros), ridge-like for large coefficients. Convex, C¹ except at 0, not C² at
+    :math:`|a| = \mu`. ``mu = 0`` is ordinary ridge :math:`\gamma\|w\|^2`.
 
     Non-smooth at 0, so it provides ``prox`` (closed form: soft-threshold by
     :math:`2t\gamma\mu` while the result stays in :math:`[-\mu, \mu]`, otherwise the
@@ -479,8 +628,9 @@ class SelectiveRidge:
 class BlockDiagonalHessian:
     r"""A symmetric block-diagonal matrix :math:`D = \mathrm{diag}(c) - \sum_k u_k u_k^\top`
     whose rank-one terms live on disjoint groups: the Hessian of the smoothed
-    elastic-net penalty (:class:`L2` + :class:`GroupPseudoHuber`, seed-000 (4.17),
-    erratum 1). Products, the diagonal and the inverse cost O(d); nothing d × d is formed.
+    elastic-net penalty (:class:`L2` + :class:`GroupPseudoHuber`, with the exact
+    rank-one term of each group). Products, the diagonal and the inverse cost O(d);
+    nothing d × d is formed.
 
     The inverse of block k is Sherman-Morrison's
     :math:`(C - uu^\top)^{-1} = C^{-1} + C^{-1}uu^\top C^{-1}/(1 - u^\top C^{-1}u)`

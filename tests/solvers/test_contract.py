@@ -1,4 +1,4 @@
-"""The solver contract across the families (issue #16): every public solver takes its
+"""The solver contract across the families: every public solver takes its
 problem first and its warm starts as keywords with the contract's names, and each one is
 run and checked by a family contract test (``tests/solvers/*/test_contract_*.py``, which
 call :func:`contract.check_contract` on its result)."""

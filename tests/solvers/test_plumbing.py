@@ -1,4 +1,4 @@
-"""The shared solver plumbing of issue #16, each piece against an independent reference:
+"""The shared solver plumbing, each piece against an independent reference:
 line searches (the conditions they promise, scipy's strong-Wolfe search), the shifted
 Cholesky factor (scipy on the shifted matrix), the iteration record, the argument checks,
 the losses' dual boxes (LIBLINEAR's table) and derivatives (finite differences)."""

@@ -101,10 +101,12 @@ class NewtonFactor:
     ``matvec(v)`` returns :math:`H v`. For a problem solved on a support (exact
     weighted L1), :math:`H` is the Hessian restricted to the support and the solution is
     zero off it. ``n_matvec`` counts Hessian-vector products spent so far (0 for a
-    direct factorisation).
+    direct factorisation); ``direct`` says whether ``solve`` is exact (a factorisation)
+    rather than iterative.
     """
 
     n_matvec = 0
+    direct = False
 
     def solve(self, rhs, x0=None):  # pragma: no cover - interface
         raise NotImplementedError
@@ -154,7 +156,12 @@ class LazyFactor(NewtonFactor):
 
     @property
     def n_matvec(self):
-        return 0 if self._f is None else getattr(self._f, "n_matvec", 0)
+        return 0 if self._f is None else self._f.n_matvec
+
+    @property
+    def direct(self):
+        """Whether the built factor solves exactly (builds it)."""
+        return self.built.direct
 
     def solve(self, rhs, x0=None, rtol=None):
         return self.built.solve(rhs, x0=x0, rtol=rtol)

@@ -7,7 +7,8 @@ r"""The line searches of the package, written once.
   (Armijo) condition :math:`f(a) \le f_0 + c_1 a f'_0` holds (N&W Alg. 3.1), with the
   variants the damped Newton loops, coordinate descent and Platt scaling need
   (a strict inequality, a slack for rounding, an extra acceptance rule);
-* :func:`backtracking`: seed-000 Algorithm 6 read as Armijo backtracking, for L-BFGS.
+* :func:`backtracking`: the line search of the thesis's SVM L-BFGS (González Vallejo
+  2024) read as Armijo backtracking, for L-BFGS.
 
 A line search sees the objective only through ``phi(a)``, the restriction to the ray
 :math:`x + a p`, so every caller keeps its own state (iterates, gradients, margins) in the
@@ -166,7 +167,7 @@ def armijo_steps(f0, d0, *, a1=1.0, c1=1e-4, rho=0.5, max_ls=40, slack=0.0, stri
 
 
 def backtracking(phi, f0, d0, a1, c1, rho, max_evals):
-    """Seed-000 Algorithm 6 read as Armijo backtracking ``τ ← ρτ``; ``phi(a)`` returns
+    """The thesis's L-BFGS line search read as Armijo backtracking ``τ ← ρτ``; ``phi(a)`` returns
     ``(f, directional derivative, payload)``. Returns ``(a, f, payload, evals)``, with
     ``None`` for the first three when no trial decreased enough."""
     a, out, k = armijo(phi, f0, d0, a1=a1, c1=c1, rho=rho, max_ls=max_evals)

@@ -7,9 +7,10 @@ A *smooth problem* is
     \min_w F(w) = \frac{1}{n}\sum_{i=1}^n s_i\,\ell(y_i, x_i^\top w) + P(w),
 
 with a loss ``ℓ`` from :mod:`bisvm.losses` and a smooth penalty ``P`` from
-:mod:`bisvm.penalties` (seed-000 §1.5 for the smoothed elastic-net SVM; seed 002 §3 for
-the primal methods). Solvers take the problem and an explicit warm start and return a
-frozen :class:`SolverResult`; they keep no state between calls.
+:mod:`bisvm.penalties` (González Vallejo 2024 for the smoothed elastic-net SVM; Nocedal
+& Wright 2006, "Numerical optimization", for the primal methods). Solvers take the
+problem and an explicit warm start and return a frozen :class:`SolverResult`; they keep
+no state between calls.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ CERTIFICATES = MappingProxyType({
 @dataclass(frozen=True)
 class ActivePartition:
     r"""Which dual variables of a piecewise problem sit where: the warm-startable state of
-    an active-set solver (the selective dual Newton method of seed 004).
+    an active-set solver (the selective dual Newton method of Angulo Yauri 2020).
 
     Attributes
     ----------
@@ -96,7 +97,7 @@ class ActivePartition:
 
 
 class SelectivityPath(NamedTuple):
-    """A path of solves over a grid of selectivities (seed 004, Algorithm B): the grid,
+    """A path of solves over a grid of selectivities (Algorithm B of Angulo Yauri 2020): the grid,
     one :class:`SolverResult` per grid point and the smallest selectivity whose
     solution is empty."""
 

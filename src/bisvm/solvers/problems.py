@@ -1,9 +1,10 @@
-r"""The frozen problem records every solver takes (issue #16's solver contract).
+r"""The frozen problem records every solver takes, and the contract between them.
 
 * :class:`SmoothProblem`: :math:`F(w) = \frac1n\sum_i s_i\,\ell(y_i, x_i^\top w) + P(w)`
-  with a smooth loss and penalty (seed-000 §1.5; seed 002 §3), for the primal methods;
-* :class:`KernelExpansionProblem`: the kernel expansion in the primal β form of seed 002
-  §2.2.4, for Newton on kernel machines with a differentiable loss;
+  with a smooth loss and penalty (the smoothed elastic-net SVM of González Vallejo 2024,
+  among others), for the primal methods;
+* :class:`KernelExpansionProblem`: the kernel expansion in the primal β form (Chapelle
+  2007), for Newton on kernel machines with a differentiable loss;
 * :class:`DualProblem`: LIBSVM's generic dual :math:`\min_\alpha \tfrac12\alpha^\top
   Q\alpha + p^\top\alpha` under a box and :math:`y^\top\alpha = \Delta` (Fan, Chen & Lin
   2005), for SMO and the active-set method;
@@ -17,28 +18,63 @@ A solver takes one of these and explicit keyword warm starts (``w0`` for primal,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
 
 from bisvm.kernels import Kernel
+from bisvm.losses import Loss, OnePassLoss, provides
+from bisvm.penalties import (
+    InPlaceHessianPenalty,
+    OnePassPenalty,
+    SmoothPenalty,
+    StopAtZeroPenalty,
+    StructuredHessianPenalty,
+)
 
 from ._linalg import structured_hessian_matvec
 
 __all__ = [
+    "CurvatureProblem",
     "SmoothProblem",
     "KernelExpansionProblem",
     "DualProblem",
     "LinearProblem",
     "augment_intercept",
     "split_intercept",
+    "check_interface",
 ]
 
 
+@runtime_checkable
+class CurvatureProblem(Protocol):
+    """A smooth problem that Newton's method drives through its per-sample curvature.
+
+    :func:`~bisvm.solvers.primal.newton.newton_loop` evaluates value, gradient and the
+    loss's second derivatives in one pass, builds its Newton systems from them, and
+    takes its trial points from the problem (which may stop groups at zero).
+    ``has_structured_hessian`` says whether the penalty's Hessian is available as a
+    :class:`~bisvm.penalties.BlockDiagonalHessian` (then the Hessian can be applied
+    without forming it).
+    """
+
+    has_structured_hessian: bool
+
+    def value_gradient_curvature(self, w):
+        """``(F(w), ∇F(w), ℓ''(y, Xw))``."""
+
+    def hessian_from_curvature(self, w, d2):
+        """The dense Hessian at ``w`` given the per-sample second derivatives."""
+
+    def trial_point(self, w, p, a):
+        """The line search's trial point from ``w`` along ``p`` at step ``a``."""
+
+
 @dataclass(frozen=True)
-class SmoothProblem:
+class SmoothProblem(CurvatureProblem):
     r"""A frozen smooth, convex primal problem :math:`F(w) = \frac1n\sum s_i \ell_i + P(w)`.
 
     Parameters
@@ -48,8 +84,17 @@ class SmoothProblem:
         matrix is used as it is (products only), never densified by the scalable solvers.
     y : ndarray, shape (n,)
         Targets (±1 for classification losses).
-    loss : object with ``value``, ``derivative``, ``second_derivative``
-    penalty : object with ``value``, ``gradient``, ``hessian``
+    loss : Loss
+        A loss with ``value``, ``derivative`` and ``second_derivative``
+        (:class:`~bisvm.losses.Loss`); one with ``value_derivatives``
+        (:class:`~bisvm.losses.OnePassLoss`) is evaluated in one pass.
+    penalty : SmoothPenalty
+        A penalty with ``value``, ``gradient`` and ``hessian``
+        (:class:`~bisvm.penalties.SmoothPenalty`). Its optional capabilities
+        (:class:`~bisvm.penalties.OnePassPenalty`,
+        :class:`~bisvm.penalties.InPlaceHessianPenalty`,
+        :class:`~bisvm.penalties.StopAtZeroPenalty`,
+        :class:`~bisvm.penalties.StructuredHessianPenalty`) are read once, here.
     sample_weight : ndarray, shape (n,), optional
         ``s_i`` (ones by default).
     cg_data : CGData, optional
@@ -58,14 +103,43 @@ class SmoothProblem:
         Hessian-vector products, a sketched feature correlation for the
         preconditioner; :func:`~bisvm.solvers.primal.truncated.prepare_cg_data`).
         Values, gradients and curvatures always use ``X`` itself.
+
+    Attributes
+    ----------
+    has_structured_hessian : bool
+        Whether the penalty's Hessian is available as a
+        :class:`~bisvm.penalties.BlockDiagonalHessian`.
+
+    Raises
+    ------
+    TypeError
+        If ``loss`` or ``penalty`` lacks a method of its interface (named in the message).
     """
 
     X: np.ndarray
     y: np.ndarray
-    loss: object
-    penalty: object
+    loss: Loss
+    penalty: SmoothPenalty
     sample_weight: np.ndarray | None = None
     cg_data: object = None
+    has_structured_hessian: bool = field(init=False, repr=False, compare=False)
+    _one_pass_loss: bool = field(init=False, repr=False, compare=False)
+    _one_pass_penalty: bool = field(init=False, repr=False, compare=False)
+    _in_place_hessian: bool = field(init=False, repr=False, compare=False)
+    _stops_at_zero: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        # the capabilities are read once: the solvers evaluate the problem thousands of
+        # times and must not probe the loss and penalty at each call
+        check_interface("loss", self.loss, Loss)
+        check_interface("penalty", self.penalty, SmoothPenalty)
+        for name, value in (
+                ("has_structured_hessian", provides(self.penalty, StructuredHessianPenalty)),
+                ("_one_pass_loss", provides(self.loss, OnePassLoss)),
+                ("_one_pass_penalty", provides(self.penalty, OnePassPenalty)),
+                ("_in_place_hessian", provides(self.penalty, InPlaceHessianPenalty)),
+                ("_stops_at_zero", provides(self.penalty, StopAtZeroPenalty))):
+            object.__setattr__(self, name, value)
 
     @property
     def n_features(self):
@@ -112,7 +186,7 @@ class SmoothProblem:
                 for s in range(0, X.shape[0], 8192):
                     Xb = X[s:s + 8192]
                     H += Xb.T @ (Xb * c[s:s + 8192, None])
-        if hasattr(self.penalty, "add_hessian"):
+        if self._in_place_hessian:
             self.penalty.add_hessian(H, w)
         else:
             H += self.penalty.hessian(w)
@@ -122,7 +196,7 @@ class SmoothProblem:
         """``(F(w), ∇F(w), ℓ''(y, Xw))`` in one pass over the samples (for Newton)."""
         z = self.X @ w
         s = self.sample_scale()
-        if hasattr(self.loss, "value_derivatives"):
+        if self._one_pass_loss:
             v, d1, d2 = self.loss.value_derivatives(self.y, z)
         else:
             v = self.loss.value(self.y, z)
@@ -136,7 +210,7 @@ class SmoothProblem:
         :math:`w + a p`, with the groups the penalty stops at zero
         (:meth:`~bisvm.penalties.GroupPseudoHuber.stop_at_zero`)."""
         v = w + a * p
-        if hasattr(self.penalty, "stop_at_zero"):
+        if self._stops_at_zero:
             v = self.penalty.stop_at_zero(w, v)
         return v
 
@@ -159,7 +233,7 @@ class SmoothProblem:
         return self.penalty.structured_hessian(w)
 
     def _penalty_value_and_gradient(self, w):
-        if hasattr(self.penalty, "value_and_gradient"):
+        if self._one_pass_penalty:
             return self.penalty.value_and_gradient(w)
         return self.penalty.value(w), self.penalty.gradient(w)
 
@@ -174,8 +248,8 @@ class KernelExpansionProblem:
         Symmetric positive semi-definite Gram matrix of the training points.
     y : ndarray of shape (n,)
         Targets (±1 for classification losses).
-    loss : object with ``value``, ``derivative``, ``second_derivative``
-        A smooth loss of :mod:`bisvm.losses`.
+    loss : Loss
+        A smooth loss of :mod:`bisvm.losses` (:class:`~bisvm.losses.Loss`).
     C : float
         Weight of the data term, :math:`C > 0`.
     fit_intercept : bool
@@ -190,6 +264,9 @@ class KernelExpansionProblem:
     C: float = 1.0
     fit_intercept: bool = True
     sample_weight: np.ndarray | None = None
+
+    def __post_init__(self):
+        check_interface("loss", self.loss, Loss)
 
     @property
     def n_features(self):
@@ -353,7 +430,7 @@ class LinearProblem:
     quadratic: object = None
 
     def dual_box(self):
-        """``(diag, upper)`` of the dual: the diagonal shift and the upper bound of each
+        r"""``(diag, upper)`` of the dual: the diagonal shift and the upper bound of each
         :math:`\alpha_i` (LIBLINEAR's ``D_ii`` and ``U``), from the loss."""
         return self.loss.dual_box(self.cost)
 
@@ -373,3 +450,24 @@ def split_intercept(w, d, bias):
     the first ``d`` weights, and ``bias`` times the intercept feature's weight ``w[d]`` (0
     when ``bias <= 0``)."""
     return w[:d], (float(bias * w[d]) if bias > 0 else 0.0)
+
+
+def check_interface(name, obj, interface):
+    """Raise ``TypeError`` naming the methods of ``interface`` that ``obj`` lacks.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the message.
+    obj : object
+        The loss or penalty handed to a problem.
+    interface : type
+        A runtime-checkable protocol of :mod:`bisvm.losses` or :mod:`bisvm.penalties`.
+    """
+    if provides(obj, interface):
+        return
+    missing = [m for m in dir(interface) if not m.startswith("_")
+               and callable(getattr(interface, m)) and not callable(getattr(obj, m, None))]
+    raise TypeError(f"{name} must provide {', '.join(missing)} (the "
+                    f"{interface.__module__}.{interface.__name__} interface); "
+                    f"{type(obj).__name__} does not")

@@ -1,4 +1,4 @@
-"""The solver contract (issue #16) on the two regularisation paths: ``result_at(lam)`` is
+"""The solver contract on the two regularisation paths: ``result_at(lam)`` is
 a frozen SolverResult with certificate ``"path_vertex"`` whose coefficients are the path's
 solution there, on small problems (n = 30, d = 5, seed 0)."""
 

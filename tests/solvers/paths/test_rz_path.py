@@ -1,7 +1,7 @@
-"""Rosset–Zhu path of the L1-regularised L2-SVM (seed 002 §6.2–6.3) against independent
+"""Rosset–Zhu path of the L1-regularised L2-SVM (Rosset & Zhu 2007) against independent
 references: scipy's L-BFGS-B on the split β = β⁺ − β⁻ ≥ 0, scikit-learn's LinearSVC
-(LIBLINEAR) at the ends of the path, scikit-learn's kernels, and the KKT conditions (1)–(2)
-of §6 evaluated from scratch."""
+(LIBLINEAR) at the ends of the path, scikit-learn's kernels, and the path's KKT
+conditions evaluated from scratch."""
 
 import warnings
 
@@ -334,7 +334,7 @@ def test_decision_function_is_a_sparse_kernel_expansion():
     assert acc[1] > acc[0]
 
 
-def test_duplicated_samples_singular_reduced_system_still_optimal():
+def test_duplicated_samples_give_an_optimal_path_through_a_singular_reduced_system():
     X, y = _moons(24, seed=3)
     X = np.vstack([X, X[:6]])
     y = np.r_[y, y[:6]]

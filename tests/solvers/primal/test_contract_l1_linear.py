@@ -1,4 +1,4 @@
-"""The solver contract (issue #16) on the L1-regularised linear solvers of
+"""The solver contract on the L1-regularised linear solvers of
 ``solvers/primal/l1_linear.py`` (n = 30, d = 5, seed 0), and their agreement."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Every primal entry point keeps the solver contract of issue #16 on a small problem
+"""Every primal entry point keeps the solver contract on a small problem
 (n = 30, d = 5, seed 0): a frozen SolverResult with typed fields, a named certificate that
 holds at convergence, a read-only ``stats`` and a record ending on the certificate."""
 

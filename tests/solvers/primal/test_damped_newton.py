@@ -1,6 +1,6 @@
 """The one damped Newton loop (solvers/primal/newton.damped_newton) and its wrappers: Platt
-scaling over it gives the same bits as its former hand-written loop, and the loop's
-options do what they say."""
+scaling over it gives the same bits as a plain hand-written Newton loop with Armijo
+backtracking, and the loop's options do what they say."""
 
 import numpy as np
 import pytest
@@ -11,7 +11,8 @@ from bisvm.solvers.primal.newton import damped_newton, minimize_newton
 
 
 def _platt_reference(dec, labels, weights=None):
-    """``fit_platt`` as it was before it ran on ``damped_newton`` (issue #16), verbatim."""
+    """Platt's fit (Lin, Lin & Weng 2007) as a plain Newton loop with Armijo backtracking,
+    written out independently of ``damped_newton``."""
     dec = np.asarray(dec, dtype=float)
     w = np.ones(dec.size) if weights is None else np.asarray(weights, float)
     w = w * (dec.size / w.sum())
@@ -75,14 +76,14 @@ def _cases():
 
 
 @pytest.mark.parametrize("case", list(range(15)))
-def test_fit_platt_is_bit_equal_to_its_former_loop(case):
+def test_fit_platt_equals_a_plain_newton_loop_bit_for_bit(case):
     dec, labels, weights = list(_cases())[case]
     A, B = fit_platt(dec, labels, weights)
     A0, B0 = _platt_reference(dec, labels, weights)
     assert (A, B) == (A0, B0)
 
 
-def test_svc_predict_proba_on_iris_is_unchanged():
+def test_svc_predict_proba_on_iris_is_normalised_and_accurate():
     from bisvm import SVC
 
     X, y = load_iris(return_X_y=True)

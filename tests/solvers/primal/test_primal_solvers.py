@@ -1,4 +1,4 @@
-"""Primal methods of seed 002 §3 (and the finite Newton method of §7) against scipy's
+"""Line-search primal methods (and the finite Newton method) against scipy's
 L-BFGS-B and against each other, on strongly convex problems."""
 
 import numpy as np
@@ -41,7 +41,7 @@ def _problem(loss, penalty="l2", seed=0, n=150, d=8):
     y = np.sign(X[:, 0] - X[:, 1] + 0.5 * rng.normal(size=n))
     if penalty == "l2":
         pen = L2(0.05)
-    else:  # the smoothed elastic net of seed-000 §1.5, groups of two
+    else:  # the smoothed elastic net, groups of two
         groups = np.r_[np.repeat(np.arange(d // 2), 2), -1]
         pen = SumPenalty((L2(0.05), GroupPseudoHuber(np.full(d // 2, 0.02), groups, 0.1)))
     return SmoothProblem(X, y, loss, pen)
@@ -130,7 +130,7 @@ def test_bad_parameters_are_rejected():
         solve_block_coordinate_descent(P, block_size=0)
 
 
-# --- finite Newton method (seed 002 §7) ---------------------------------------------------
+# --- finite Newton method ----------------------------------------------------------------
 
 from bisvm.solvers.primal.finite_newton import (  # noqa: E402
     exact_line_search,
@@ -207,7 +207,7 @@ def test_greedy_kernel_finite_newton_reaches_the_full_kernel_solution():
     obj = out.record.objective
     assert np.all(np.diff(obj) <= 1e-9 * obj[0])  # adding a basis function never hurts
     assert obj[-1] == pytest.approx(full.objective, rel=1e-6)
-    # a small basis is already close (seed 002 §7.1.2)
+    # a small basis is already close (Keerthi, Chapelle & DeCoste 2006)
     assert obj[14] <= 1.05 * full.objective
     assert sorted(out.active_set.tolist()) == list(range(n))
 

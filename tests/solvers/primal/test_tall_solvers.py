@@ -1,4 +1,4 @@
-"""The truncated Newton-CG lower level on tall dense data (issue #11): the sketched
+"""The truncated Newton-CG lower level on tall dense data: the sketched
 correlation preconditioner, float32 Hessian-vector products inside float64 iterative
 refinement, and agreement of the whole hypergradient with the dense d x d Newton."""
 

@@ -1,4 +1,4 @@
-"""The scalable lower level of BiSVM (issue #11): sample-space Woodbury Newton and
+"""The scalable lower level of BiSVM: sample-space Woodbury Newton and
 truncated Newton-CG against the dense d x d Newton, hypergradients against the dense
 implicit formula and finite differences, sparse input, the structured penalty Hessian,
 and peak memory on a 20,000 x 50,000 sparse problem."""

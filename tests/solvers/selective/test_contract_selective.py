@@ -1,4 +1,4 @@
-"""The solver contract of issue #16 on the selective family (seed 004): Algorithm A
+"""The solver contract on the selective family (Angulo Yauri 2020): Algorithm A
 (:func:`solve_dual_newton`, its primal fallback) and Algorithm B
 (:func:`solve_selectivity_path`) return frozen results with the duality-gap certificate,
 the dual λ, the warm-startable partition and the Newton factor of the final face."""

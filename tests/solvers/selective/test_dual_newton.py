@@ -1,4 +1,4 @@
-"""Dual Newton solver of seed 004 (Algorithm A) and the μ path (Algorithm B) against an
+"""Dual Newton solver of Angulo Yauri 2020 (Algorithm A) and the μ path (Algorithm B) against an
 independent primal solver (FISTA with restarts on the same objective) and closed forms."""
 
 import warnings
@@ -196,8 +196,8 @@ def test_bad_input():
 
 
 def test_thesis_sized_logistic_path_and_warm_loo_refit_converge():
-    # seed 004 §5.2 shape (200 x 400, 2 informative features): every fit of the 50-point
-    # path and the warm-started leave-one-out refit at the former problem point (where
+    # the thesis's experiment shape (200 x 400, 2 informative features): every fit of the
+    # 50-point path and the warm-started leave-one-out refit at a hard point (where
     # the face solutions stop decreasing W because a degenerate feature changes set)
     # converge, with a zero duality gap, and the refit equals the primal reference
     rng = np.random.default_rng(0)

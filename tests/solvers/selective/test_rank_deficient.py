@@ -277,7 +277,7 @@ def _no_svd_least_squares(monkeypatch):
 
 
 def test_fixture_fits_when_svd_least_squares_fails(monkeypatch):
-    # the failure of the issue, made deterministic: the path through singular faces
+    # a least-squares failure made deterministic: the path through singular faces
     # (and the coordinate-descent polish) never calls an SVD least-squares driver
     _no_svd_least_squares(monkeypatch)
     X, y = _fixture()

@@ -1,4 +1,4 @@
-r"""The event search of the Rosset–Zhu path (seed 002 §6.2): along the direction of the
+r"""The event search of the Rosset–Zhu path (Rosset & Zhu 2007): along the direction of the
 current segment, how far λ can decrease before an inactive gradient reaches the bound
 (:math:`d_1`, ``"enter"``), an active coefficient reaches 0 (:math:`d_2`, ``"leave"``) or a
 margin reaches a knot of the loss (:math:`d_3`, ``"knot"``); and the updates of the

@@ -1,11 +1,12 @@
 r"""Rosset–Zhu path tracking for the L1-regularised hinge loss: the whole solution path of
-the 1-norm SVM (seed 002 §6; Zhu, Rosset, Hastie & Tibshirani 2004; Rosset & Zhu 2007).
+the 1-norm SVM (Zhu, Rosset, Hastie & Tibshirani 2004, "1-norm support vector machines";
+Rosset & Zhu 2007, "Piecewise linear regularized solution paths").
 
 .. math::
     \min_{\beta, b}\ f_\lambda(\beta, b) = \sum_i \max(0,\ 1 - y_i(x_i^\top\beta + b))
     + \lambda \|\beta\|_1 ,\qquad \lambda \ge 0 .
 
-Seed 002 §6 tracks :math:`\beta(\lambda)` for a loss that is piecewise quadratic and
+Rosset–Zhu tracking follows :math:`\beta(\lambda)` for a loss that is piecewise quadratic and
 differentiable. The hinge is piecewise *linear*: the problem is then a linear program
 whose cost is affine in λ, and the path is traced exactly by the parametric simplex
 method. Each pivot is one of the events of the Rosset–Zhu algorithm:
@@ -119,12 +120,21 @@ class L1SVMPath(PathResult):
 
 def l1_svm_path(X, y, *, lambda_min=None, fit_intercept=True, max_pivots=None,
                 tol=1e-9):
-    r"""Trace the exact solution path of the 1-norm SVM from :math:`\lambda = \infty`
-    down to ``lambda_min`` (seed 002 §6, Rosset–Zhu; see the module docstring).
+    r"""Trace the exact regularisation path of the 1-norm SVM.
+
+    The path runs from :math:`\lambda = \infty`, where every coefficient is zero, down to
+    ``lambda_min``, and solves :math:`\min_{\beta, b} \sum_i \max(0, 1 - y_i(x_i^\top\beta
+    + b)) + \lambda\|\beta\|_1` exactly at every λ. The problem is a linear program
+    whose cost is affine in λ, so the solution is a vertex that changes only at
+    breakpoints, each one pivot of the parametric simplex method: the whole path costs
+    about as much as one solve (Zhu, Rosset, Hastie & Tibshirani 2004, "1-norm support
+    vector machines"; Rosset & Zhu 2007, "Piecewise linear regularized solution
+    paths"). The module docstring states the linear program.
 
     Parameters
     ----------
     X : array-like of shape (n, d)
+        Training samples, finite, at least two rows.
     y : array-like of shape (n,)
         Two classes; the larger label (in sorted order) is the positive class.
     lambda_min : float, optional
@@ -140,6 +150,32 @@ def l1_svm_path(X, y, *, lambda_min=None, fit_intercept=True, max_pivots=None,
     Returns
     -------
     L1SVMPath
+        The breakpoints, the optimal vertex (coefficients, intercept, hinge loss and
+        L1 norm) between consecutive breakpoints, and ``solution(lam)`` for any λ on
+        the path.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not a finite 2-D array with two rows or more, ``y`` does not hold
+        exactly two classes for the rows of ``X``, or ``lambda_min`` is negative.
+
+    See Also
+    --------
+    bisvm.l1_sqhinge_path : The path of the L1-regularised squared-hinge SVM.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from bisvm import l1_svm_path
+    >>> X, y = make_classification(n_samples=40, n_features=5, n_informative=3,
+    ...                            random_state=0)
+    >>> path = l1_svm_path(X, y)
+    >>> bool(path.breakpoints[0] > path.lambda_min)
+    True
+    >>> coef, intercept = path.solution(0.5 * path.breakpoints[0])
+    >>> int((coef != 0).sum())
+    2
     """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[0] < 2:

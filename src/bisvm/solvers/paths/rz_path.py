@@ -1,6 +1,6 @@
 r"""Rosset–Zhu path tracking for an L1 penalty on a piecewise-quadratic, differentiable loss:
-the whole solution path of the L1-regularised L2-SVM, linear (seed 002 §6.2) and with a
-non-linear kernel (seed 002 §6.3).
+the whole solution path of the L1-regularised L2-SVM, linear and with a non-linear kernel
+(Rosset & Zhu 2007, "Piecewise linear regularized solution paths").
 
 .. math::
     \min_{\beta, b}\ f_\lambda(\beta, b) = \lambda\sum_j|\beta_j|
@@ -17,15 +17,15 @@ with labels :math:`t_i = \pm 1`, an unpenalised intercept ``b`` (optional) and
   approximations in between" of §6.3).
 
 The loss ``ℓ`` is the squared hinge :math:`\max(0, 1 - t z)^2` (scikit-learn's
-``squared_hinge``; seed 002 §2.2.1 writes the L2-SVM loss with a factor ½, which only
-rescales ``C``) or the modified Huber loss (``"modified_huber"``, scikit-learn's
-convention: :math:`\max(0, 1 - tz)^2` for :math:`tz \ge -1`, :math:`-4tz` below; seed 002
-§2.2.1 prints it with a factor ½ and a sign slip, see the errata of the extraction). Both
-are piecewise quadratic in the margin :math:`m_i = t_i z_i` with knots at ``1`` (and
+``squared_hinge``; a factor ½ in front of the loss would only rescale ``C``) or the
+modified Huber loss (``"modified_huber"``, scikit-learn's convention: :math:`\max(0, 1 -
+tz)^2` for :math:`tz \ge -1`, :math:`-4tz` below; Zhang 2004, "Solving large scale
+linear prediction problems using stochastic gradient descent algorithms"). Both are
+piecewise quadratic in the margin :math:`m_i = t_i z_i` with knots at ``1`` (and
 ``-1``) and continuous derivative, so within a fixed assignment of samples to pieces
 (a *zone*) :math:`\partial\ell/\partial z_i = D_i z_i + e_i` with :math:`D_i \in \{0, 2\}`.
 
-**Optimality** (seed 002 §6, conditions (1)–(2)): with :math:`g = \nabla_\beta(\tfrac\alpha2
+**Optimality** (Rosset & Zhu 2007): with :math:`g = \nabla_\beta(\tfrac\alpha2
 \beta^\top R\beta + C\sum\ell)`, active set :math:`A = \{j: \beta_j \ne 0\}`,
 
 .. math::
@@ -231,30 +231,45 @@ class L1SqHingePath(PathResult):
 def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=1.0,
                     l2_penalty=1.0, loss="squared_hinge", fit_intercept=True,
                     lambda_min=None, lambda_min_ratio=None, max_events=None, tol=1e-10):
-    r"""Trace the exact piecewise-linear path :math:`\lambda \mapsto (\beta(\lambda),
-    b(\lambda))` of the L1-regularised L2-SVM by Rosset–Zhu path tracking (seed 002 §6.2
-    linear, §6.3 kernel; see the module docstring for the problem and the algorithm).
+    r"""Trace the exact regularisation path of the L1-regularised squared-hinge SVM.
+
+    The solution :math:`\lambda \mapsto (\beta(\lambda), b(\lambda))` of
+    :math:`\min \tfrac\alpha2\beta^\top R\beta + C\sum_i\ell(y_i, z_i) +
+    \lambda\|\beta\|_1` is piecewise linear in λ for a piecewise-quadratic,
+    differentiable loss, so it is followed exactly from :math:`\lambda_{\max}` (β = 0)
+    down to ``lambda_min`` event by event: a coefficient enters or leaves the active set,
+    or a sample crosses a knot of the loss (Rosset & Zhu 2007, "Piecewise linear
+    regularized solution paths"). The module docstring states the optimality conditions
+    and the algorithm.
 
     Parameters
     ----------
-    X : array-like of shape (n, d), or (n, n) Gram matrix for ``kernel="precomputed"``
+    X : array-like of shape (n, d) or (n, n)
+        Training samples, or their Gram matrix when ``kernel="precomputed"``.
     y : array-like of shape (n,)
         Two classes; the larger label (in sorted order) is the positive class (+1).
     kernel : None, {"linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed"} or callable
-        ``None``: the linear model of §6.2 (coefficients over features, :math:`R = I`).
-        Otherwise the kernel expansion of §6.3 (coefficients over training samples,
+        ``None``: the linear model (coefficients over features, :math:`R = I`).
+        Otherwise the kernel expansion (coefficients over training samples,
         :math:`R = Q`); kernels as in :mod:`bisvm.kernels`. The Gram matrix must be
         positive semi-definite (checked: otherwise the problem is not convex; a sigmoid
         kernel often is not).
-    gamma, degree, coef0
-        Kernel parameters (:func:`bisvm.kernels.make_kernel`).
+    gamma : float or {"scale", "auto"}
+        Kernel width of the RBF, Laplacian, polynomial and sigmoid kernels
+        (:func:`bisvm.kernels.make_kernel`).
+    degree : int
+        Degree of the polynomial kernel.
+    coef0 : float
+        Constant term of the polynomial and sigmoid kernels.
     C : float > 0
         Weight of the loss.
     l2_penalty : float >= 0
-        α, the weight of :math:`\tfrac12\beta^\top R\beta` (seed 002 §6.3 approach 2 with
-        α = 1; α = 0 gives approach 1, the pure L1 problem of scikit-learn's
+        The weight α of :math:`\tfrac12\beta^\top R\beta` (the elastic-net form with
+        α = 1; α = 0 gives the pure L1 problem of scikit-learn's
         ``LinearSVC(penalty="l1", loss="squared_hinge")`` with ``C_sklearn = C / λ``).
     loss : {"squared_hinge", "modified_huber"}
+        The squared hinge, or the modified Huber loss (the squared hinge continued
+        linearly below a margin of -1).
     fit_intercept : bool
         Unpenalised intercept ``b`` (always free, no λ term).
     lambda_min : float >= 0, optional
@@ -272,6 +287,34 @@ def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=
     Returns
     -------
     L1SqHingePath
+        The breakpoints, the solution at each (coefficients, intercept, loss, L1 norm),
+        the event at each, and ``solution(lam)``, ``decision_function`` and ``predict``
+        at any λ on the path (linear interpolation between breakpoints is exact).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range, ``y`` does not hold exactly two classes, or the
+        Gram matrix is not positive semi-definite.
+    TypeError
+        If ``fit_intercept`` is not a bool.
+
+    See Also
+    --------
+    bisvm.l1_svm_path : The path of the 1-norm SVM (hinge loss).
+
+    Examples
+    --------
+    Versicolor against virginica: at half of :math:`\lambda_{\max}` only the petal
+    length (feature 2) is in the model.
+
+    >>> from sklearn.datasets import load_iris
+    >>> from bisvm import l1_sqhinge_path
+    >>> X, y = load_iris(return_X_y=True)
+    >>> path = l1_sqhinge_path(X[y > 0], y[y > 0], lambda_min_ratio=0.1)
+    >>> coef, intercept = path.solution(0.5 * path.lambda_max)
+    >>> coef.nonzero()[0].tolist()
+    [2]
     """
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")

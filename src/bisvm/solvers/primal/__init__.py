@@ -1,14 +1,14 @@
 """The primal solvers: methods on the weights ``w`` of a smooth or piecewise-quadratic
 problem, each following the solver contract of ``solvers/base.py``.
 
-* line-search minimisers (seed 002 §3): :mod:`.gradient`, :mod:`.quasi_newton` (BFGS),
-  :mod:`.lbfgs`, :mod:`.cg` (nonlinear CG), over :mod:`._driver`'s descent loop;
-  :mod:`.coordinate` (block coordinate descent);
+* line-search minimisers (Nocedal & Wright 2006, chapters 3, 5 and 6): :mod:`.gradient`,
+  :mod:`.quasi_newton` (BFGS), :mod:`.lbfgs`, :mod:`.cg` (nonlinear CG), over
+  :mod:`._driver`'s descent loop; :mod:`.coordinate` (block coordinate descent);
 * Newton's method, one damped loop (:func:`.newton.damped_newton`): dense Cholesky
   (:mod:`.newton`), the sample-space Woodbury system for d > n (:mod:`.wide`), truncated
   Newton-CG for large sparse X (:mod:`.truncated`), and the kernel expansion
   (:mod:`.kernel`);
-* the finite Newton method with exact line search (seed 002 §7): :mod:`.finite_newton`
+* the finite Newton method with exact line search (Keerthi & DeCoste 2005): :mod:`.finite_newton`
   (L2-SVM, greedy kernel basis) and :mod:`.svr_finite_newton`;
 * the exact weighted-L1 working-set solver (:mod:`.exact_l1`).
 

@@ -5,8 +5,9 @@ the optimality condition :math:`\nabla_S E_0(\hat w;\beta) = 0` is smooth in
 :math:`(w_S, \beta)`, and off :math:`S` the solution stays exactly zero under a small
 change of β when the zero groups satisfy their conditions strictly. The implicit function
 theorem then gives :math:`\partial\hat w_S/\partial\beta = -H_{SS}^{-1}
-\partial_\beta\nabla_S E_0` (Bertrand et al. 2020, sparse-ho, for the Lasso; seed-000
-§2.3-2.7 for the smooth case), so the hypergradient of a criterion :math:`J(\hat w)` is
+\partial_\beta\nabla_S E_0` (Bertrand et al. 2020, "Implicit differentiation of
+Lasso-type models for hyperparameter optimization", for the Lasso; González Vallejo 2024
+for the smooth case), so the hypergradient of a criterion :math:`J(\hat w)` is
 :math:`(\partial_\beta\nabla_w E_0)^\top\lambda` with
 :math:`\lambda = -H_{SS}^{-1}\nabla_S J` (zero off :math:`S`).
 """

@@ -30,7 +30,7 @@ def block_violation(g, w, blk, n_blk, beta):
 
 
 class WorkingSet:
-    """The columns of a working set laid out block by block, and their data.
+    r"""The columns of a working set laid out block by block, and their data.
 
     Parameters
     ----------

@@ -164,7 +164,7 @@ def _shift_loss(cdata, cindices, y, c, cu, b, bias, dense, lo, hi, step, with_ol
 
 @njit
 def _newton_step(G, H, wj):
-    """The minimiser of :math:`G d + \tfrac12 H d^2 + |w_j + d|` (soft thresholding)."""
+    r"""The minimiser of :math:`G d + \tfrac12 H d^2 + |w_j + d|` (soft thresholding)."""
     Gp = G + 1.0
     Gn = G - 1.0
     if Gp < H * wj:

@@ -1,17 +1,18 @@
-r"""Conjugate directions and conjugate gradient (seed 002 §3.3-§3.4).
+r"""Conjugate directions and conjugate gradient (Nocedal & Wright 2006, chapter 5).
 
-*Linear* CG (:func:`conjugate_gradient`) minimises the quadratic model of seed 002 §3.3,
+*Linear* CG (:func:`conjugate_gradient`) minimises the quadratic model
 :math:`E(\theta) = \tfrac12\theta^\top P\theta - q^\top\theta` with :math:`P` symmetric
 positive definite, i.e. solves :math:`P\theta = q`, using only products :math:`Pv`. The
 directions are :math:`P`-conjugate, :math:`d_{k+1} = -\nabla E_{k+1} + \beta_k d_k` with
 :math:`\beta_k = r_{k+1}^\top r_{k+1} / r_k^\top r_k` chosen so that
-:math:`d_{k+1}^\top P d_k = 0` (the formula seed 002 leaves implicit), and the exact line
+:math:`d_{k+1}^\top P d_k = 0` (Hestenes & Stiefel 1952, "Methods of conjugate
+gradients for solving linear systems"), and the exact line
 search :math:`\eta_k = r_k^\top r_k / d_k^\top P d_k`; at most ``d`` steps in exact
 arithmetic. The finite Newton method uses it for its linear systems when ``d`` is large.
 
 *Nonlinear* CG (:func:`minimize_nonlinear_cg`) applies the same recursion to a general
 smooth :math:`E` with a strong-Wolfe line search (:math:`c_2 = 0.1`, so that the step is
-close to the exact minimiser seed 002 §3.4 asks for) and one of the classical
+close to the exact minimiser along the direction) and one of the classical
 :math:`\beta_k`: Polak-Ribière+ (default, :math:`\max(0, g_{k+1}^\top(g_{k+1}-g_k)/
 g_k^\top g_k)`), Fletcher-Reeves, or Hestenes-Stiefel. It restarts along :math:`-\nabla E`
 every ``restart`` iterations (default ``d``) and whenever the direction is not a descent

@@ -1,6 +1,8 @@
-r"""Block coordinate descent on a smooth problem (seed 002 §3.5).
+r"""Block coordinate descent on a smooth problem (Tseng 2001, "Convergence of a block
+coordinate descent method for nondifferentiable minimization"; Wright 2015, "Coordinate
+descent algorithms").
 
-Seed 002 §3.5: "optimise a subset of variables at a time". The coefficients are split into
+Each step optimises a subset of the variables with the others fixed. The coefficients are split into
 blocks :math:`B_1, \dots, B_m`; a sweep visits every block once and minimises
 :math:`F(w) = \sum_i s_i\,\ell(y_i, x_i^\top w) + P(w)` over :math:`w_B` with the other
 blocks fixed, approximately, by one damped Newton step on the block:

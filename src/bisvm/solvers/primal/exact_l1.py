@@ -1,6 +1,7 @@
 r"""Exact weighted (group) L1 SVM: the :math:`\gamma = 0` lower level of BiSVM.
 
-The problem (seed-000 (1.6)-(1.7) and §1.5 with the Pseudo-Huber smoothing removed) is
+The problem (the smoothed elastic-net SVM of González Vallejo 2024 with the Pseudo-Huber
+smoothing removed) is
 
 .. math::
     E_0(w) = \frac1n\sum_{i=1}^n s_i\,\ell_\mu(1 - y_i x_i^\top w)
@@ -55,7 +56,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...losses import SmoothedHinge
-from ...penalties import L2, SumPenalty, check_groups
+from ...penalties import L2, Penalty, SumPenalty, check_groups
 from ..base import (
     ConvergenceRecord,
     ConvergenceWarning,
@@ -271,7 +272,7 @@ class WeightedL1SVMProblem:
 
 
 @dataclass(frozen=True, eq=False)
-class WeightedGroupL1:
+class WeightedGroupL1(Penalty):
     r"""The non-smooth weighted group lasso :math:`\sum_k \beta_k\|w_{G_k}\|_2` of
     :math:`E_0`, with the derivatives in its weights that the hypergradient needs (the
     interface of :class:`~bisvm.penalties.GroupPseudoHuber` at :math:`\gamma = 0`, minus

@@ -1,8 +1,11 @@
 r"""Finite Newton method for the L2-SVM, with the exact line search on the piecewise
-quadratic objective (seed 002 §7.1), and its kernel version with greedy basis selection
-(seed 002 §7.1.2; Keerthi & DeCoste 2005, Keerthi, Chapelle & DeCoste 2006).
+quadratic objective (Mangasarian 2002, "A finite Newton method for classification";
+Keerthi & DeCoste 2005, "A modified finite Newton method for fast solution of large
+scale linear SVMs"), and its kernel version with greedy basis selection (Keerthi,
+Chapelle & DeCoste 2006, "Building support vector machines with reduced classifier
+complexity").
 
-Problem (seed 002 §7: :math:`R` positive (semi-)definite, :math:`\ell_i` convex, piecewise
+Problem (:math:`R` positive (semi-)definite, :math:`\ell_i` convex, piecewise
 quadratic and differentiable):
 
 .. math::
@@ -32,7 +35,8 @@ memory is two vectors of length ``n``.
 
 ``R = I`` and ``c_i = C`` give LIBLINEAR's primal L2-loss SVM; ``R = K_{JJ}`` (with a zero
 row and column for an unpenalised intercept) and the design ``K_{:,J}`` give the kernel
-L2-SVM in the primal β form of seed 002 §2.2.4 restricted to the basis ``J``.
+L2-SVM in the primal β form (Chapelle 2007, "Training a support vector machine in the
+primal") restricted to the basis ``J``.
 
 :func:`finite_newton_loop` is the iteration shared with the support vector regression of
 :mod:`~bisvm.solvers.primal.svr_finite_newton`; both stop on
@@ -170,7 +174,7 @@ def check_linear_problem(problem, loss_type, *, linear_solver, tol, max_iter, n_
 
 def finite_newton_loop(value_grad, step, w, z, *, scale, tol, max_iter, start_tol=None,
                        name="finite Newton", warn=True, report=None):
-    r"""The finite Newton iteration (seed 002 §7.1) over a piecewise quadratic objective.
+    r"""The finite Newton iteration (Keerthi & DeCoste 2005) over a piecewise quadratic objective.
 
     Each iteration takes ``step(w, z, g) -> (w_new, z_new, delta, exact)``, the Newton
     step on the pieces active at ``w`` followed by the exact line search (``delta`` its
@@ -381,7 +385,7 @@ def solve_finite_newton_problem(problem, *, w0=None, tol=1e-10, max_iter=100, **
 def greedy_kernel_finite_newton(kernel, X, y, *, C=1.0, n_basis=50, n_candidates=59,
                                 fit_intercept=True, tol=1e-8, max_iter=100,
                                 random_state=None):
-    r"""Sparse kernel L2-SVM by greedy basis selection (seed 002 §7.1.2).
+    r"""Sparse kernel L2-SVM by greedy basis selection (Keerthi, Chapelle & DeCoste 2006).
 
     Minimises, over a growing basis :math:`J \subset \{1..n\}`,
 
@@ -389,7 +393,7 @@ def greedy_kernel_finite_newton(kernel, X, y, *, C=1.0, n_basis=50, n_candidates
         L(\beta, b) = \tfrac12 \beta^\top K_{JJ}\beta
         + C\sum_i \max(0,\ 1 - y_i (K_{iJ}\beta + b))^2 ,
 
-    the primal β form of seed 002 §2.2.4 with :math:`\beta` restricted to ``J`` (the
+    the primal β form of Chapelle (2007) with :math:`\beta` restricted to ``J`` (the
     labels folded into β). Each greedy step draws ``n_candidates`` random unchosen points
     ("a small random subset of candidates"); for each candidate ``j`` it computes
     :math:`\bar f_j = \min_{\beta_j} L(\beta, \beta_j)` with the current coefficients

@@ -1,4 +1,4 @@
-r"""Gradient descent with a line search (seed 002 §3.1).
+r"""Gradient descent with a line search (Nocedal & Wright 2006, chapter 3).
 
 The direction is the steepest descent :math:`d_k = -\nabla E(\theta_k)`; the step
 :math:`\eta_k` satisfies the strong Wolfe conditions (bracketing and zoom of
@@ -6,7 +6,7 @@ The direction is the steepest descent :math:`d_k = -\nabla E(\theta_k)`; the ste
 starting from twice the previous accepted step so that the step length adapts to the
 local curvature. Convergence is linear with rate :math:`1 - 1/\kappa` on a
 :math:`\kappa`-conditioned strongly convex function: simple and reliable, but slow — the
-baseline of the comparison table of seed 002 §3.5.
+baseline the other primal methods are compared with.
 
 The line search (:func:`~bisvm.solvers._linesearch.line_search`) is shared by the primal
 methods of this package (gradient descent, BFGS, nonlinear conjugate gradient), so that

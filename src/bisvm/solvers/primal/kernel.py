@@ -1,10 +1,11 @@
-r"""A kernel expansion in the primal β form of seed 002 §2.2.4, with the same
+r"""A kernel expansion in the primal β form (Chapelle 2007, "Training a support vector
+machine in the primal"), with the same
 ``value_and_gradient``/``hessian`` interface as :class:`~bisvm.solvers.base.SmoothProblem`,
 so that every primal solver of the package (Newton, L-BFGS, BFGS, CG, gradient descent)
 trains kernel machines with a differentiable loss (kernel logistic regression, the
 kernel L2-SVM, kernel ridge) directly in the primal.
 
-Substituting :math:`w = \sum_j \beta_j \varphi(x_j)` (the labels of seed 002 folded into
+Substituting :math:`w = \sum_j \beta_j \varphi(x_j)` (the labels folded into
 β) gives :math:`f(x) = \sum_j \beta_j k(x, x_j) + b` and
 
 .. math::

@@ -1,18 +1,19 @@
-r"""L-BFGS of seed-000 Algorithms 2, 3, 6 and 7 (Nocedal & Wright 2006, Alg. 7.4-7.5).
+r"""L-BFGS, as in the bilevel sparse SVM of González Vallejo (2024) (Nocedal & Wright
+2006, "Numerical optimization", Alg. 7.4-7.5).
 
 ``minimize_lbfgs`` minimises any smooth function given as ``fun_grad(x) -> (f, g)``.
 ``lbfgs_iterations`` is the same iteration as an ask-and-tell generator, which the bilevel
-layer drives for its outer problem (Algorithm 8): it evaluates each trial point and each
+layer drives for its outer problem: it evaluates each trial point and each
 accepted iterate in its own loop, where the warm starts and early stopping live.
-``solve_lbfgs`` applies it to a :class:`~bisvm.solvers.base.SmoothProblem` (Algorithm 7,
+``solve_lbfgs`` applies it to a :class:`~bisvm.solvers.base.SmoothProblem` (the thesis's
 "SVM L-BFGS").
 
-Corrections to the thesis's boxes (seed-000 §7, erratum 8): the two-loop recursion starts
-from :math:`r = H_k^0 q` with :math:`H_k^0 = (s^\top y / y^\top y) I`, not from
-:math:`r = H_0`; Algorithm 6's loop runs *while* the Wolfe conditions fail. Backtracking
+The two-loop recursion starts from :math:`r = H_k^0 q` with :math:`H_k^0 = (s^\top y /
+y^\top y) I` (Nocedal & Wright 2006, eq. 7.20), and the line search runs *while* the
+Wolfe conditions fail. Backtracking
 alone cannot enforce the curvature condition, so ``line_search="wolfe"`` (default)
-brackets and zooms (N&W Alg. 3.5-3.6); ``"backtracking"`` is Algorithm 6 read as Armijo
-backtracking, skipping the pair update when :math:`s^\top y \le 0`.
+brackets and zooms (N&W Alg. 3.5-3.6); ``"backtracking"`` is the thesis's line search read as
+Armijo backtracking, skipping the pair update when :math:`s^\top y \le 0`.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class Accepted(NamedTuple):
 
 
 def two_loop(g, s_list, y_list):
-    r"""Two-loop recursion (seed-000 Algorithm 3): returns :math:`H_k g`."""
+    r"""Two-loop recursion (Nocedal & Wright 2006, Alg. 7.4): returns :math:`H_k g`."""
     q = np.array(g, dtype=float, copy=True)
     alphas = []
     rhos = []
@@ -63,7 +64,7 @@ def minimize_lbfgs(fun_grad, x0, *, tol=1e-8, max_iter=1000, memory=10, c1=1e-4,
                    line_search="wolfe", rho=0.5, max_ls=30, first_step=None, max_step=None,
                    first_max_change=None, ftol=0.0, callback=None, name="L-BFGS",
                    warn=True):
-    r"""Minimise a smooth function by L-BFGS (seed-000 Algorithm 2 with Algorithm 3).
+    r"""Minimise a smooth function by L-BFGS (Nocedal & Wright 2006, Alg. 7.5).
 
     Parameters
     ----------
@@ -193,7 +194,7 @@ def _first_trial(g, p, has_pairs, first_max_change, first_step, max_step):
 
 
 def solve_lbfgs(problem, *, w0=None, tol=1e-8, max_iter=1000, memory=10, **kwargs):
-    """Seed-000 Algorithm 7 ("SVM L-BFGS"): L-BFGS on a :class:`SmoothProblem`.
+    """The thesis's "SVM L-BFGS" (González Vallejo 2024): L-BFGS on a :class:`SmoothProblem`.
 
     Parameters
     ----------

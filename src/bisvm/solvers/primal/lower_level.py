@@ -1,5 +1,7 @@
-r"""The lower-level model of the bilevel sparse SVM (seed-000 §1.5, (4.21), (4.28),
-(4.37)): the smoothed elastic-net SVM as a problem record and its solver policy.
+r"""The lower-level model of the bilevel sparse SVM (González Vallejo 2024, "Selección de
+variables a través de máquinas de soporte vectorial dispersas: un enfoque de
+optimización binivel"): the smoothed elastic-net SVM as a problem record and its solver
+policy.
 
 :class:`LowerLevel` owns everything about the problem E(w; b) that the bilevel layer
 must not know: its data loss (the softplus hinge of classification, or a smoothed
@@ -147,7 +149,7 @@ def mean_second_moment(X, sample_weight=None):
 
 @dataclass(frozen=True)
 class LowerLevel:
-    r"""The smoothed elastic-net lower level (seed-000 (4.21), (4.28), (4.37)).
+    r"""The smoothed elastic-net lower level of the bilevel sparse SVM (González Vallejo 2024).
 
     .. math::
         E(w; b, \alpha) = \frac{1}{\sum_i s_i}\sum_i s_i\,\ell(y_i, x_i^\top w)
@@ -296,7 +298,7 @@ class LowerLevel:
 
     def weight_vjp(self, problem, w, v):
         r""":math:`(\nabla_{wb}E)^\top v` at ``w``: the derivative of the optimality
-        condition in the L1 weights b, applied to v (seed-000 Lemmas 2d-4d)."""
+        condition in the L1 weights b, applied to v (the implicit-function theorem)."""
         return problem.penalty.terms[1].weight_vjp(w, v)
 
     def weight_jvp(self, problem, w, db):
@@ -343,9 +345,11 @@ class LowerLevel:
         * with small smoothing (μ < 0.05 or γ < 0.005) the problem is nearly non-smooth
           and Newton needs hundreds of damped steps: μ and γ go down by 10 per stage;
         * with the truncated Newton-CG solver, the L1 weights go down from 100× and 10×
-          their value (glmnet's path idea): a weakly penalised problem from zero takes
-          ~100 Newton steps with many CG iterations each on a 20,000 × 50,000 sparse
-          problem, through the sparse solutions of the stages ~20.
+          their value (glmnet's path idea; Friedman, Hastie & Tibshirani 2010,
+          "Regularization paths for generalized linear models via coordinate descent"):
+          from zero, a weakly penalised large sparse problem takes many Newton steps
+          with many CG iterations each, while the sparse solutions of the stages are
+          cheap and each warm-starts the next.
 
         An L-BFGS solve stopped by its cap warns with the cause: at small smoothing the
         curvature of E reaches ~1/μ (condition number ~1/(μα)) and L-BFGS, whose line

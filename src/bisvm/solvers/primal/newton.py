@@ -1,6 +1,7 @@
 r"""Damped Newton's method: one loop (:func:`damped_newton`) for every smooth problem of the
-package whose Newton direction is at hand (seed 002 §3.2; used for the smoothed
-L2L1-SVM of seed-000 §1.5, the kernel expansion of seed 002 §2.2.4 and Platt scaling).
+package whose Newton direction is at hand (Nocedal & Wright 2006, chapter 3; used for the
+smoothed L2L1-SVM of González Vallejo 2024, the kernel expansion in the primal of
+Chapelle 2007 and Platt scaling).
 
 The loop takes a direction :math:`p` from a callback (a Cholesky solve of the exact
 Hessian, a sample-space or CG Newton system, a problem's own Newton step), falls back to
@@ -18,10 +19,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...losses import provides
 from .._linalg import DenseFactor, LazyFactor, RefinedFactor, cholesky_solve, euclidean_norm
 from .._linesearch import armijo
 from .._record import IterationLog
 from ..base import warn_cap
+from ..problems import CurvatureProblem
 
 __all__ = [
     "damped_newton",
@@ -242,7 +245,7 @@ def newton_loop(problem, system=dense_system, *, w0=None, tol, max_iter, c1=1e-4
         gn = euclidean_norm(g)
         eta = max(min(0.5, np.sqrt(gn / gn0), np.sqrt(gn)), 0.1 * tol / gn)
         p = -F.solve(g, rtol=eta)
-        solves["n_matvec"] += getattr(F, "n_matvec", 0)
+        solves["n_matvec"] += F.n_matvec
         return p
 
     run = damped_newton(problem.value_gradient_curvature, direction, x, tol=tol,
@@ -259,8 +262,8 @@ def _final_factor(problem, system, x, d2, F_last):
     def build():
         return system(problem, x, d2)
 
-    if getattr(F_last, "direct", False) and hasattr(problem, "hessian_operator") and hasattr(
-            problem.penalty, "structured_hessian"):
+    # no factor when the start already met the tolerance (no Newton step taken)
+    if F_last is not None and F_last.direct and problem.has_structured_hessian:
         return LazyFactor(lambda: RefinedFactor(problem.hessian_operator(x, d2), F_last,
                                                  build))
     return LazyFactor(build)
@@ -277,7 +280,7 @@ def solve_newton(problem, *, w0=None, tol=1e-8, max_iter=100, **kwargs):
     tol, max_iter, **kwargs
         See :func:`damped_newton`.
     """
-    if hasattr(problem, "value_gradient_curvature"):
+    if provides(problem, CurvatureProblem):
         return newton_loop(problem, dense_system, w0=w0, tol=tol, max_iter=max_iter,
                            **kwargs)
     x0 = np.zeros(problem.n_features) if w0 is None else w0

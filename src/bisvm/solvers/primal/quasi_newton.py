@@ -1,7 +1,7 @@
-r"""BFGS quasi-Newton method (seed 002 §3.2.1; Nocedal & Wright 2006, Alg. 6.1).
+r"""BFGS quasi-Newton method (Nocedal & Wright 2006, "Numerical optimization", Alg. 6.1).
 
-Seed 002 describes quasi-Newton methods as building "an approximation of the inverse
-Hessian from gradient information over the iterations". BFGS keeps the dense inverse
+A quasi-Newton method builds an approximation of the inverse Hessian from the gradients
+seen over the iterations. BFGS keeps the dense inverse
 approximation :math:`H_k` and updates it with the pair
 :math:`s_k = \theta_{k+1} - \theta_k`, :math:`y_k = \nabla E_{k+1} - \nabla E_k`:
 
@@ -11,7 +11,7 @@ approximation :math:`H_k` and updates it with the pair
 
 with the scaled start :math:`H_0 = (s_0^\top y_0 / y_0^\top y_0) I` applied after the first
 step (N&W eq. 6.20). The strong-Wolfe line search guarantees :math:`y_k^\top s_k > 0`; a pair
-violating it is skipped. The :math:`O(d^2)` memory is the weakness seed 002 §3.5 names; the
+violating it is skipped. Its weakness is the :math:`O(d^2)` memory; the
 limited-memory variant is :func:`bisvm.solvers.primal.lbfgs.minimize_lbfgs` (not duplicated here).
 """
 

@@ -2,7 +2,7 @@ r"""Finite Newton method for the primal L2-loss linear support vector regression
 (LIBLINEAR's ``-s 11`` problem, which LIBLINEAR solves by a trust-region Newton method;
 here the finite Newton method with exact line search of
 :mod:`bisvm.solvers.primal.finite_newton`,
-seed 002 §7.1, carried over to the two-sided loss).
+Keerthi & DeCoste 2005, carried over to the two-sided loss).
 
 Problem:
 

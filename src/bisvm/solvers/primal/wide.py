@@ -2,7 +2,7 @@ r"""Sample-space (Woodbury) Newton for wide data, d > n.
 
 The Hessian of a smooth problem :math:`F(w) = \frac1n\sum_i s_i\ell(y_i, x_i^\top w) + P(w)`
 (:class:`~bisvm.solvers.base.SmoothProblem`) with the smoothed elastic-net penalty of
-seed-000 §1.5 is a block-diagonal matrix plus a rank-n term,
+González Vallejo (2024) is a block-diagonal matrix plus a rank-n term,
 
 .. math::
     H = D + X^\top C X,\qquad C = \mathrm{diag}(s_i\ell''_i/n),
@@ -24,7 +24,7 @@ complement of their size.
 
 The linear-algebra identity is standard (Golub & Van Loan, *Matrix Computations* §2.1.4);
 its use for the Newton step of a wide ridge-type problem is the primal counterpart of
-solving in the dual (seed 002 §3, the kernel trick on the Newton system).
+solving in the dual (the kernel trick on the Newton system).
 """
 
 from __future__ import annotations

@@ -1,16 +1,18 @@
-r"""The selective-ridge family (seed 004): linear and logistic regression with the
-selective penalty :math:`\mathrm{pen}_\mu`, solved by Newton's method on the exact dual.
+r"""The selective-ridge family (Angulo Yauri 2020, "A method of differential
+cross-validation for choosing the complexity level of generalized linear dependence
+models"): linear and logistic regression with the selective penalty
+:math:`\mathrm{pen}_\mu`, solved by Newton's method on the exact dual.
 
 ==================  ====================================================================
 ``problem``         :class:`SelectiveProblem` (primal :math:`J`, dual :math:`W`, the gap),
                     :func:`selectivity_max` and the μ grid of Algorithm B
-``linalg``          :class:`SelectiveNewtonFactor` (the face matrix, Woodbury (48)),
+``linalg``          :class:`SelectiveNewtonFactor` (the face matrix, Woodbury),
                     the constrained Newton candidate and its minimum-norm solve of
                     rank-deficient (duplicated) kink constraints
 ``linesearch``      exact and golden-section step lengths on :math:`W`
 ``fallback``        primal coordinate descent for the squared loss
-``algorithm_a``     :func:`solve_dual_newton` (Algorithm A, §2.5–2.6)
-``algorithm_b``     :func:`solve_selectivity_path` (Algorithm B, §3)
+``algorithm_a``     :func:`solve_dual_newton` (Algorithm A)
+``algorithm_b``     :func:`solve_selectivity_path` (Algorithm B)
 ==================  ====================================================================
 """
 

@@ -1,5 +1,6 @@
 r"""Dual Newton active-set solver for selective-ridge linear and logistic regression
-(seed 004, Algorithm A, §2.5–2.6).
+(Algorithm A of Angulo Yauri 2020, "A method of differential cross-validation for
+choosing the complexity level of generalized linear dependence models").
 
 The primal problem :math:`J(a, b)`, its exact dual :math:`W(\lambda)` and the primal–dual
 map are stated in :mod:`bisvm.solvers.selective.problem`.
@@ -9,8 +10,8 @@ map are stated in :mod:`bisvm.solvers.selective.problem`.
 the features whose primal coefficient lies in :math:`0 < |a_i| \le \mu` (the linear part
 of :math:`\mathrm{pen}_\mu`; e.g. :math:`n = N = 1` gives
 :math:`a = (xy - \gamma\mu)/x^2`). The strict active set :math:`\{|s_i| > \mu\}` of the
-thesis cannot represent them, so the printed iteration alternates forever (this is the
-non-convergence observed in erratum 8). We keep a third set ``K`` of kink features,
+thesis cannot represent them, so the iteration as printed there alternates between
+sets without converging. We keep a third set ``K`` of kink features,
 pinned by the equality constraints :math:`x_i^\top\lambda = \mu\sigma_i` whose Lagrange
 multipliers *are* their primal coefficients; the intercept is one more such constraint
 (:math:`\mathbf 1^\top\lambda = 0`, multiplier ``b``). The sets are guessed by a
@@ -26,7 +27,7 @@ takes exact line searches on :math:`W` and pins a feature when the search stops 
 kink. Everything else is Algorithm A:
 
 1. ``F = {i ∉ K : |s_i| > μ}``; Newton model of :math:`W` on the face, curvature
-   :math:`V_F + \gamma \tilde G^{-1}` (seed 004 (38)–(43), :math:`\tilde g_t =
+   :math:`V_F + \gamma \tilde G^{-1}` (with :math:`\tilde g_t =
    r_t q''_t/2 + \varepsilon`, working response
    :math:`\tilde y_t = z_t - r_t q'_t / (2\tilde g_t)`, which reduces to the thesis's
    :math:`z - q'/q''` at :math:`\varepsilon = 0` but, unlike it, keeps the fixed point
@@ -44,7 +45,7 @@ kink. Everything else is Algorithm A:
    duality gap :math:`J/(2\gamma) + W` is reported as an independent certificate.
 
 The curvature is that of :math:`\varphi` at :math:`\lambda^k` (the quadratic Taylor model
-of :math:`W` itself, seed 004 (28)): :math:`z_t` in :math:`\tilde g, \tilde y` is the
+of :math:`W` itself): :math:`z_t` in :math:`\tilde g, \tilde y` is the
 conjugate point :math:`z_t(\lambda_t) = -\varphi'_t(\lambda_t)`, which coincides with the
 thesis's :math:`V_I\lambda^k` at the solution and makes every candidate a descent direction.
 """
@@ -198,7 +199,7 @@ def _step_length(problem, st, lam_c, d, ds, line_search):
 
 
 def _newton_face_step(problem, st, line_search, eps):
-    r"""One candidate of Algorithm A on the guessed face (seed 004 (38)–(43)) and the step.
+    r"""One candidate of Algorithm A on the guessed face and the step.
 
     Returns the :class:`_Move`, or ``None`` when the sets were corrected instead (the
     kink constraints cannot all hold, or safe mode releases kinks) and the loop re-solves.
@@ -472,7 +473,7 @@ def _result(problem, st, coef, intercept, gap, n_sweeps):
 def solve_dual_newton(problem, *, alpha0=None, partition0=None, w0=None, intercept0=None,
                       tol=1e-10, max_iter=500, line_search="exact", curvature_floor=1e-12,
                       fallback=True):
-    r"""Algorithm A of seed 004: Newton's method on the exact dual with active sets.
+    r"""Algorithm A of Angulo Yauri (2020): Newton's method on the exact dual with active sets.
 
     Parameters
     ----------
@@ -495,7 +496,7 @@ def solve_dual_newton(problem, *, alpha0=None, partition0=None, w0=None, interce
     line_search : {"exact", "golden"}
         See the module docstring; ``"golden"`` is the thesis as printed (no kink set).
     curvature_floor : float
-        The ε of seed 004 (34) added to :math:`\tilde g_t` (logistic), relative to
+        The curvature floor ε added to :math:`\tilde g_t` (logistic), relative to
         :math:`\max_t r_t`.
     fallback : bool or int
         ``True``, or the sweep cap of the fallback (``max_iter`` for ``True``; one sweep

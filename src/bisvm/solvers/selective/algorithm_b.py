@@ -1,4 +1,4 @@
-r"""Algorithm B of seed 004 (§3): Algorithm A along a decreasing μ grid with warm starts
+r"""Algorithm B of Angulo Yauri (2020): Algorithm A along a decreasing μ grid with warm starts
 and continuation."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ __all__ = ["solve_selectivity_path"]
 def solve_selectivity_path(X, y, loss, ridge, *, selectivities=None, n_mu=50, min_ratio=1e-8,
                            sample_weight=None, fit_intercept=False, tol=1e-10, max_iter=500,
                            line_search="exact", callback=None, max_step_ratio=1.5):
-    r"""Algorithm B of seed 004: Algorithm A on a decreasing μ grid with warm starts.
+    r"""Algorithm B of Angulo Yauri (2020): Algorithm A on a decreasing μ grid with warm starts.
 
     Parameters
     ----------

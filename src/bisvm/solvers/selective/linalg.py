@@ -1,4 +1,4 @@
-r"""Linear algebra of one Newton candidate of Algorithm A (seed 004 (42)/(48)): the
+r"""Linear algebra of one Newton candidate of Algorithm A (Angulo Yauri 2020): the
 face matrix :math:`A = X_F X_F^\top + \mathrm{diag}(c)` and the constrained candidate."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 r"""Step lengths of Algorithm A on the exact dual :math:`W` along
-:math:`\lambda + \tau d` (seed 004 (44)-(46) and the exact search of this package), and
+:math:`\lambda + \tau d` (the thesis's backtracking and golden section, and an exact search), and
 the feasible warm start."""
 
 from __future__ import annotations
@@ -106,7 +106,8 @@ def face_line_search(problem, lam, d, s, ds, free, mu):
 
 
 def golden_section(fun, a, b, tol=1e-10):
-    """Golden-section minimisation of a unimodal ``fun`` on ``[a, b]`` (seed 004 (46))."""
+    """Golden-section minimisation of a unimodal ``fun`` on ``[a, b]`` (Kiefer 1953,
+    "Sequential minimax search for a maximum")."""
     g = (np.sqrt(5.0) - 1.0) / 2.0
     c, d = b - g * (b - a), a + g * (b - a)
     fc, fd = fun(c), fun(d)

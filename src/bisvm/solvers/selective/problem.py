@@ -1,15 +1,16 @@
-r"""The selective-ridge GLM problem of seed 004 (§2), its exact dual, and the μ grid
-of Algorithm B (§3).
+r"""The selective-ridge GLM problem of Angulo Yauri (2020), its exact dual, and the μ
+grid of its Algorithm B.
 
-Primal problem (seed 004 (9)/(13), objects are the rows of ``X``, shape ``(N, n)``)
+Primal problem (objects are the rows of ``X``, shape ``(N, n)``)
 
 .. math::
     J(a, b) = \gamma \sum_{i=1}^n \mathrm{pen}_\mu(a_i) + \sum_{t=1}^N r_t\, q(y_t, x_t^\top a + b),
 
 with :math:`q = (y - z)^2` (regression) or :math:`\ln(1 + e^{-yz})` (``y = ±1``), object
-weights :math:`r_t > 0` and an optional unpenalised intercept ``b`` (beyond the document).
+weights :math:`r_t > 0` and an optional unpenalised intercept ``b`` (an extension of the
+thesis's problem).
 
-Exact dual (errata 1 of the extraction: *with* the :math:`-\mu^2` terms, so that it is
+Exact dual (*with* the :math:`-\mu^2` terms, so that it is
 continuous and convex), :math:`s = X^\top \lambda`:
 
 .. math::
@@ -49,7 +50,7 @@ _SQUARED, _LOGISTIC = Squared(), Logistic()
 
 
 # --------------------------------------------------------------------------------------
-# the two losses of seed 004 (4)-(5), thesis scale: (y - z)^2 and ln(1 + e^{-yz})
+# the two losses of the thesis, at its scale: (y - z)^2 and ln(1 + e^{-yz})
 # --------------------------------------------------------------------------------------
 def selective_loss(loss, y, z):
     r"""Per-object loss :math:`q(y, z)`, its first and second derivative in ``z``.
@@ -57,7 +58,7 @@ def selective_loss(loss, y, z):
     ``"squared"``: :math:`(y-z)^2, -2(y-z), 2` (twice :class:`bisvm.losses.Squared`, the
     thesis's scale; exact, a factor 2); ``"logistic"``:
     :math:`\ln(1+e^{-yz}), -y\sigma(-yz), \sigma(yz)\sigma(-yz)`
-    (:meth:`bisvm.losses.Logistic.value_derivatives`; seed 004 (31)–(32)).
+    (:meth:`bisvm.losses.Logistic.value_derivatives`).
     """
     if loss == "squared":
         q, d1, d2 = _SQUARED.value_derivatives(y, z)
@@ -116,7 +117,7 @@ class SelectiveProblem:
     selectivity : float
         :math:`\mu \ge 0`.
     sample_weight : ndarray, shape (N,), optional
-        :math:`r_t > 0` (ones by default; seed 004 (13)).
+        :math:`r_t > 0` (ones by default).
     fit_intercept : bool
         Unpenalised intercept (dual constraint :math:`\mathbf 1^\top\lambda = 0`).
     """
@@ -157,7 +158,7 @@ class SelectiveProblem:
     # ---- primal -------------------------------------------------------------------
     def primal_value(self, coef, intercept=0.0):
         r""":math:`J(a, b) = \gamma\sum_i\mathrm{pen}_\mu(a_i) + \sum_t r_t q(y_t, x_t^\top a + b)`
-        (seed 004 (9)/(13)): :class:`bisvm.penalties.SelectiveRidge` plus the loss."""
+        is :class:`bisvm.penalties.SelectiveRidge` plus the loss."""
         pen = SelectiveRidge(self.selectivity, self.ridge).value(np.asarray(coef))
         q = selective_loss(self.loss, self.y, self.X @ coef + intercept)[0]
         return float(pen + np.sum(self.r * q))
@@ -191,7 +192,7 @@ class SelectiveProblem:
         return z, curv
 
     def dual_value(self, lam):
-        """The exact dual :math:`W(\\lambda)` (erratum 1: with the :math:`-\\mu^2` terms)."""
+        """The exact dual :math:`W(\\lambda)` (with the :math:`-\\mu^2` terms)."""
         s = self.X.T @ lam
         return 0.5 * float(np.sum(np.maximum(0.0, s * s - self.selectivity**2))) + self.conj(lam)
 
@@ -201,7 +202,7 @@ class SelectiveProblem:
 
 
 def empty_dual(X, y, loss, ridge, r, fit_intercept):
-    """Closed-form dual solution of the empty model (seed 004 (68)–(70) and notes)."""
+    """Closed-form dual solution of the empty model."""
     if loss == "squared":
         if fit_intercept:
             b = float(np.sum(r * y) / np.sum(r))
@@ -217,7 +218,7 @@ def empty_dual(X, y, loss, ridge, r, fit_intercept):
 
 
 def selectivity_max(X, y, loss, ridge, sample_weight=None, fit_intercept=False):
-    r""":math:`\mu_{max} = \max_i |x_i^\top\lambda^*|` (seed 004 (71), with the absolute value).
+    r""":math:`\mu_{max} = \max_i |x_i^\top\lambda^*|` (with the absolute value).
 
     :math:`\lambda^*` is the dual solution of the empty model: :math:`y/\gamma`
     (regression) and :math:`y/(4\gamma)` (logistic); with an intercept,
