@@ -38,7 +38,7 @@ Inside a zone these are linear in :math:`(\beta_A, b)`:
 :math:`\tilde Z_A = [\mathbf 1, Z_A]`. Hence :math:`\beta(\lambda)` is piecewise linear and
 moves, as λ decreases, along :math:`\gamma = M^{-1}[0; s_A]`.
 
-**Algorithm** (§6.2): start at :math:`\lambda_{\max} = \max_j |g_j(0)|` with β = 0 (the
+**Algorithm**: start at :math:`\lambda_{\max} = \max_j |g_j(0)|` with β = 0 (the
 intercept at its optimum for β = 0, in closed form :math:`b_0 = (n_+ - n_-)/n`), ``A`` =
 the argmax; follow γ until the first of
 
@@ -85,7 +85,7 @@ polynomial kernel with :math:`|A|` above its rank, duplicated samples) and the l
 not make the block definite, or (c) :math:`\alpha = 0` with more active coefficients than
 samples in the quadratic piece. Then the minimiser is not unique; the minimum-norm
 direction (pseudo-inverse by a symmetric eigendecomposition, eigenvalues below
-:math:`10^{-12}\max` dropped) is followed, which keeps conditions (1)–(2) — the path is
+:math:`10^{-12}\max` dropped) is followed, which keeps the optimality conditions — the path is
 then one optimal path among several.
 """
 

@@ -79,7 +79,7 @@ def minimize_lbfgs(fun_grad, x0, *, tol=1e-8, max_iter=1000, memory=10, c1=1e-4,
         Number of stored pairs ``(s_k, y_k)`` (the thesis's m).
     c1, c2, rho, max_ls : float, float, float, int
         Wolfe constants :math:`0 < c_1 < c_2 < 1`, the backtracking factor of
-        Algorithm 6 and the evaluations per line search at most.
+        the line search and the evaluations per line search at most.
     line_search : {"wolfe", "backtracking"}
     first_step : float, optional
         Trial step of the first iteration (default :math:`1/\|g_0\|_\infty`, capped at 1).

@@ -175,7 +175,7 @@ class LowerLevel:
         Newton with a Cholesky solve of the dense d × d Hessian; Newton with the step
         solved in the n × n sample space (Woodbury, for d > n); truncated Newton with
         preconditioned CG on Hessian-vector products (large sparse data); the thesis's
-        L-BFGS (Algorithm 7); or ``"auto"``, one of the Newton systems chosen by the
+        SVM L-BFGS; or ``"auto"``, one of the Newton systems chosen by the
         shape and sparsity of X (:func:`resolve_solver`).
     max_iter : int
         Iteration cap of the lower-level solver.

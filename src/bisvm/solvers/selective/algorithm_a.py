@@ -31,16 +31,16 @@ kink. Everything else is Algorithm A:
    r_t q''_t/2 + \varepsilon`, working response
    :math:`\tilde y_t = z_t - r_t q'_t / (2\tilde g_t)`, which reduces to the thesis's
    :math:`z - q'/q''` at :math:`\varepsilon = 0` but, unlike it, keeps the fixed point
-   exact when the curvature floor ε of (34) is active).
-   The :math:`N\times N` system, or its Woodbury form (48) through an
+   exact when the curvature floor ε is active).
+   The :math:`N\times N` system, or its Woodbury form through an
    :math:`n_F\times n_F` Cholesky factor when :math:`n_F < N`.
 2. Step length: ``line_search="exact"`` minimises the exact :math:`W` along the segment
    (piecewise smooth and convex; breakpoints where a feature crosses its kink),
-   ``"golden"`` is the thesis's rule (44)–(46) (full step if :math:`W` does not
+   ``"golden"`` is the thesis's rule (full step if :math:`W` does not
    increase, else golden section on :math:`(0, 1)`, with the corrected combination
    :math:`(1-\tau)\lambda^k + \tau\tilde\lambda`) and no kink set -- kept to reproduce
-   the document, it may cycle (reported by a ``ConvergenceWarning``).
-3. Stop (47)/(50): sets unchanged and a full step, plus
+   the thesis, it may cycle (reported by a ``ConvergenceWarning``).
+3. Stop: sets unchanged and a full step, plus
    :math:`\|\lambda^{k+1}-\lambda^k\|_\infty \le` ``tol`` for the logistic loss; the
    duality gap :math:`J/(2\gamma) + W` is reported as an independent certificate.
 
@@ -88,8 +88,8 @@ class _FaceState:
     intercept); ``safe`` (exact line searches, sets from the current point, no guesses);
     ``seen`` the faces solved so far (a revisit is a cycle), ``best`` = (W, λ, s) at the
     lowest solved face (where the safe mode restarts), ``newton`` the factor of the final
-    face; ``objs``/``steps``/``secs`` the record (:math:`W` and the relative step of
-    (50) per iteration), ``trace`` one tuple per candidate.
+    face; ``objs``/``steps``/``secs`` the record (:math:`W` and the relative step
+    per iteration), ``trace`` one tuple per candidate.
     """
 
     def __init__(self, problem, lam, safe, t0):
@@ -267,7 +267,7 @@ def _newton_face_step(problem, st, line_search, eps):
 
 
 def _golden_rule(problem, st, mv, tol):
-    """The thesis's stopping rule (47)/(50), :math:`I(\\lambda^{k+1}) = I^k` (plus a
+    """The thesis's stopping rule, :math:`I(\\lambda^{k+1}) = I^k` (plus a
     small step), and its cycle test. Returns True to stop."""
     free_new = np.abs(st.s) > problem.selectivity
     same = np.array_equal(free_new, st.free)
@@ -368,7 +368,8 @@ def _iterate(problem, st, *, tol, max_iter, line_search, eps):
 
 
 def _primal_from_dual(problem, st, line_search):
-    """The primal solution from the dual (25) plus the kink and intercept multipliers."""
+    """The primal solution from the dual (the primal–dual map) plus the kink and
+    intercept multipliers."""
     if line_search == "golden":
         st.kink[:] = False
     Kidx = np.flatnonzero(st.kink)
@@ -384,7 +385,7 @@ def _primal_from_dual(problem, st, line_search):
 
 def _fallback_starts(problem, st, coef, intercept, w0, intercept0):
     """Primal starts of the fallback: the final iterate, ``(w0, intercept0)``, and the
-    primal point of the lowest solved face (:math:`a = s` on :math:`|s| > \\mu` (25); the outputs
+    primal point of the lowest solved face (:math:`a = s` on :math:`|s| > \\mu`; the outputs
     :math:`z = y - \\gamma\\lambda/r` of the conjugate point fix the intercept)."""
     starts = [(coef, intercept)]
     if w0 is not None:
@@ -489,7 +490,7 @@ def solve_dual_newton(problem, *, alpha0=None, partition0=None, w0=None, interce
     w0, intercept0 : ndarray, shape (n,), and float, optional
         A primal warm start for the fallback only (the path passes the previous μ's fit).
     tol : float
-        The ε of (50): stop when the sets are unchanged after a full step and
+        The ε of the stopping rule: stop when the sets are unchanged after a full step and
         :math:`\|\lambda^{k+1}-\lambda^k\|_\infty \le` ``tol`` :math:`\max(1, \|\lambda\|_\infty)`
         (the logistic rule; for the squared loss a full step on unchanged sets is exact).
     max_iter : int
@@ -532,8 +533,8 @@ def solve_dual_newton(problem, *, alpha0=None, partition0=None, w0=None, interce
         final face, its ``free_index`` = F; ``None`` after the fallback), ``n_iter``
         (Newton candidates plus fallback sweeps), ``converged``; ``record``: per
         iteration, :math:`W(\lambda^k)` (``objective``) and the relative step
-        :math:`\|\lambda^k-\lambda^{k-1}\|_\infty/\max(1, \|\lambda^k\|_\infty)` of (50)
-        (``grad_norm`` column, ``nan`` at the start point); ``stats``: ``cycled`` (the
+        :math:`\|\lambda^k-\lambda^{k-1}\|_\infty/\max(1, \|\lambda^k\|_\infty)` of the
+        stopping rule (``grad_norm`` column, ``nan`` at the start point); ``stats``: ``cycled`` (the
         golden variant revisited its sets), ``trace`` (per candidate: τ, ``|F|``,
         ``|K|``, consistent, kinks met by the line search, step, W, safe mode),
         ``fallback_sweeps`` (``None`` without the fallback).

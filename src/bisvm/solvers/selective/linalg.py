@@ -21,7 +21,7 @@ def _chol(M):
 
 class SelectiveNewtonFactor:
     r"""Applies :math:`A^{-1}`, :math:`A = X_F X_F^\top + \mathrm{diag}(c)` (the thesis's
-    :math:`V_F + \gamma\tilde G^{-1}`), directly (``n_F >= N``) or by Woodbury (48).
+    :math:`V_F + \gamma\tilde G^{-1}`), directly (``n_F >= N``) or by Woodbury.
 
     Parameters
     ----------

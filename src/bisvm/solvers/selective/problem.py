@@ -20,8 +20,9 @@ continuous and convex), :math:`s = X^\top \lambda`:
 subject to :math:`\sum_t \lambda_t = 0` when there is an intercept. Regression:
 :math:`\varphi = \gamma\lambda^2/(2r) - y\lambda`; logistic: with
 :math:`u = 2\gamma y\lambda / r \in [0, 1]`,
-:math:`\varphi = \frac{r}{2\gamma}[u\ln u + (1-u)\ln(1-u)]` (Theorem 1, (21)–(22)).
-Primal–dual map (25): :math:`a_i = s_i` where :math:`|s_i| > \mu`, else 0.
+:math:`\varphi = \frac{r}{2\gamma}[u\ln u + (1-u)\ln(1-u)]` (the conjugate of the
+logistic loss).
+Primal–dual map: :math:`a_i = s_i` where :math:`|s_i| > \mu`, else 0.
 """
 
 from __future__ import annotations
@@ -214,7 +215,7 @@ def empty_dual(X, y, loss, ridge, r, fit_intercept):
         wp, wm = np.sum(r[y > 0]), np.sum(r[y < 0])
         b = float(np.log(wp / wm))
         return r * y * expit(-y * b) / (2.0 * ridge), b
-    return r * y / (4.0 * ridge), 0.0  # 2 gamma y lambda = 1/2, the analysis note of (70)
+    return r * y / (4.0 * ridge), 0.0  # u_t = sigma(0) = 1/2 without an intercept
 
 
 def selectivity_max(X, y, loss, ridge, sample_weight=None, fit_intercept=False):
@@ -240,7 +241,7 @@ def selectivity_max(X, y, loss, ridge, sample_weight=None, fit_intercept=False):
 
 
 def selectivity_grid(mu_max, n_mu=50, min_ratio=1e-8):
-    r"""Log grid of Algorithm B (72)–(73): :math:`\mu_l = 10^{-8l/m}\mu_{max}`,
+    r"""Log grid of Algorithm B: :math:`\mu_l = 10^{-8l/m}\mu_{max}`,
     :math:`l = 0..m`, largest first; ``n_mu = m + 1`` points, ``min_ratio`` the
     :math:`10^{-8}` of the thesis."""
     if n_mu < 1:
