@@ -50,7 +50,6 @@ PENDING: set[str] = {
     "src/bisvm/estimators/selective.py",
     "src/bisvm/estimators/sparse.py",
     "src/bisvm/estimators/svm.py",
-    "src/bisvm/kernels.py",
     "src/bisvm/losses.py",
     "src/bisvm/parallel.py",
     "src/bisvm/penalties.py",

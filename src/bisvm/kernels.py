@@ -1,4 +1,4 @@
-r"""Kernel functions and Gram blocks (seed 001 Example 8.2, seed 003 §5 eqs. (52)–(55)).
+r"""Kernel functions and Gram blocks.
 
 =================  ==============================================================
 ``"linear"``       :math:`k(x, x') = \langle x, x'\rangle`
@@ -12,23 +12,39 @@ callable           ``kernel(X, Y)`` returns the ``(n_x, n_y)`` block
 
 ``gamma`` follows scikit-learn: a positive float, ``"scale"`` (``1 / (d · Var(X))``) or
 ``"auto"`` (``1 / d``). The Laplacian uses the L1 distance, as scikit-learn's
-``laplacian_kernel`` does (seed 001 writes ``exp(-t‖x − y‖)`` without naming the norm).
-The sigmoid kernel is not positive semi-definite for every ``(γ, c0)``; it is accepted as
-LIBSVM accepts it.
+``laplacian_kernel`` does. The sigmoid kernel is not positive semi-definite for every
+``(γ, c0)``; it is accepted as LIBSVM accepts it.
 
 Blocks are computed with one BLAS matrix product plus element-wise operations, never with
 Python loops over rows. Either argument may be a scipy sparse matrix (any format; it is
 used in CSR form and never densified); the block returned is always dense.
+
+References
+----------
+B. Schölkopf and A. J. Smola, *Learning with Kernels*, MIT Press, 2002, ch. 2 and 4.
+
+C.-C. Chang and C.-J. Lin, "LIBSVM: a library for support vector machines", *ACM
+Transactions on Intelligent Systems and Technology* 2(3), 2011.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+
+from .kernel_checks import (
+    PSD_CHECK_MAX_N,
+    check_finite_gram,
+    check_precomputed,
+    indefinite_spectrum,
+    kernel_label,
+    principal_minor_bound,
+    resolve_gamma,
+    warn_if_indefinite,
+)
 
 __all__ = [
     "KERNELS",
@@ -106,20 +122,43 @@ def _row_diff_sq(X, Y, r, c):
 #: Pairs whose GEMM distance is below this fraction of ``‖x‖² + ‖y‖²`` are recomputed
 #: directly: the GEMM form has an absolute rounding error of about d·eps·(‖x‖² + ‖y‖²), so
 #: above the threshold its relative error is at most ~d·eps / 1e-6, below it the direct
-#: form ``Σ (x - y)²`` is exact for equal rows (reliability bug 12).
+#: form ``Σ (x - y)²`` is exact for equal rows.
 _NEAR_REL = 1e-6
 _NEAR_CHUNK = 1 << 16
 
 
 def squared_distances(X, Y):
-    r""":math:`\lVert x_i - y_j\rVert^2 = \lVert x_i\rVert^2 + \lVert y_j\rVert^2 - 2x_i^\top y_j`
-    through one GEMM, clipped at 0 against cancellation.
+    r"""Compute the squared Euclidean distances between the rows of two matrices.
 
-    The pairs where cancellation matters -- distance below ``1e-6 (‖x_i‖² + ‖y_j‖²)``,
-    i.e. nearly coincident rows -- are recomputed directly as :math:`\sum_k (x_{ik} -
+    :math:`\lVert x_i - y_j\rVert^2 = \lVert x_i\rVert^2 + \lVert y_j\rVert^2 -
+    2x_i^\top y_j` through one GEMM, clipped at 0 against cancellation. The pairs where
+    cancellation matters -- distance below ``1e-6 (‖x_i‖² + ‖y_j‖²)``, i.e. nearly
+    coincident rows -- are recomputed directly as :math:`\sum_k (x_{ik} -
     y_{jk})^2`, so that equal rows are at distance exactly 0 whether or not ``Y`` is
     ``X`` (LIBSVM computes its RBF values this way too). For ordinary data this costs one
     comparison pass over the block.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse.csr_matrix of shape (n_x, n_features)
+        First set of rows, already validated (float64, 2-D).
+    Y : ndarray or scipy.sparse.csr_matrix of shape (n_y, n_features)
+        Second set of rows; pass ``X`` itself for the distances within ``X`` (the
+        diagonal is then exactly 0).
+
+    Returns
+    -------
+    ndarray of shape (n_x, n_y)
+        The squared distances, all non-negative.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm.kernels import squared_distances
+    >>> X = np.array([[0.0, 0.0], [3.0, 4.0]])
+    >>> squared_distances(X, X)
+    array([[ 0., 25.],
+           [25.,  0.]])
     """
     xx = _row_sq(X)
     yy = xx if Y is X else _row_sq(Y)
@@ -146,14 +185,57 @@ def squared_distances(X, Y):
 
 
 def linear_kernel(X, Y=None):
-    r"""Linear kernel :math:`K_{ij} = \langle x_i, y_j\rangle` (seed 003 eq. (52))."""
+    r"""Compute the linear kernel :math:`K_{ij} = \langle x_i, y_j\rangle`.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_x, n_features)
+        First set of rows.
+    Y : array-like or scipy.sparse matrix of shape (n_y, n_features), optional
+        Second set of rows; ``X`` itself by default.
+
+    Returns
+    -------
+    ndarray of shape (n_x, n_y)
+        The dense kernel block.
+
+    Examples
+    --------
+    >>> from bisvm.kernels import linear_kernel
+    >>> linear_kernel([[1.0, 2.0]], [[3.0, 4.0], [0.0, 1.0]])
+    array([[11.,  2.]])
+    """
     X, Y = _pair(X, Y)
     return _dot_t(X, Y)
 
 
 def polynomial_kernel(X, Y=None, gamma=1.0, coef0=0.0, degree=3):
-    r"""Polynomial kernel :math:`K_{ij} = (\gamma\langle x_i, y_j\rangle + c_0)^d`
-    (seed 003 eq. (53); seed 001's ``(x^T y + c)^r`` is ``gamma=1``)."""
+    r"""Compute the polynomial kernel :math:`K_{ij} = (\gamma\langle x_i, y_j\rangle + c_0)^d`.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_x, n_features)
+        First set of rows.
+    Y : array-like or scipy.sparse matrix of shape (n_y, n_features), optional
+        Second set of rows; ``X`` itself by default.
+    gamma : float, default=1.0
+        Scale :math:`\gamma` of the inner product.
+    coef0 : float, default=0.0
+        Offset :math:`c_0`.
+    degree : int, default=3
+        Degree :math:`d`.
+
+    Returns
+    -------
+    ndarray of shape (n_x, n_y)
+        The dense kernel block.
+
+    Examples
+    --------
+    >>> from bisvm.kernels import polynomial_kernel
+    >>> polynomial_kernel([[1.0, 2.0]], [[3.0, 4.0]], gamma=0.1, coef0=1.0, degree=2)
+    array([[4.41]])
+    """
     X, Y = _pair(X, Y)
     K = _dot_t(X, Y)
     K *= gamma
@@ -162,8 +244,34 @@ def polynomial_kernel(X, Y=None, gamma=1.0, coef0=0.0, degree=3):
 
 
 def rbf_kernel(X, Y=None, gamma=1.0):
-    r"""Gaussian kernel :math:`K_{ij} = \exp(-\gamma\lVert x_i - y_j\rVert^2)` (seed 003
-    eq. (54); seed 001's ``exp(-‖x − y‖²/(2σ²))`` is ``gamma = 1/(2σ²)``)."""
+    r"""Compute the Gaussian kernel :math:`K_{ij} = \exp(-\gamma\lVert x_i - y_j\rVert^2)`.
+
+    The form :math:`\exp(-\lVert x - y\rVert^2/(2\sigma^2))` is ``gamma = 1/(2σ²)``.
+    Distances come from :func:`squared_distances`, so equal rows give exactly 1.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_x, n_features)
+        First set of rows.
+    Y : array-like or scipy.sparse matrix of shape (n_y, n_features), optional
+        Second set of rows; ``X`` itself by default.
+    gamma : float, default=1.0
+        Width :math:`\gamma > 0`.
+
+    Returns
+    -------
+    ndarray of shape (n_x, n_y)
+        The dense kernel block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm.kernels import rbf_kernel
+    >>> K = rbf_kernel([[0.0], [1.0]], gamma=np.log(2.0))
+    >>> K.round(6)
+    array([[1. , 0.5],
+           [0.5, 1. ]])
+    """
     X, Y = _pair(X, Y)
     K = squared_distances(X, Y)
     K *= -gamma
@@ -172,8 +280,32 @@ def rbf_kernel(X, Y=None, gamma=1.0):
 
 
 def laplacian_kernel(X, Y=None, gamma=1.0):
-    r"""Laplacian kernel :math:`K_{ij} = \exp(-\gamma\lVert x_i - y_j\rVert_1)` (seed 001
-    Example 8.2, L1 distance as in scikit-learn)."""
+    r"""Compute the Laplacian kernel :math:`K_{ij} = \exp(-\gamma\lVert x_i - y_j\rVert_1)`.
+
+    The distance is the L1 (city-block) distance, as in scikit-learn's
+    ``laplacian_kernel``.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_x, n_features)
+        First set of rows.
+    Y : array-like or scipy.sparse matrix of shape (n_y, n_features), optional
+        Second set of rows; ``X`` itself by default.
+    gamma : float, default=1.0
+        Width :math:`\gamma > 0`.
+
+    Returns
+    -------
+    ndarray of shape (n_x, n_y)
+        The dense kernel block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm.kernels import laplacian_kernel
+    >>> laplacian_kernel([[0.0, 0.0]], [[1.0, 1.0]], gamma=np.log(2.0)).round(6)
+    array([[0.25]])
+    """
     from scipy.spatial.distance import cdist
 
     X, Y = _pair(X, Y)
@@ -189,231 +321,37 @@ def laplacian_kernel(X, Y=None, gamma=1.0):
 
 
 def sigmoid_kernel(X, Y=None, gamma=1.0, coef0=0.0):
-    r"""Sigmoid kernel :math:`K_{ij} = \tanh(\gamma\langle x_i, y_j\rangle + c_0)` (seed 003
-    eq. (55))."""
+    r"""Compute the sigmoid kernel :math:`K_{ij} = \tanh(\gamma\langle x_i, y_j\rangle + c_0)`.
+
+    It is not positive semi-definite for every :math:`(\gamma, c_0)`.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix of shape (n_x, n_features)
+        First set of rows.
+    Y : array-like or scipy.sparse matrix of shape (n_y, n_features), optional
+        Second set of rows; ``X`` itself by default.
+    gamma : float, default=1.0
+        Scale :math:`\gamma` of the inner product.
+    coef0 : float, default=0.0
+        Offset :math:`c_0`.
+
+    Returns
+    -------
+    ndarray of shape (n_x, n_y)
+        The dense kernel block.
+
+    Examples
+    --------
+    >>> from bisvm.kernels import sigmoid_kernel
+    >>> sigmoid_kernel([[1.0, 0.0]], [[0.0, 1.0], [1.0, 0.0]], gamma=1.0)
+    array([[0.        , 0.76159416]])
+    """
     X, Y = _pair(X, Y)
     K = _dot_t(X, Y)
     K *= gamma
     K += coef0
     np.tanh(K, out=K)
-    return K
-
-
-#: sparse matrices with at most this many entries get their variance from a dense copy
-SPARSE_VAR_DENSE_BYTES = 2**26
-
-
-def _sparse_variance(X):
-    r"""Variance of all entries of a sparse matrix, the implicit zeros included.
-
-    Small matrices (:data:`SPARSE_VAR_DENSE_BYTES`) are densified and given numpy's
-    variance, so that ``gamma="scale"`` is the same number, to the last bit, on the sparse
-    and the dense form of the same data (a fit on either then takes the same steps).
-    Larger ones use the two-pass formula over the stored entries without densifying,
-    :math:`\mathrm{Var} = \tfrac1N\big(\sum_{\text{stored}}(x - \mu)^2 + (N -
-    \mathrm{nnz})\mu^2\big)` with :math:`\mu = \tfrac1N\sum x`, each sum exactly
-    rounded (``math.fsum``), instead of :math:`E[x^2] - \mu^2` whose cancellation loses
-    every digit when the mean dominates.
-    """
-    n_el = X.shape[0] * X.shape[1]
-    if n_el == 0:
-        return 0.0
-    if 8 * n_el <= SPARSE_VAR_DENSE_BYTES:
-        with np.errstate(over="ignore", invalid="ignore"):
-            return float(X.toarray().var())
-    X = sp.csr_matrix(X)
-    X.sum_duplicates()
-    data = np.asarray(X.data, dtype=np.float64)
-    try:
-        mean = math.fsum(data) / n_el
-        with np.errstate(over="ignore", invalid="ignore"):
-            dev = data - mean
-            sq = math.fsum(dev * dev) + (n_el - data.size) * mean * mean
-    except OverflowError:  # features so large that the variance overflows
-        return math.inf
-    return sq / n_el
-
-
-def resolve_gamma(gamma, X):
-    """Return the numeric kernel width for ``gamma`` in ``{float > 0, "scale", "auto"}``.
-
-    ``"scale"`` is ``1 / (n_features · X.var())`` and ``"auto"`` is ``1 / n_features``
-    (scikit-learn's conventions; for sparse ``X`` the variance counts the implicit zeros).
-    A constant ``X`` under ``"scale"`` gives ``1.0``.
-
-    With features so large that the variance overflows the width underflows to 0 (a
-    constant kernel); the SMO estimators refuse that (scikit-learn then fails later, on
-    non-finite dual coefficients), the kernel-matrix estimators report the overflowing
-    kernel matrix.
-    """
-    if not sp.issparse(X):
-        X = np.asarray(X)
-    if isinstance(gamma, str):
-        if gamma == "scale":
-            if sp.issparse(X):
-                var = _sparse_variance(X)
-            else:
-                with np.errstate(over="ignore", invalid="ignore"):
-                    var = float(X.var()) if X.size else 0.0
-            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-        if gamma == "auto":
-            return 1.0 / X.shape[1]
-        raise ValueError(f"gamma must be a positive float, 'scale' or 'auto'; got {gamma!r}")
-    if isinstance(gamma, bool) or not isinstance(gamma, Real):
-        raise TypeError(f"gamma must be a positive float, 'scale' or 'auto'; got {gamma!r}")
-    gamma = float(gamma)
-    if not np.isfinite(gamma) or gamma <= 0:
-        raise ValueError(f"gamma must be > 0, got {gamma!r}")
-    return gamma
-
-
-def check_precomputed(K, *, n_train=None, symmetric=True, rtol=1e-8, atol=1e-10):
-    """Validate a precomputed Gram matrix.
-
-    At fit time (``symmetric=True``) ``K`` must be square, finite and symmetric within
-    ``|K - Kᵀ| <= atol + rtol·max|K|``. At prediction time pass ``n_train`` and
-    ``symmetric=False``: ``K`` must then have ``n_train`` columns.
-    """
-    K = np.asarray(K, dtype=np.float64)
-    if K.ndim != 2:
-        raise ValueError(f"precomputed kernel must be a 2-D array, got shape {K.shape}")
-    if not np.all(np.isfinite(K)):
-        raise ValueError("precomputed kernel contains NaN or infinity")
-    if symmetric:
-        if K.shape[0] != K.shape[1]:
-            raise ValueError(f"precomputed kernel must be a square matrix, got shape {K.shape}")
-        scale = float(np.max(np.abs(K))) if K.size else 0.0
-        if K.size and float(np.max(np.abs(K - K.T))) > atol + rtol * scale:
-            raise ValueError("precomputed kernel must be symmetric (K != K.T within tolerance)")
-    if n_train is not None and K.shape[1] != n_train:
-        raise ValueError(
-            f"precomputed kernel must have {n_train} columns (the number of training "
-            f"samples), got shape {K.shape}"
-        )
-    return K
-
-
-#: Largest Gram matrix whose spectrum is checked by a Cholesky factorisation in
-#: :func:`warn_if_indefinite` (measured single-threaded: 0.04 s at n = 1000, about 40 % of
-#: an SMO fit on a precomputed RBF kernel; 0.2 s at n = 2000, about as long as the fit).
-#: Larger matrices get the O(n²) principal-minor test of :func:`principal_minor_bound`.
-PSD_CHECK_MAX_N = 1000
-
-
-def indefinite_spectrum(K, *, rtol=1e-6, max_n=PSD_CHECK_MAX_N):
-    r"""``(λ_min, λ_max)`` of a symmetric ``K`` when it is clearly indefinite, else ``None``.
-
-    "Clearly" means :math:`\lambda_{\min} < -\text{rtol}\,\lVert K\rVert_2`; rounding
-    leaves a positive semi-definite Gram matrix at about :math:`-n\,\epsilon\lVert
-    K\rVert_2` (1e-12 at n = 8192). The common case costs one Cholesky factorisation of
-    :math:`K + \delta I` with :math:`\delta = \text{rtol}\lVert K\rVert_F/\sqrt n \le
-    \text{rtol}\lVert K\rVert_2`: when it succeeds, :math:`\lambda_{\min} > -\delta`
-    and ``K`` is not flagged; only when it fails are the eigenvalues computed
-    (``scipy.linalg.eigvalsh``). Matrices with more than ``max_n`` rows are not checked
-    (``None``).
-    """
-    import scipy.linalg
-
-    K = np.asarray(K, dtype=np.float64)
-    n = K.shape[0]
-    if n == 0 or n > max_n:
-        return None
-    delta = rtol * float(np.linalg.norm(K)) / np.sqrt(n)
-    A = np.array(K, order="F")
-    A[np.diag_indices(n)] += delta
-    _, info = scipy.linalg.lapack.dpotrf(A, lower=True, overwrite_a=True, clean=False)
-    if info == 0:
-        return None
-    ev = scipy.linalg.eigvalsh(K, check_finite=False)
-    lo, hi = float(ev[0]), float(ev[-1])
-    if lo < -rtol * max(abs(lo), abs(hi)):
-        return lo, hi
-    return None
-
-
-def principal_minor_bound(K, *, rtol=1e-6, block=256):
-    r"""An upper bound on :math:`\lambda_{\min}(K)` from its 1 × 1 and 2 × 2 principal
-    minors when one of them is clearly negative, else ``None`` -- an :math:`O(n^2)`
-    necessary test of positive semi-definiteness.
-
-    By Cauchy's interlacing theorem :math:`\lambda_{\min}(K)` is at most the smallest
-    eigenvalue of any principal submatrix: :math:`K_{ii}`, and for
-    :math:`\begin{pmatrix}K_{ii}&K_{ij}\\K_{ij}&K_{jj}\end{pmatrix}`,
-    :math:`\tfrac12(K_{ii}+K_{jj}) - \sqrt{\tfrac14(K_{ii}-K_{jj})^2 + K_{ij}^2}`.
-    Returns the smallest such value when it is below ``-rtol · max|K|``; computed by
-    row blocks (memory ``block · n``).
-    """
-    K = np.asarray(K, dtype=np.float64)
-    n = K.shape[0]
-    if n == 0:
-        return None
-    d = np.diag(K).copy()
-    scale = float(np.max(np.abs(K)))
-    best = float(d.min())
-    if best < 0:
-        return best if best < -rtol * scale else None
-    for start in range(0, n, block):
-        rows = slice(start, min(n, start + block))
-        # with a non-negative diagonal a 2 × 2 minor has a negative eigenvalue exactly
-        # when its determinant K_ii K_jj - K_ij² is negative: screen on that, then
-        # compute the eigenvalue of the flagged pairs only
-        Kr = K[rows]
-        det = np.multiply.outer(d[rows], d)
-        det -= Kr * Kr
-        i, j = np.nonzero(det < -(rtol * scale) ** 2)
-        if i.size:
-            a, c, b = d[rows][i], d[j], Kr[i, j]
-            lam = 0.5 * (a + c) - np.sqrt(0.25 * (a - c) ** 2 + b * b)
-            best = min(best, float(lam.min()))
-    return best if best < -rtol * scale else None
-
-
-def warn_if_indefinite(K, who, consequence, *, max_n=PSD_CHECK_MAX_N):
-    """Warn (``UserWarning``) when the Gram matrix ``K`` is clearly indefinite, naming
-    its extreme eigenvalues (:func:`indefinite_spectrum`, n <= ``max_n``) or, for larger
-    matrices, an upper bound on the smallest one (:func:`principal_minor_bound`, which
-    misses indefinite matrices whose small principal minors are all non-negative);
-    ``who`` and ``consequence`` say which estimator and what the indefiniteness means
-    for it. Returns ``(λ_min or its bound, λ_max or None)`` or ``None``."""
-    import warnings
-
-    K = np.asarray(K, dtype=np.float64)
-    if K.shape[0] <= max_n:
-        spec = indefinite_spectrum(K, max_n=max_n)
-        evidence = None if spec is None else (
-            f"smallest eigenvalue {spec[0]:.3g}, largest {spec[1]:.3g}")
-    else:
-        bound = principal_minor_bound(K)
-        spec = None if bound is None else (bound, None)
-        evidence = None if bound is None else (
-            f"smallest eigenvalue at most {bound:.3g}, from a principal minor")
-    if spec is not None:
-        warnings.warn(
-            f"{who}: the kernel matrix is not positive semi-definite ({evidence}); "
-            f"{consequence}",
-            UserWarning,
-            stacklevel=3,
-        )
-    return spec
-
-
-def kernel_label(kernel):
-    """How error messages quote an estimator's ``kernel`` parameter."""
-    return "a callable" if callable(kernel) else repr(kernel)
-
-
-def check_finite_gram(K, kernel, X):
-    """Raise ``ValueError`` when the kernel block computed from finite features ``X`` is
-    not finite (it overflowed: features of magnitude ~1e154 and beyond square past the
-    float range), telling the user to standardise ``X``; ``kernel`` is the estimator's
-    ``kernel`` parameter (a name or a callable), quoted in the message. Returns ``K``."""
-    if not np.all(np.isfinite(K)):
-        big = float(np.max(np.abs(X))) if np.size(X) else 0.0
-        raise ValueError(
-            f"the kernel matrix of X (kernel={kernel_label(kernel)}) overflows: features of "
-            f"magnitude up to {big:.3g} are too large for a finite kernel; standardise X "
-            "first (e.g. bisvm.Scaler, which handles such features)"
-        )
     return K
 
 
@@ -423,10 +361,33 @@ def _n_rows(X):
 
 @dataclass(frozen=True)
 class Kernel:
-    """A resolved kernel: name plus numeric parameters, or a callable.
+    r"""A resolved kernel: name plus numeric parameters, or a callable.
 
     ``kernel(X, Y)`` gives the block ``K(X, Y)``; :meth:`diag` gives ``k(x_i, x_i)``.
-    For ``"precomputed"`` the block is the input itself.
+    For ``"precomputed"`` the block is the input itself. Build one with
+    :func:`make_kernel`, which validates the parameters and resolves ``gamma``.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`KERNELS`, or ``"callable"``.
+    gamma : float, default=1.0
+        The resolved width or scale :math:`\gamma`.
+    coef0 : float, default=0.0
+        Offset :math:`c_0` of the polynomial and sigmoid kernels.
+    degree : int, default=3
+        Degree of the polynomial kernel.
+    function : callable, optional
+        A user kernel ``function(X, Y)`` returning the ``(n_x, n_y)`` block.
+
+    Examples
+    --------
+    >>> from bisvm.kernels import Kernel
+    >>> k = Kernel("poly", gamma=1.0, coef0=1.0, degree=2)
+    >>> k([[1.0, 1.0]], [[1.0, 0.0]])
+    array([[4.]])
+    >>> k.diag([[1.0, 1.0]])
+    array([9.])
     """
 
     name: str
@@ -437,7 +398,10 @@ class Kernel:
 
     @property
     def code(self):
-        """Integer code of the compiled column routines (callables are precomputed)."""
+        """Integer code of the kernel in the compiled column routines.
+
+        Callables are precomputed, so they share the code of ``"precomputed"``.
+        """
         return KERNEL_CODES["precomputed" if self.function is not None else self.name]
 
     def __call__(self, X, Y=None):
@@ -472,7 +436,18 @@ class Kernel:
         raise ValueError(f"unknown kernel {name!r}")
 
     def diag(self, X):
-        """The diagonal ``k(x_i, x_i)`` without forming the block."""
+        """Compute the diagonal ``k(x_i, x_i)`` without forming the block.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n, n_features)
+            The rows (for ``"precomputed"``, the square Gram matrix).
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The kernel value of each row with itself.
+        """
         name = self.name
         if self.function is not None:
             return np.array([float(np.asarray(self(X[i : i + 1]))[0, 0])
@@ -496,6 +471,7 @@ def make_kernel(kernel="rbf", *, gamma="scale", coef0=0.0, degree=3, X=None):
     Parameters
     ----------
     kernel : {"linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed"} or callable
+        The kernel, by name or as ``kernel(X, Y)`` returning the block.
     gamma : float > 0, "scale" or "auto"
         Resolved against the training data ``X`` (needed for "scale"/"auto").
     coef0 : float
@@ -504,6 +480,29 @@ def make_kernel(kernel="rbf", *, gamma="scale", coef0=0.0, degree=3, X=None):
         Degree of the polynomial kernel.
     X : array, optional
         Training data, used only to resolve ``gamma``.
+
+    Returns
+    -------
+    Kernel
+        The kernel with its numeric parameters.
+
+    Raises
+    ------
+    ValueError
+        For an unknown kernel, a non-finite ``coef0``, a negative or fractional
+        ``degree``, or ``gamma`` that is not positive or needs ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm.kernels import make_kernel
+    >>> X = np.array([[0.0, 2.0], [2.0, 0.0]])
+    >>> k = make_kernel("rbf", gamma="scale", X=X)
+    >>> k.gamma
+    0.5
+    >>> k(X).round(4)
+    array([[1.    , 0.0183],
+           [0.0183, 1.    ]])
     """
     if callable(kernel):
         return Kernel("callable", function=kernel)
@@ -527,5 +526,27 @@ def make_kernel(kernel="rbf", *, gamma="scale", coef0=0.0, degree=3, X=None):
 
 
 def gram_matrix(kernel, X, Y=None):
-    """``K(X, Y)`` for a :class:`Kernel` (convenience wrapper)."""
+    """Compute the kernel block ``K(X, Y)`` of a :class:`Kernel`.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel, from :func:`make_kernel`.
+    X : array-like or scipy.sparse matrix of shape (n_x, n_features)
+        First set of rows.
+    Y : array-like or scipy.sparse matrix of shape (n_y, n_features), optional
+        Second set of rows; ``X`` itself by default.
+
+    Returns
+    -------
+    ndarray of shape (n_x, n_y)
+        The dense kernel block.
+
+    Examples
+    --------
+    >>> from bisvm.kernels import gram_matrix, make_kernel
+    >>> gram_matrix(make_kernel("linear"), [[1.0, 2.0], [0.0, 1.0]])
+    array([[5., 2.],
+           [2., 1.]])
+    """
     return kernel(X, Y)

@@ -146,11 +146,13 @@ class LoadedModel:
     estimator : estimator
         The fitted estimator, predicting bit for bit what the saved one did.
     feature_names : list of str or None
+        Names of the input columns, as saved.
     scaler : bisvm.data.Scaler or None
         Apply ``scaler.transform`` to raw features before ``estimator``.
     schema : dict or None
         :attr:`bisvm.data.Dataset.schema`; pass to ``read_table(..., schema=...)``.
     extra : object
+        The ``extra`` value given to :func:`save_model`.
     meta : dict
         The raw ``meta.json`` (format and bisvm versions, environment, ...).
     """
@@ -164,7 +166,10 @@ class LoadedModel:
 
 
 def save_model(estimator, path, *, feature_names=None, scaler=None, schema=None, extra=None):
-    """Write a fitted estimator to a model file (format described in the module docstring).
+    """Write a fitted estimator to a model file.
+
+    The file is data (JSON and ``.npz`` arrays in a zip archive, described in
+    :mod:`bisvm.persistence`), never a pickle, so loading it cannot run code.
 
     Parameters
     ----------
@@ -175,7 +180,9 @@ def save_model(estimator, path, *, feature_names=None, scaler=None, schema=None,
     path : str or path-like
         Written atomically (a temporary file in the same directory, then renamed).
     feature_names : sequence of str, optional
+        Names of the estimator's input columns, one per feature.
     scaler : bisvm.data.Scaler or its ``to_dict()`` record, optional
+        The scaling applied to raw features before the estimator, stored with it.
     schema : dict, optional
         :attr:`bisvm.data.Dataset.schema` of the training table.
     extra : object, optional
@@ -193,6 +200,22 @@ def save_model(estimator, path, *, feature_names=None, scaler=None, schema=None,
         an estimator class that is not allowed.
     ValueError
         ``feature_names`` or the scaler disagree with the estimator's number of features.
+
+    See Also
+    --------
+    load_model : Read the file back.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from bisvm import SVC, load_dataset, load_model, save_model
+    >>> ds = load_dataset("iris")
+    >>> clf = SVC().fit(ds.X, ds.y)
+    >>> path = save_model(clf, os.path.join(tempfile.mkdtemp(), "iris.bisvm"),
+    ...                   feature_names=ds.feature_names)
+    >>> loaded = load_model(path)
+    >>> bool((loaded.estimator.predict(ds.X) == clf.predict(ds.X)).all())
+    True
     """
     from bisvm._version import __version__
     from bisvm.data import Scaler, check_schema
@@ -267,9 +290,13 @@ def save_model(estimator, path, *, feature_names=None, scaler=None, schema=None,
 def load_model(path, *, max_bytes=MAX_MODEL_BYTES):
     """Read a model file written by :func:`save_model`.
 
+    Every part of the file is checked before it is used (see :mod:`bisvm.persistence`);
+    only allowed classes are built, from JSON values and arrays.
+
     Parameters
     ----------
     path : str or path-like
+        The model file.
     max_bytes : int
         Cap on the uncompressed size of the arrays (defends against zip bombs and headers
         that declare huge arrays).
@@ -277,6 +304,8 @@ def load_model(path, *, max_bytes=MAX_MODEL_BYTES):
     Returns
     -------
     LoadedModel
+        The fitted estimator with the feature names, scaler, schema and extra data
+        stored beside it.
 
     Raises
     ------
@@ -284,6 +313,21 @@ def load_model(path, *, max_bytes=MAX_MODEL_BYTES):
         Missing, truncated, tampered, foreign (another zip, a pickle, random bytes) or
         too large a file, an unsupported format version, an estimator class that is not
         allowed; the message is one line naming the file and the problem.
+
+    See Also
+    --------
+    save_model : Write a model file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from bisvm import LinearSVC, load_dataset, load_model, save_model
+    >>> ds = load_dataset("breast-cancer")
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.bisvm")
+    >>> _ = save_model(LinearSVC().fit(ds.X, ds.y), path, schema=ds.schema)
+    >>> loaded = load_model(path)
+    >>> type(loaded.estimator).__name__, loaded.schema["target"]
+    ('LinearSVC', 'target')
     """
     path = os.fspath(path)
     try:

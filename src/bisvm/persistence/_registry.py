@@ -21,7 +21,24 @@ _REGISTRY: dict[str, type] = {}
 
 
 class ModelFileError(ValueError):
-    """A model file is missing, truncated, tampered with, foreign or of another version."""
+    """A model file is missing, truncated, tampered with, foreign or of another version.
+
+    Raised by :func:`load_model` with one line naming the file and the problem; it is a
+    :class:`ValueError`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from bisvm import ModelFileError, load_model
+    >>> path = os.path.join(tempfile.mkdtemp(), "not-a-model.bisvm")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("hello")
+    >>> try:
+    ...     load_model(path)
+    ... except ModelFileError:
+    ...     print("refused")
+    refused
+    """
 
 
 def class_path(cls):
@@ -36,17 +53,40 @@ def register_estimator(cls=None, *, name=None):
     bisvm's own estimator classes and dataclass records (such as a fit's history entries)
     are allowed without it; registering is how tests and applications allow others (e.g.
     scikit-learn's estimators, or a dataclass of their own). Registration is by class path,
-    so a file names its class as ``module.QualName``.
+    so a file names its class as ``module.QualName``. The class ``cls`` must be an
+    estimator (it has ``get_params``) or a dataclass; called without it,
+    ``register_estimator(name=...)`` returns the decorator.
 
     Parameters
     ----------
-    cls : type
     name : str, optional
-        Class path to register under (default :func:`class_path` of ``cls``).
+        Class path to register under (default ``module.QualName`` of the class).
 
     Returns
     -------
-    cls
+    type or callable
+        The class itself, unchanged (so the decorator form leaves it as it was), or,
+        without ``cls``, the decorator.
+
+    Raises
+    ------
+    TypeError
+        For a class that is neither an estimator nor a dataclass.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from bisvm import load_dataset, load_model, register_estimator, save_model
+    >>> _ = register_estimator(LogisticRegression)
+    >>> ds = load_dataset("iris")
+    >>> path = os.path.join(tempfile.mkdtemp(), "lr.bisvm")
+    >>> _ = save_model(LogisticRegression(max_iter=500).fit(ds.X, ds.y), path)
+    >>> type(load_model(path).estimator).__name__
+    'LogisticRegression'
+    >>> from bisvm.persistence import unregister_estimator
+    >>> unregister_estimator(LogisticRegression)
+    True
     """
 
     def add(c):
