@@ -180,7 +180,7 @@ def estimators_with(entry, command):
 def test_the_copy_of_the_estimator_defaults_and_choices_is_current():
     current_defaults, current_choices = defaults.snapshot()
     assert current_defaults == defaults.ESTIMATOR_DEFAULTS, (
-        "run python -m bisvm.cli.defaults and update the tables")
+        "paste bisvm.cli.defaults.format_snapshot() into bisvm/cli/defaults.py")
     assert current_choices == defaults.ESTIMATOR_CHOICES
 
 

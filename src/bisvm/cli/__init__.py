@@ -27,6 +27,9 @@ from .common import EXIT_BAD_INPUT
 
 
 class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors exit with the code of bad input (2) and one
+    ``bisvm: error:`` line."""
+
     def error(self, message):
         self.exit(EXIT_BAD_INPUT, f"bisvm: error: {message}\n")
 

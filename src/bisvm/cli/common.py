@@ -38,6 +38,10 @@ DATASETS = list(names.DATASETS)
 
 def add_data_args(p, *, target_help="target column (default: the last column)",
                   test_size=0.0, scaling=True):
+    """The data options of ``bisvm fit`` and ``bisvm tune`` (one argparse group, returned):
+    source, target, missing rows, encoding, columns, ``--sparse`` where the command keeps
+    sparse rows, the test split (default ``test_size``), ``--scaling`` (with ``scaling``)
+    and the seed."""
     g = p.add_argument_group("data")
     g.add_argument("--data", metavar="FILE", help="CSV, Parquet or svmlight file "
                    "(default: none, the bundled --dataset)")
@@ -128,8 +132,8 @@ DENSE_ONLY_COMMANDS = ("tune",)
 
 def sparse_for_model(args, model):
     """``read_table``'s ``sparse`` for ``--sparse`` and a ``--model`` choice: a model whose
-    scikit-learn tags say it takes no sparse input gets dense rows under ``auto`` (as
-    before svmlight files could stay sparse) and refuses ``always``."""
+    scikit-learn tags say it takes no sparse input gets dense rows under ``auto`` (it
+    could not use a CSR matrix) and refuses ``always``."""
     choice = getattr(args, "sparse", "auto")
     if choice == "never" or model is None:
         return SPARSE_CHOICES[choice]
@@ -153,6 +157,8 @@ def sparse_for_model(args, model):
 
 
 def add_parallel_args(p):
+    """The options that say where parallel work runs: local processes (``--n-jobs``) or
+    a Dask cluster, started here or reached at an address (one group, returned)."""
     g = p.add_argument_group("parallel work (grid, random, k-fold, leave-one-out refits)")
     g.add_argument("--n-jobs", type=int, default=None,
                    help="local worker processes through joblib (-1: all cores; default: "

@@ -6,6 +6,7 @@ import json
 
 
 def add_parser(sub):
+    """Add ``bisvm datasets`` to the subcommands ``sub``."""
     d = sub.add_parser("datasets", help="list the bundled data sets",
                        description="List the bundled data sets (no download needed).")
     d.add_argument("--json", action="store_true", help="print one JSON object")
@@ -14,6 +15,7 @@ def add_parser(sub):
 
 
 def run(args):
+    """List the bundled data sets (one line each, or one JSON object); exit code 0."""
     from .. import data
 
     items = data.list_datasets()

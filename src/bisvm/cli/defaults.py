@@ -7,8 +7,8 @@ documented way of declaring valid parameters). Building the parser must not impo
 numpy or scikit-learn (``bisvm --help`` and argument errors answer at once), so the
 parser reads them from :data:`ESTIMATOR_DEFAULTS` and :data:`ESTIMATOR_CHOICES`, a copy
 that :func:`snapshot` recomputes from the estimator classes; the test suite compares the
-two, so the copy cannot drift from the estimators. ``python -m bisvm.cli.defaults``
-prints the current copy.
+two, so the copy cannot drift from the estimators; :func:`format_snapshot` gives the
+current copy's source text.
 
 Where the command line deliberately differs from an estimator, the difference is in
 :data:`CLI_DIFFERENCES`, with its reason; nowhere else.
@@ -22,7 +22,7 @@ import pprint
 __all__ = ["ESTIMATOR_DEFAULTS", "ESTIMATOR_CHOICES", "CLI_DIFFERENCES", "Difference",
            "CHOICE_EXCLUSIONS", "option_choices",
            "default", "choices", "default_text", "estimator_default", "estimator_choices",
-           "snapshot", "classification_defaults", "difference"]
+           "snapshot", "format_snapshot", "classification_defaults", "difference"]
 
 #: The defaults of the estimator parameters that options set, by class name (the public
 #: class of :mod:`bisvm` with that name). Checked against the estimators by the tests.
@@ -262,7 +262,9 @@ def snapshot():
     return defaults, options
 
 
-if __name__ == "__main__":
+def format_snapshot():
+    """The source text of the two tables as :func:`snapshot` computes them now, to paste
+    here when an estimator's default or choices change."""
     current_defaults, current_choices = snapshot()
-    print("ESTIMATOR_DEFAULTS = " + pprint.pformat(current_defaults, sort_dicts=True))
-    print("ESTIMATOR_CHOICES = " + pprint.pformat(current_choices, sort_dicts=True))
+    return ("ESTIMATOR_DEFAULTS = " + pprint.pformat(current_defaults, sort_dicts=True)
+            + "\n\nESTIMATOR_CHOICES = " + pprint.pformat(current_choices, sort_dicts=True))

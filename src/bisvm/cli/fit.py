@@ -29,6 +29,7 @@ examples:
 
 
 def add_parser(sub):
+    """Add ``bisvm fit`` to the subcommands ``sub``."""
     p = sub.add_parser("fit", help="train any estimator and save it (--save model.bisvm)",
                        description=DESCRIPTION,
                        formatter_class=_raw())
@@ -62,6 +63,8 @@ def _convergence(est):
 
 
 def run(args):
+    """Train the ``--model`` estimator on the table, score it, save it with ``--save``, and
+    print the record; exit code 0."""
     import numpy as np
 
     from .. import data

@@ -44,6 +44,8 @@ class ModelSpec:
     progress: bool = False
 
     def load(self):
+        """The estimator class (imported now); ``ValueError`` naming ``--model`` when this
+        installation lacks it."""
         try:
             mod = importlib.import_module(f"bisvm.{self.module}")
             return getattr(mod, self.cls)

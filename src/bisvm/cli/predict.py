@@ -29,6 +29,7 @@ examples:
 
 
 def add_parser(sub):
+    """Add ``bisvm predict`` to the subcommands ``sub``."""
     p = sub.add_parser("predict", help="predict a table with a saved model file",
                        description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -170,6 +171,8 @@ def score(est, X, y):
 
 
 def run(args):
+    """Predict the rows of ``--data`` with the model file and write or print the CSV
+    (or one JSON object); exit code 0."""
     import pandas as pd
 
     from ..persistence import load_model

@@ -39,6 +39,7 @@ examples:
 
 
 def add_parser(sub):
+    """Add ``bisvm report`` to the subcommands ``sub``."""
     p = sub.add_parser("report", help="write a self-contained HTML report with plots",
                        description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -74,6 +75,7 @@ def add_parser(sub):
 
 
 def run(args):
+    """Write the HTML report of a selection run or of a saved model; exit code 0."""
     t0 = time.perf_counter()
     out = args.out
     common.check_output_path("--out", out, suffixes=(".html", ".htm"), what="an HTML report")

@@ -71,6 +71,7 @@ one-standard-error rule; it finds features that act only through interactions.
 
 
 def add_parser(sub):
+    """Add ``bisvm select`` to the subcommands ``sub``."""
     s = sub.add_parser(
         "select", help="learn per-feature sparsity weights by bilevel optimisation (main job)",
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -204,6 +205,7 @@ LINEAR_DEFAULTS = {"cv": SelectOptions.cv, "max_iter": SelectOptions.max_iter}
 
 
 def run(args):
+    """Run the selection of the parsed command line and print its record; exit code 0."""
     from .select_kernel import print_kernel_select
     from .select_regression import print_select_regression
 

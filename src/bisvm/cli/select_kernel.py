@@ -1,8 +1,8 @@
 """``bisvm select --kernel rbf``: nonlinear feature selection by learned RBF widths.
 
 One width per feature (automatic relevance determination) is learned with C by
-hypergradient descent of a k-fold criterion -- :class:`bisvm.AutoSVC(widths=
-"per_feature")`, or :class:`bisvm.AutoSVR` on a continuous target -- and the features
+hypergradient descent of a k-fold criterion -- :class:`bisvm.AutoSVC` with
+``widths="per_feature"``, or :class:`bisvm.AutoSVR` on a continuous target -- and the features
 whose relevance :math:`\\gamma_j\\operatorname{var}(x_j)` passes the one-standard-error
 support rule are kept (Chapelle, Vapnik, Bousquet & Mukherjee 2002, "Choosing multiple
 parameters for support vector machines"). Unlike the linear selector it finds features

@@ -54,6 +54,7 @@ examples:
 
 
 def add_parser(sub):
+    """Add ``bisvm tune`` to the subcommands ``sub``."""
     p = sub.add_parser("tune", help="choose hyperparameters (bilevel, grid, random, "
                        "diffloo, alo, loo, kfold)", description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -111,6 +112,8 @@ def _default_model(method):
 
 
 def run(args):
+    """Choose the hyperparameters by ``--method``, refit, score on the test rows and
+    print the record (``--save`` and ``--report`` write files); exit code 0."""
     from .. import data
 
     t0 = time.perf_counter()
