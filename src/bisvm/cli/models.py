@@ -121,7 +121,7 @@ def add_model_args(p, *, default_model="svc", model_choices=None, default_help=N
 
     names = model_choices or list(MODELS)
     g = p.add_argument_group(
-        "model", "Each option applies to the models whose estimator has the parameter; "
+        "model", "Each option applies to the models whose estimator has the parameter;\n"
         "left out, the estimator's own default applies.")
     g.add_argument("--model", choices=names, default=default_model,
                    help="estimator: " + "; ".join(f"{n}: {MODELS[n].description}"

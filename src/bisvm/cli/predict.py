@@ -46,9 +46,10 @@ def add_parser(sub):
                    "default UTF-8)")
     g = p.add_argument_group(
         "columns of a model file without a column schema",
-        "A model file written by bisvm fit --save keeps the training table's column schema, "
-        "which decides how the file's columns are read; these options are for a model "
-        "saved without one (bisvm.save_model without schema=), read by its feature names.")
+        "A model file written by bisvm fit --save keeps the training table's column\n"
+        "schema, which decides how the file's columns are read; these options are for a\n"
+        "model saved without one (bisvm.save_model without schema=), read by its feature\n"
+        "names.")
     common.add_column_options(g)
     p.add_argument("--output", metavar="FILE",
                    help="write the CSV here instead of stdout (default: stdout)")
