@@ -41,7 +41,7 @@ __all__ = ["BaseSMO", "warm_alpha", "positive_weight_rows", "LINEAR_GRAM_MAX_BYT
 #: Computed column by column, the linear kernel sums each inner product in a different
 #: order than BLAS; on data with tied samples (iris has duplicate rows) those
 #: last-bit differences decide which of two equal violators SMO picks, and at tol=1e-3
-#: the two runs stop at dual solutions a few per cent apart (issue 14, item 6).
+#: the two runs stop at dual solutions a few per cent apart.
 #: LIBSVM hides the same differences by storing its kernel columns in float32.
 LINEAR_GRAM_MAX_BYTES = 2**26
 

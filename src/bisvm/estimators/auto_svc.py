@@ -73,6 +73,18 @@ EXACT_MAX_ROWS = 20000
 class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
     r"""RBF support vector classifier whose C and kernel widths are learned.
 
+    The lower level is the L2-SVM (squared hinge) with the RBF kernel
+    :math:`k(x, x') = \exp(-\sum_j\gamma_j(x_j - x'_j)^2)`; its solution is
+    differentiable in :math:`(C, \gamma)` wherever its free support vectors do not
+    change, so C and the widths are learned by descending the k-fold validation
+    criterion along its hypergradient, the adjoint of the free support vectors' KKT
+    system (Keerthi, Sindhwani & Chapelle 2007; per-feature widths as in Chapelle et
+    al. 2002). A plain :class:`~bisvm.SVC` is then refitted on all rows at the learned
+    values. Per-feature widths select features: a width learned near 0 removes its
+    feature from the kernel. Beyond :data:`~bisvm.estimators.auto_svc.EXACT_MAX_ROWS`
+    rows the same machine is tuned and refitted on a Nyström approximation of the
+    kernel (Williams & Seeger 2001).
+
     Parameters
     ----------
     widths : {"shared", "per_feature"}, default="shared"
@@ -86,18 +98,14 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
     cv : int, cross-validation generator or iterable, default=3
         Folds of the validation criterion (scikit-learn's ``cv``; an int means
         stratified k-fold, reduced to the smallest class count when that is smaller).
-        Why 3 by default: every row is a validation row once whatever k is, so the
-        criterion's standard error hardly depends on k, while each evaluation costs k
-        solves on :math:`(1 - 1/k)n` rows (quadratic to cubic in their number) -- about
-        40 % of the work of 5 folds. The price is a training set of 2n/3 rows instead of
-        4n/5: the criterion is that of a slightly smaller sample, which biases the
-        choice a little towards smoother models (a pessimistic bias that grows as k
-        falls; Kohavi 1995, "A study of cross-validation and bootstrap for accuracy
-        estimation and model selection"). The benchmark
-        ``benchmarks/bench_kernel_autotune.py`` compares the result with a 5-fold grid.
-    criterion : {"scaled_squared_hinge", "squared_hinge", "logistic"}, \
-            default="scaled_squared_hinge"
-        Validation loss of the fold outputs :math:`f_V`
+        The default is 3 because every row is a validation row once whatever k is, so
+        the criterion's standard error hardly depends on k, while each evaluation costs
+        k solves on :math:`(1 - 1/k)n` rows; the price is a slight pessimistic bias
+        towards smoother models (Kohavi 1995). See the estimator notes of the
+        documentation for the comparison with a 5-fold grid.
+    criterion : str, default="scaled_squared_hinge"
+        ``"scaled_squared_hinge"``, ``"squared_hinge"`` or ``"logistic"``: the
+        validation loss of the fold outputs :math:`f_V`
         (:mod:`bisvm.selection.criteria`): the mean squared hinge
         :math:`\tfrac12\max(0, 1 - s y f)^2` at the best output scale s (the loss the
         L2-SVM minimises, judged on unseen rows after the rescaling a Platt calibration
@@ -115,6 +123,13 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
     select : {"1se", "none"}, default="1se"
         With per-feature widths: which features ``support_`` keeps (see Notes) -- the
         one-standard-error rule, or all of them.
+    probability : bool, default=False
+        Fit Platt sigmoids on cross-validated decision values of the refit, for
+        :meth:`predict_proba` (exact kernel only).
+    shrinking : bool, default=True
+        SMO's shrinking heuristic in every solve; the solution does not depend on it.
+    cache_size : float, default=200
+        Size of SMO's kernel column cache, in MB.
     class_weight : dict, "balanced" or None, default=None
         Multipliers of C per class, as in :class:`~bisvm.SVC`; with ``sample_weight``
         they multiply C per row in every tuning solve and in the refit, and weigh the
@@ -139,11 +154,11 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
     verbose : int, default=0
         Show the outer iterations of each stage on stderr (:mod:`bisvm.progress`): a bar
         with the criterion on a terminal, else one line per iteration.
-    probability, shrinking, cache_size, n_jobs
-        As in :class:`~bisvm.SVC`. ``n_jobs`` is the threads of the SMO kernel engine
-        and of the BLAS products (Gram blocks, free-set Cholesky factors) in every
-        solve; the folds run one after the other, so fold work and threads never
-        compete for the same cores, and the result does not depend on ``n_jobs``.
+    n_jobs : int or None, default=None
+        Threads of the SMO kernel engine and of the BLAS products (Gram blocks,
+        free-set Cholesky factors) in every solve; the folds run one after the other,
+        so fold work and threads never compete for the same cores, and the result does
+        not depend on ``n_jobs``.
 
     Attributes
     ----------
@@ -230,6 +245,33 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
     :math:`\lceil\log_2 d\rceil + 1` L2-SVM solves per binary problem and fold. γ is
     learned on a log scale: "dropped" means outside this set, not a width of exactly
     zero; the final model sets those widths to 0.
+
+    References
+    ----------
+    S. S. Keerthi, V. Sindhwani and O. Chapelle, "An efficient method for gradient-based
+    adaptation of hyperparameters in SVM models", NIPS 2007.
+
+    O. Chapelle, V. Vapnik, O. Bousquet and S. Mukherjee, "Choosing multiple parameters
+    for support vector machines", Machine Learning 46, 2002.
+
+    C. K. I. Williams and M. Seeger, "Using the Nyström method to speed up kernel
+    machines", NIPS 2001.
+
+    R. Kohavi, "A study of cross-validation and bootstrap for accuracy estimation and
+    model selection", IJCAI 1995.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import AutoSVC
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-2, 2, size=(80, 4))
+    >>> y = (X[:, 0] ** 2 + X[:, 1] ** 2 < 2).astype(int)
+    >>> clf = AutoSVC(widths="per_feature", random_state=0).fit(X, y)
+    >>> clf.get_support(indices=True)
+    array([0, 1])
+    >>> bool(clf.score(X, y) > 0.9)
+    True
     """
 
     _parameter_constraints: dict = {
@@ -337,12 +379,19 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array or sparse matrix of shape (n_samples, n_features)
-        y : array of shape (n_samples,)
-        sample_weight : array of shape (n_samples,), optional
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
             Multiplies C per row (with ``class_weight``) in the tuning and in the refit,
             weighs the rows in the validation criterion and in the standardisation;
             rows of weight <= 0 are dropped, as :class:`~bisvm.SVC` drops them.
+
+        Returns
+        -------
+        AutoSVC
+            The fitted estimator.
         """
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
@@ -457,7 +506,19 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         return self._rescale(X)
 
     def decision_function(self, X):
-        """Decision values of :attr:`estimator_` (as :meth:`bisvm.SVC.decision_function`)."""
+        """Evaluate the decision function of the tuned machine.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, in the original units.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            As :meth:`bisvm.SVC.decision_function` of :attr:`estimator_` (or of the
+            Nyström machine).
+        """
         Xr = self._checked(X)
         if self.estimator_ is None:
             raw, k = self._raw(Xr), self.classes_.size
@@ -467,7 +528,18 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         return self.estimator_.decision_function(Xr)
 
     def predict(self, X):
-        """Predicted labels."""
+        """Predict the class of each sample with the tuned machine.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, in the original units.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted labels.
+        """
         Xr = self._checked(X)
         if self.estimator_ is None:
             raw, k = self._raw(Xr), self.classes_.size
@@ -485,13 +557,35 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
 
     @available_if(_has_proba)
     def predict_proba(self, X):
-        """Platt-calibrated class probabilities of :attr:`estimator_`."""
+        """Estimate the Platt-calibrated class probabilities (``probability=True``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, in the original units.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            :meth:`bisvm.SVC.predict_proba` of :attr:`estimator_`.
+        """
         Xr = self._checked(X)
         return self.estimator_.predict_proba(Xr)
 
     @available_if(_has_proba)
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Estimate the logarithm of the class probabilities (``probability=True``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, in the original units.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The logarithm of :meth:`predict_proba`.
+        """
         return np.log(self.predict_proba(X))
 
     def _get_support_mask(self):

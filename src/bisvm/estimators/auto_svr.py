@@ -98,10 +98,22 @@ NYSTROEM_COMPONENTS = DEFAULT_COMPONENTS
 class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     r"""RBF kernel regressor whose widths and regularisation are learned.
 
+    Two lower levels share one interface: kernel ridge regression, whose ridge and RBF
+    widths are learned on its exact leave-one-out mean squared error by closed-form
+    gradients (Cawley & Talbot 2007), at one Cholesky factorisation per step and no
+    folds; or the L2-loss ε-SVR, whose C, ε and widths are learned on a k-fold
+    validation error by the adjoint of its free-set KKT system (Keerthi, Sindhwani &
+    Chapelle 2007). The kernel ridge model is then checked against the L1-loss ε-SVR,
+    robust to large residuals, near the learned values, and the model of smaller
+    validation error is refitted on all rows. Per-feature widths select features, as in
+    :class:`~bisvm.AutoSVC`; beyond
+    :data:`~bisvm.estimators.auto_svr.NYSTROEM_MIN_ROWS` rows either lower level runs on
+    a Nyström approximation of the kernel.
+
     Parameters
     ----------
     lower : {"auto", "kernel_ridge", "svr"}, default="auto"
-        The lower-level model (module docstring). ``"auto"`` is kernel ridge -- exact up
+        The lower-level model. ``"auto"`` is kernel ridge -- exact up
         to :data:`NYSTROEM_MIN_ROWS` rows, on the Nyström approximation beyond (with
         ``approximation="auto"``) -- and, with ``approximation=None``, kernel ridge up
         to :data:`KERNEL_RIDGE_MAX_ROWS` rows and the ε-SVR beyond. :attr:`lower_` says
@@ -151,7 +163,7 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         (:func:`~bisvm.solvers.nystroem.select_landmarks`).
     random_state : int, RandomState instance or None, default=None
         Seeds the landmarks and the fresh folds of the support rule.
-    n_jobs : int or None
+    n_jobs : int or None, default=None
         Threads of the BLAS products and factorisations of the tuning and refit.
 
     Attributes
@@ -198,6 +210,7 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         Relevances :math:`\gamma_j\,\mathrm{var}(x_j)` normalised to sum to 1 (equal for
         a shared width).
     support_ : ndarray of bool, shape (n_features,)
+        The selected features (all for a shared width).
     threshold_ : float
         Relevance at and above which a feature is kept.
     cv_value_ : float
@@ -245,6 +258,30 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
     (per fold for the ε-SVR, and the refit's; about 8 n² bytes each), so they take
     sparse input as a dense copy, which is smaller than one such matrix whenever d < n.
     The Nyström approximation keeps sparse rows sparse and holds n×m blocks.
+
+    References
+    ----------
+    G. C. Cawley and N. L. C. Talbot, "Preventing over-fitting during model selection
+    via Bayesian regularisation of the hyper-parameters", JMLR 8, 2007.
+
+    S. S. Keerthi, V. Sindhwani and O. Chapelle, "An efficient method for gradient-based
+    adaptation of hyperparameters in SVM models", NIPS 2007.
+
+    O. Chapelle, V. Vapnik, O. Bousquet and S. Mukherjee, "Choosing multiple parameters
+    for support vector machines", Machine Learning 46, 2002.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import AutoSVR
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-2, 2, size=(80, 4))
+    >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
+    >>> reg = AutoSVR(widths="per_feature", random_state=0).fit(X, y)
+    >>> reg.get_support(indices=True)
+    array([0, 1])
+    >>> bool(reg.score(X, y) > 0.95)
+    True
     """
 
     _parameter_constraints: dict = {
@@ -308,12 +345,19 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array or sparse matrix of shape (n_samples, n_features)
-        y : array of shape (n_samples,)
-        sample_weight : array of shape (n_samples,), optional
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples.
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
             Non-negative row weights: kernel ridge weighs each squared error (and its
             leave-one-out residual) by it, the ε-SVR multiplies the row's C by it, and
             the standardisation uses weighted moments. Rows of weight 0 are left out.
+
+        Returns
+        -------
+        AutoSVR
+            The fitted estimator.
         """
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
@@ -473,7 +517,18 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         return list(KFold(k, shuffle=True, random_state=seed).split(X))
 
     def predict(self, X):
-        """Predictions in the target's units."""
+        """Predict the target of each sample, in the target's units.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, in the original units.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted values.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         Xr = self._scaled(X, self.scale_)

@@ -1,6 +1,6 @@
 r""":class:`BilevelSVC`: the smoothed elastic-net SVM of
 :class:`~bisvm.estimators.sparse.ElasticNetSVC` whose L1 weights are learned by bilevel
-optimisation (seed-000), re-exported by :mod:`bisvm.estimators.sparse`.
+optimisation (González Vallejo 2024), re-exported by :mod:`bisvm.estimators.sparse`.
 """
 
 from __future__ import annotations
@@ -39,15 +39,19 @@ __all__ = ["BilevelSVC"]
 
 
 class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
-    r"""Sparse SVM whose L1 weights are learned by bilevel optimisation (seed-000).
+    r"""Sparse SVM whose L1 weights are learned by bilevel optimisation.
 
-    The lower level is the smoothed elastic-net SVM of
-    :class:`~bisvm.estimators.sparse.ElasticNetSVC`; the upper
-    level chooses its L1 weights β to minimise a validation criterion, by BiSVM L-BFGS
-    (seed-000 Algorithm 8) on log-scale coordinates with the KKT hypergradient
-    :math:`\nabla_\beta J = (\nabla_{w\beta}E)^\top\hat\lambda`,
-    :math:`\hat\lambda = -[\nabla^2_{ww}E]^{-1}\nabla_w J` (§2.5-2.7). The final model is
+    The lower level is the smoothed elastic-net SVM of :class:`~bisvm.ElasticNetSVC`,
+    whose solution :math:`\hat w(\beta)` minimises :math:`E(w, \beta)`; the upper level
+    chooses its L1 weights β (one scalar, one per feature or one per group) to minimise
+    a validation criterion :math:`J(\hat w(\beta))`, by BiSVM L-BFGS on log-scale
+    coordinates with the hypergradient given by the implicit function theorem at the
+    lower optimum, :math:`\nabla_\beta J = (\nabla_{w\beta}E)^\top\hat\lambda` with
+    :math:`\hat\lambda = -[\nabla^2_{ww}E]^{-1}\nabla_w J` (González Vallejo 2024;
+    Pedregosa 2016). Learning the weights replaces a grid search by a few lower-level
+    solves per iteration, and per-feature weights select features. The final model is
     refitted on all rows at the learned β, on the selected features (``refit``).
+    X may be dense or scipy.sparse (CSR/CSC); sparse input is never densified.
 
     Parameters
     ----------
@@ -60,13 +64,6 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
     feature_groups : dict of str -> list, or list of lists, optional
         Feature groups for ``model="group"``: column indices, or column names when X is
         a DataFrame; features in no group form singleton groups.
-    groups : deprecated
-        The former name of ``feature_groups``, accepted for one release with a
-        ``FutureWarning``; sample groups for a splitter go to :meth:`fit`.
-    standardize : bool, default=True
-        Penalise the coefficients of standardised features, with the intercept
-        unpenalised, and report them in the original units (see the Notes). ``False``
-        penalises the columns as they are (the thesis, which standardises beforehand).
     l2_penalty : float or "auto", default="auto"
         The thesis's α (fixed ridge weight). ``"auto"``: 0.01 in standardised units; with
         ``standardize=False``, :math:`0.01\,\overline{x^2}`, the thesis's 0.01 times the
@@ -80,9 +77,10 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
         on its support by a working-set method, the selected features are exactly zero
         elsewhere, and the hypergradient is the implicit one on the support (as
         sparse-ho and sparho do for the Lasso); ``solver_`` is ``"exact_l1"``.
-    criterion : {"scaled_margin", "margin", "holdout", "kfold", "logistic", \
-"holdout_logistic", "holdout_margin", "holdout_scaled_margin"}, default="scaled_margin"
-        Upper-level criterion. ``"holdout"`` is the thesis's
+    criterion : str, default="scaled_margin"
+        Upper-level criterion, one of ``"scaled_margin"``, ``"margin"``, ``"holdout"``,
+        ``"kfold"``, ``"logistic"``, ``"holdout_logistic"``, ``"holdout_margin"`` and
+        ``"holdout_scaled_margin"``. ``"holdout"`` is the thesis's
         :math:`J = \frac{1}{2m}\|V\hat w - \eta\|^2` on one stratified validation split of
         ``validation_fraction`` of the rows; ``"kfold"`` is the same averaged over ``cv``
         stratified folds; ``"margin"`` is the halved mean squared hinge of the validation
@@ -93,7 +91,9 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
         folds; ``"logistic"`` the mean logistic loss of the margins over ``cv`` folds;
         ``holdout_*`` the same on one split.
 
-        ``"scaled_margin"`` is the default for the reasons in the Notes.
+        ``"scaled_margin"`` is the default because it judges the direction of the
+        validation outputs, not their size, which the other criteria also reward and so
+        push towards weak penalties (see the Notes).
     validation_fraction : float, default=0.2
         Share of rows held out by ``criterion="holdout"`` (the thesis's 80/20).
     cv : int, cross-validation splitter or iterable of (train, test) pairs, default=5
@@ -106,10 +106,6 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
         ``model="auto"`` reads its training sizes. The holdout criteria use its first
         split (an int: ``validation_fraction``). A multiclass target's one-vs-rest
         problems share these folds.
-    cv_repeats : int, default=1
-        The scalar stage's k-fold criterion averaged over this many independent
-        stratified partitions (the refinement keeps one); the 1se rules then count each
-        repeat's rows apart, which understates their standard error. Needs an int ``cv``.
     init_penalty : float or "auto", default="auto"
         Starting β of the scalar BiSVM run. ``"auto"``: the best of 7 log-spaced β over
         the four decades below the zero-model end of the outer range, each fold's
@@ -156,7 +152,7 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
         stratified 1/k of the rows, refine β from the scalar model by k-fold
         cross-validation on the others, and watch the criterion of the model trained on
         those others on the held-out rows: stop when it has not improved for 5 outer
-        iterations and keep the iterate ``refinement_rule`` picks (beyond seed-000).
+        iterations and keep the iterate ``refinement_rule`` picks (beyond the thesis).
         ``"auto"`` is on whenever it applies (every class with at least 2k rows);
         ``False`` refines on all rows to the tolerance. The scalar stage always learns
         on all rows' folds.
@@ -183,6 +179,16 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
         criterion is the mean over the two classes of their mean terms
         (:func:`~bisvm.selection.criteria.balanced_weights`); ``"auto"`` when the
         minority share is below :data:`~bisvm.selection.staged.UNBALANCED_SHARE`.
+    blas_threads : "auto", int or None, default="auto"
+        BLAS threads during the fit (:func:`~bisvm.selection.threads.gram_threads`):
+        ``"auto"`` is one thread when the Gram product :math:`n\,d\min(n, d)` is at
+        most 1e9 flops (the many small factorisations of the folds do not amortise a
+        thread team), else the library default; an int limits to that many; None
+        leaves the pools alone.
+    cv_repeats : int, default=1
+        The scalar stage's k-fold criterion averaged over this many independent
+        stratified partitions (the refinement keeps one); the 1se rules then count each
+        repeat's rows apart, which understates their standard error. Needs an int ``cv``.
     null_test : bool, default=True
         Keep the learned model only when its out-of-fold outputs (the k fold models at
         the chosen β, each on the rows it did not train on), calibrated by Platt's
@@ -211,6 +217,17 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
         balanced accuracy with accuracy (see the Notes).
         Only ``intercept_`` changes (by ``intercept_shift_``); ``coef_``, the support and
         the importances are those of ``"zero"``.
+    verbose : int, default=0
+        Show the outer iterations on stderr: a progress bar with the criterion J and the
+        nonzero count when stderr is a terminal, else one line per iteration (criterion,
+        held-out criterion, nonzero count, lower-level solves, seconds)
+        (:mod:`bisvm.progress`).
+    random_state : int, RandomState or None, default=None
+        Seeds the validation split / folds.
+    standardize : bool, default=True
+        Penalise the coefficients of standardised features, with the intercept
+        unpenalised, and report them in the original units (see the Notes). ``False``
+        penalises the columns as they are (the thesis, which standardises beforehand).
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, multiplying ``sample_weight`` in the loss, the criterion's
         means and the standardisation. A binary target's class weights are exactly the
@@ -219,6 +236,13 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
         :math:`n / (K n_c)` from the (weighted) class counts. With
         ``balanced_criterion=True`` the criterion then balances the ±1 classes of each
         problem on these weights, so the class weights act on the loss only.
+    n_jobs : int or None, default=None
+        Folds solved in parallel (lower-level solves and adjoint solves, through joblib
+        threads, so a ``joblib.parallel_config(backend="dask")`` block runs them on a
+        cluster). The result is identical for every value (with ``n_jobs`` set,
+        ``blas_threads="auto"`` is one thread per worker). Folds whose Gram product is
+        under :data:`~bisvm.selection.bilevel.PARALLEL_FOLD_WORK` flops run one after the
+        other (threads would only queue for the interpreter lock).
     multiclass : {"ovr", "shared"}, default="ovr"
         How a target of more than two classes is learned. ``"ovr"``: one-vs-rest, each
         class with its own L1 weights and its own support (``support_`` is their union).
@@ -229,34 +253,20 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
         (:func:`~bisvm.selection.multiclass.fit_shared`): one feature set for the
         whole problem. Its null test and threshold rule are not applied (they judge one
         binary sign); its probabilities are calibrated per class as one-vs-rest's.
-    n_jobs : int or None, default=None
-        Folds solved in parallel (lower-level solves and adjoint solves, through joblib
-        threads, so a ``joblib.parallel_config(backend="dask")`` block runs them on a
-        cluster). The result is identical for every value (with ``n_jobs`` set,
-        ``blas_threads="auto"`` is one thread per worker). Folds whose Gram product is
-        under :data:`~bisvm.selection.bilevel.PARALLEL_FOLD_WORK` flops run one after the
-        other (threads would only queue for the interpreter lock).
-    blas_threads : "auto", int or None, default="auto"
-        BLAS threads during the fit (:func:`~bisvm.selection.threads.gram_threads`):
-        ``"auto"`` is one thread when the Gram product :math:`n\,d\min(n, d)` is at
-        most 1e9 flops (the many small factorisations of the folds do not amortise a
-        thread team), else the library default; an int limits to that many; None
-        leaves the pools alone.
-    verbose : int, default=0
-        Show the outer iterations on stderr: a progress bar with the criterion J and the
-        nonzero count when stderr is a terminal, else one line per iteration (criterion,
-        held-out criterion, nonzero count, lower-level solves, seconds)
-        (:mod:`bisvm.progress`).
-    random_state : int, RandomState or None
-        Seeds the validation split / folds.
+    groups : deprecated
+        The former name of ``feature_groups``, accepted for one release with a
+        ``FutureWarning``; sample groups for a splitter go to :meth:`fit`.
 
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights, in the original units of the features.
     intercept_ : ndarray of shape (1,) or (n_classes,)
+        The intercepts (the calibrated shift included).
     penalty_weights_ : ndarray of shape (n_weights,) or (n_classes, n_weights)
         Learned β.
     penalty_weight_names_ : tuple of str
+        The name of each entry of ``penalty_weights_``.
     validation_score_ : float or ndarray
         Upper-level criterion at the learned β.
     balanced_criterion_ : bool or ndarray of bool
@@ -264,9 +274,10 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
     l2_penalty_ : float or ndarray
         α used by the final model (learned when ``learn_l2_penalty=True``).
     importance_ : ndarray
-        The thesis's scores (seed-000 §2.9-2.10) per penalty group (bias included),
-        summing to 1: the learned weights β masked by the support, normalised.
+        The thesis's scores per penalty group (bias included), summing to 1: the
+        learned weights β masked by the support, normalised.
     importance_names_ : tuple of str
+        The name of each entry of ``importance_``.
     feature_importances_ : ndarray of shape (n_features,)
         Share of each selected feature in :math:`\sum_j|\hat w_j|` (intercept excluded;
         averaged over classes when multiclass). Why not the thesis's score: at the lower
@@ -315,14 +326,18 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
     blas_threads_ : int or None
         The BLAS thread limit applied (None: none).
 
-    X may be dense or scipy.sparse (CSR/CSC); sparse input is never densified (the
-    folds are row slices of the CSR matrix).
+    See Also
+    --------
+    bisvm.ElasticNetSVC : The lower-level model with fixed L1 weights.
+    bisvm.BilevelSVR : The same bilevel learning for regression.
+    bisvm.StabilitySelection : How stable the selection is over half-samples.
 
     Notes
     -----
-    The defaults were chosen on the held-out panel of ``benchmarks/bench_panel.py`` (real
-    tables and synthetic problems with a known support; test rows never used in tuning);
-    ``docs/bilevel_defaults.md`` gives the measurements behind each of them.
+    The defaults were chosen on a held-out panel of real tables and synthetic problems
+    with a known support, whose test rows were never used in tuning; the
+    documentation's page on BilevelSVC's defaults and the estimator notes give the
+    measurements behind each of them, with the commands that produce them.
 
     With ``standardize=True`` the penalty reads coefficients of standardised features
     (weighted by ``sample_weight`` and ``class_weight``; inside each fold, by that fold's
@@ -338,6 +353,32 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
     selected feature whose original-unit coefficient is at most 1e-5 (a column whose
     standard deviation exceeds the coefficient over 1e-5) would be dropped; the exact
     form for any data is ``SelectFromModel(BilevelSVC(), importance_getter="support_")``.
+
+    References
+    ----------
+    C. L. González Vallejo, "Selección de variables a través de máquinas de soporte
+    vectorial dispersas: un enfoque de optimización binivel", master's thesis, Escuela
+    Politécnica Nacional, Quito, 2024.
+
+    F. Pedregosa, "Hyperparameter optimization with approximate gradient", ICML 2016.
+
+    J. Friedman, T. Hastie and R. Tibshirani, "Regularization paths for generalized
+    linear models via coordinate descent", Journal of Statistical Software 33, 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import BilevelSVC
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(150, 6))
+    >>> y = np.where(X[:, 0] - X[:, 1] + 0.3 * rng.normal(size=150) > 0, 1, -1)
+    >>> clf = BilevelSVC(random_state=0).fit(X, y)
+    >>> clf.model_
+    'vector'
+    >>> clf.get_support(indices=True)
+    array([0, 1])
+    >>> clf.transform(X).shape
+    (150, 2)
     """
 
     # the public path stays where it has always been (pickles and saved models name it,
@@ -416,22 +457,29 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
         self.groups = groups
 
     def fit(self, X, y, sample_weight=None, groups=None):
-        """Learn the L1 weights and the SVM; returns self.
+        """Learn the L1 weights and the SVM.
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples.
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
             Non-negative row weights: each row's term in the lower-level loss of every
             fold and of the refit (normalised as in :class:`ElasticNetSVC`), in the
             validation criterion's mean and in the standardisation. The folds are drawn
             from the rows as they are: a weight k is k times the say in every loss, not k
             copies that a split could send to different folds.
-        groups : array-like of shape (n_samples,), optional
+        groups : array-like of shape (n_samples,), default=None
             Sample groups, passed to a group splitter ``cv`` (``GroupKFold``, ...), as
             scikit-learn's ``RFECV`` does; every split of the fit keeps a group on one
             side.
+
+        Returns
+        -------
+        BilevelSVC
+            The fitted estimator.
         """
         t0 = time.perf_counter()
         self._validate_params()
@@ -514,12 +562,23 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
                 + cause, UserWarning, stacklevel=3)
 
     def scalar_grid(self, X, y, grid=THESIS_GRID, progress=None, sample_weight=None):
-        """The thesis's baseline: grid search over a scalar β on the *same* validation
-        split or folds that :meth:`fit` uses (same ``random_state``), warm-started along
-        the grid (seed-000 §4.3). Binary targets only.
+        """Run the thesis's baseline, a grid search over a scalar β.
 
-        ``progress`` is called with 1 after each grid point; ``sample_weight`` weighs
-        the rows as in :meth:`fit`.
+        The grid is searched on the *same* validation split or folds that :meth:`fit`
+        uses (same ``random_state``), warm-started along the grid. Binary targets only.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples, with the features seen in :meth:`fit`.
+        y : array-like of shape (n_samples,)
+            Binary class labels.
+        grid : array-like of float, default=THESIS_GRID
+            The scalar weights β to evaluate (the thesis's 149-point grid by default).
+        progress : callable or None, default=None
+            Called with 1 after each grid point.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Row weights, as in :meth:`fit`.
 
         Returns
         -------

@@ -41,8 +41,7 @@ _WIDE_L1_SMOOTHING, _TALL_L1_SMOOTHING = 0.001, 0.01
 
 
 class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEstimator):
-    r"""Sparse support vector regression whose L1 weights are learned by bilevel
-    optimisation.
+    r"""Sparse regression whose L1 weights are learned by bilevel optimisation.
 
     The lower level is the smoothed elastic-net regression
 
@@ -53,16 +52,14 @@ class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEsti
 
     with :math:`\ell` the squared error (by default), the ε-insensitive loss of support
     vector regression with softplus edges (Lee, Hsieh & Huang 2005) or the Pseudo-Huber
-    loss; the
-    upper level chooses the L1 weights β (one, one per feature, or one per group) to
-    minimise a k-fold validation criterion by BiSVM L-BFGS with the implicit (KKT)
-    hypergradient: the bilevel sparse SVM of González Vallejo (2024, seed-000) carried
-    to regression, where bilevel model selection of ε-SVR goes back to Bennett et al.
-    (2006, "Model selection via bilevel optimization"). The stages, the decision rules and
-    the solvers are those of :class:`~bisvm.estimators.sparse.BilevelSVC`
-    (:mod:`bisvm.selection.staged`): a scan and BiSVM run on the scalar weight, the
+    loss; the upper level chooses the L1 weights β (one, one per feature, or one per
+    group) to minimise a k-fold validation criterion by BiSVM L-BFGS with the implicit
+    (KKT) hypergradient: the bilevel sparse SVM of González Vallejo (2024) carried to
+    regression, where bilevel model selection of ε-SVR goes back to Bennett et al.
+    (2006). The stages, the decision rules and the solvers are those of
+    :class:`~bisvm.BilevelSVC`: a scan and BiSVM run on the scalar weight, the
     per-feature refinement judged on held-out rows, the refit restricted to the
-    selected features, and the null test.
+    selected features, and the null test. X may be dense or scipy.sparse.
 
     Parameters
     ----------
@@ -82,19 +79,18 @@ class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEsti
         linearly in large residuals, so rows with outlying targets weigh less.
     epsilon : float, default=0.1
         Unused by the squared loss. ε of the ε-insensitive tube, or the Huber transition
-        width (as scikit-learn's
-        ``SGDRegressor`` uses one ``epsilon`` for both), **in units of the standard
-        deviation of y**: y is standardised inside (weighted mean and standard
-        deviation of the training rows), so the default tube is a tenth of y's spread
-        whatever its units.
+        width (as scikit-learn's ``SGDRegressor`` uses one ``epsilon`` for both), **in
+        units of the standard deviation of y**: y is standardised inside (weighted mean
+        and standard deviation of the training rows), so the default tube is a tenth of
+        y's spread whatever its units.
     loss_smoothing : float, default=0.1
-        μ, the width of the soft edges of the ε-insensitive loss, in the same units as
+        The width μ of the soft edges of the ε-insensitive loss, in the same units as
         ``epsilon``; unused by the other losses.
     l2_penalty : float or "auto", default="auto"
         The ridge weight α; ``"auto"``: 0.01 in standardised units (with
         ``standardize=False``, 0.01 times the mean column second moment).
     l1_smoothing : float or "auto", default="auto"
-        γ of the Pseudo-Huber smoothing of the L1 penalty, in the units of the
+        The γ of the Pseudo-Huber smoothing of the L1 penalty, in the units of the
         (standardised) coefficients; ``"auto"``: 0.001 when the table has at least as
         many columns as rows, 0.01 (the thesis's value) otherwise. Below γ the penalty
         acts as a ridge of weight β/γ. With d ≥ n the loss leaves the coefficients
@@ -102,8 +98,7 @@ class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEsti
         to the exact L1 penalty keeps weak columns that matter jointly, at the cost of
         more Newton steps per lower-level solve (the solver stops coefficients at zero
         to limit them, :meth:`~bisvm.penalties.GroupPseudoHuber.stop_at_zero`). With
-        n > d the data determine every coefficient, the smaller γ changed no held-out
-        score on the regression benchmark, and it only costs time.
+        n > d the data determine every coefficient and the smaller γ only costs time.
     criterion : {"mse", "mae"}, default="mse"
         The validation criterion, a mean over ``cv`` folds: the halved mean squared
         error of the validation predictions, or their smoothed mean absolute error
@@ -121,19 +116,44 @@ class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEsti
         last split's test rows (an int: 1/k of the rows).
     validation_fraction : float, default=0.2
         Unused by the k-fold criteria; kept for the shared ``model="auto"`` rule.
+    init_penalty : float or "auto", default="auto"
+        Starting β of the scalar BiSVM run. ``"auto"``: the best of a short log-spaced
+        scan below the zero-model end of the outer range (the criterion is not convex in
+        :math:`\log\beta`); a float starts there without the scan.
+    warm_init : bool, default=True
+        For the vector and group models, start from the learned scalar model instead of
+        ``init_penalty``.
+    penalize_intercept : bool or "auto", default="auto"
+        Penalise the bias; ``"auto"``: only when ``standardize=False``.
+    solver : {"auto", "newton", "woodbury", "cg", "lbfgs"}, default="auto"
+        Lower-level solver: dense Newton, the sample-space (Woodbury) Newton for
+        d > n, truncated Newton-CG for large sparse data, or L-BFGS; ``"auto"`` chooses
+        by the shape and sparsity of X, and the choice is in ``solver_``.
+    max_iter : int, default=100
+        Cap on outer (BiSVM) iterations.
+    tol : float, default=1e-4
+        Outer stopping tolerance on the norm of the log-scale hypergradient.
+    support_threshold : float, default=0.01
+        Coefficients with :math:`|w_j| \le` ``support_threshold`` (in standardised
+        units) are not selected.
+    refit : {"support", True, False}, default="support"
+        ``"support"``: refit on all rows at the learned β with the unselected
+        coefficients fixed at zero, so that the model predicts from ``support_`` alone;
+        ``True``: refit on every feature; ``False``: keep the first fold's solution.
+    early_stopping : bool or "auto", default="auto"
+        For the vector and group models: refine β on all but a held-out 1/k of the
+        rows, stop when the held-out criterion has not improved for 5 iterations and
+        keep the iterate ``refinement_rule`` picks; ``"auto"`` is on whenever it
+        applies.
     scalar_rule : {"auto", "min", "1se"}, default="auto"
-        As in :class:`~bisvm.estimators.sparse.BilevelSVC`, except that ``"auto"`` is
-        ``"min"`` whenever the vector or group refinement follows: the scalar weight then
-        only starts the refinement, whose held-out ``refinement_rule`` chooses the
-        sparsity.
+        The scalar β: the criterion's minimum, or the largest β within one standard
+        error of it (glmnet's ``lambda.1se``). ``"auto"`` is ``"min"`` whenever the
+        vector or group refinement follows: the scalar weight then only starts the
+        refinement, whose held-out ``refinement_rule`` chooses the sparsity.
     refinement_rule : {"min", "1se"}, default="min"
-        Which iterate of the vector or group refinement is kept, judged on held-out rows
-        (see :class:`~bisvm.estimators.sparse.BilevelSVC`): the held-out minimum, or the
-        one-standard-error choice. The default differs from the classifier's (see the
-        Notes).
-    init_penalty, warm_init, solver, max_iter, tol, support_threshold, refit, \
-early_stopping, blas_threads, n_jobs, verbose, penalize_intercept
-        As in :class:`~bisvm.estimators.sparse.BilevelSVC`.
+        Which iterate of the vector or group refinement is kept, judged on held-out
+        rows: the held-out minimum, or the one-standard-error choice. The default
+        differs from the classifier's (see the Notes).
     null_test : bool, default=True
         Keep the learned model only when its out-of-fold squared error is below the
         intercept-only model's (each fold's training mean) by more than one paired
@@ -142,7 +162,15 @@ early_stopping, blas_threads, n_jobs, verbose, penalize_intercept
     standardize : bool, default=True
         Penalise standardised features (intercept unpenalised) and report ``coef_`` in
         the original units.
-    random_state : int, RandomState or None
+    n_jobs : int or None, default=None
+        Folds solved in parallel through joblib threads; the result is identical for
+        every value.
+    blas_threads : "auto", int or None, default="auto"
+        BLAS threads during the fit: ``"auto"`` is one thread for small Gram products,
+        an int limits to that many, None leaves the pools alone.
+    verbose : int, default=0
+        Show the outer iterations on stderr (:mod:`bisvm.progress`).
+    random_state : int, RandomState or None, default=None
         Seeds the folds.
 
     Attributes
@@ -150,60 +178,107 @@ early_stopping, blas_threads, n_jobs, verbose, penalize_intercept
     coef_ : ndarray of shape (n_features,)
         In the units of X and y.
     intercept_ : float
+        In the units of y.
     support_ : ndarray of bool, shape (n_features,)
+        The selected features; with ``refit="support"`` exactly the nonzero
+        coefficients.
     penalty_weights_ : ndarray
         Learned β (standardised units).
-    penalty_weight_names_, l2_penalty_, validation_score_, refined_, importance_, \
-importance_names_, n_iter_, history_, feature_importances_, selection_frequency_, \
-lower_level_solves_, lower_level_iterations_, null_model_, model_, solver_, \
-blas_threads_, fit_seconds_
-        As in :class:`~bisvm.estimators.sparse.BilevelSVC`.
+    penalty_weight_names_ : tuple of str
+        The name of each entry of ``penalty_weights_``.
+    l2_penalty_ : float
+        The ridge weight α used.
+    validation_score_ : float
+        The criterion at the learned β.
+    refined_ : bool or None
+        Whether the vector or group refinement replaced the scalar model.
+    importance_ : ndarray
+        The thesis's scores per penalty group, summing to 1.
+    importance_names_ : tuple of str
+        The name of each entry of ``importance_``.
+    n_iter_ : int
+        Outer (BiSVM) iterations, the scalar stage included.
+    history_ : tuple of HistoryEntry
+        β, J, nonzero count, solves and seconds per outer iteration.
+    feature_importances_ : ndarray of shape (n_features,)
+        Share of each selected feature in :math:`\sum_j|\hat w_j|` (standardised units).
+    selection_frequency_ : ndarray of shape (n_features,)
+        Share of the fold models at the learned β that select each feature.
+    lower_level_solves_ : int
+        Lower-level solves over the whole fit.
+    lower_level_iterations_ : int
+        Lower-level solver iterations over the whole fit.
+    null_model_ : bool
+        Whether the null test returned the intercept-only model.
+    model_ : str
+        The model fitted (``model``, or what ``"auto"`` chose).
+    solver_ : str
+        The lower-level solver used.
+    blas_threads_ : int or None
+        The BLAS thread limit applied (None: none).
+    fit_seconds_ : float
+        Wall time of the fit.
     l1_smoothing_ : float
         The γ used (``l1_smoothing``, or ``"auto"``'s choice).
     y_mean_, y_scale_ : float
         The weighted mean and standard deviation y was standardised by.
+
+    See Also
+    --------
+    bisvm.BilevelSVC : The classifier on the same engine.
+    bisvm.SelectiveRegressionCV : Selective ridge with leave-one-out model selection.
 
     Notes
     -----
     One target only: a two-dimensional y (multi-output regression) is refused, since
     each output would need its own weights and support.
 
-    The decision rules are the classifier's; each was switched off or changed in turn on
-    the regression panel's tables and splits (``benchmarks/bench_regression_rules.py``,
-    figures in ``benchmarks/results/bench_regression_rules.md``):
+    The decision rules are the classifier's, with two differences, each chosen on a
+    panel of regression tables (the estimator notes of the documentation give the
+    measurements and the command that produces them):
 
-    * the restricted refit (``refit="support"``) predicts from the selected features
-      alone; refitting on every feature keeps the L1 shrinkage of the unselected
-      coefficients as small nonzero noise, which costs much accuracy on wide data, while
-      on the real tables the two are level within the spread of the splits;
-    * the refinement keeps its held-out minimum (``refinement_rule="min"``), unlike the
-      classifier's one-standard-error rule, which guards against noisy held-out
-      margins: on regression tables the one-standard-error choice cost accuracy on most
-      tables for about one feature fewer, while the minimum still keeps fewer features
-      than ``LassoCV``;
-    * the null test never fired on a table with signal, and it is what returns the
-      intercept-only model on a target that no feature predicts;
-    * the squared loss is the default. It estimates the conditional mean, which a
-      squared-error score such as R² rewards; the ε-insensitive loss, linear beyond its
-      tube, estimates a median-like fit. On the regression panel the two are level on
-      average, but the ε-insensitive loss fell significantly below the best baseline on
-      a small table, while the squared loss lost only within the spread of the splits,
-      where a few rows carry outlying targets; its lower level is also the cheaper, its
-      data term being quadratic. Choosing the loss by the cross-validated criterion
-      picks wrongly, because that criterion, minimised over the L1 weights on the same
-      folds, is optimistic: set ``loss="epsilon_insensitive"`` (support vector
-      regression proper) or ``loss="huber"`` when a few targets are known to be
-      outlying;
-    * the MSE criterion is the one R² measures; the smoothed MAE, level with it on
-      the real tables on average, does better where a few targets are outlying and
-      worse on wide data.
+    * the refinement keeps its held-out minimum (``refinement_rule="min"``): the
+      classifier's one-standard-error rule guards against noisy held-out margins,
+      whereas a regression target is far less noisy per row, and the minimum already
+      keeps fewer features than ``LassoCV``;
+    * ``model="auto"`` is the per-feature model also when the features outnumber the
+      rows: a regression target carries far more information per row than a sign, the
+      refinement starts from the learned scalar model and replaces it only when rows it
+      never saw confirm the gain, and on wide problems the per-feature weights separate
+      the informative features from the noise that one common weight must keep or drop
+      together.
 
-    ``model="auto"`` is the per-feature model also when the features outnumber the rows,
-    unlike :class:`~bisvm.estimators.sparse.BilevelSVC`: a regression target carries
-    far more information per row than a sign, the refinement starts from the learned
-    scalar model and replaces it only when rows it never saw confirm the gain, and on
-    wide problems the per-feature weights separate the informative features from the
-    noise that one common weight must keep or drop together.
+    The squared loss is the default because it estimates the conditional mean, which a
+    squared-error score such as R² rewards, and its lower level is the cheaper; choosing
+    the loss by the cross-validated criterion picks wrongly, because that criterion,
+    minimised over the L1 weights on the same folds, is optimistic. Set
+    ``loss="epsilon_insensitive"`` (support vector regression proper) or
+    ``loss="huber"`` when a few targets are known to be outlying.
+
+    References
+    ----------
+    C. L. González Vallejo, "Selección de variables a través de máquinas de soporte
+    vectorial dispersas: un enfoque de optimización binivel", master's thesis, Escuela
+    Politécnica Nacional, Quito, 2024.
+
+    K. P. Bennett, J. Hu, X. Ji, G. Kunapuli and J.-S. Pang, "Model selection via bilevel
+    optimization", IJCNN 2006.
+
+    Y.-J. Lee, W.-F. Hsieh and C.-M. Huang, "ε-SSVR: a smooth support vector machine for
+    ε-insensitive regression", IEEE TKDE 17, 2005.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import BilevelSVR
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(80, 8))
+    >>> y = 2.0 * X[:, 0] - X[:, 1] + 0.1 * rng.normal(size=80)
+    >>> reg = BilevelSVR(random_state=0).fit(X, y)
+    >>> reg.get_support(indices=True)
+    array([0, 1])
+    >>> np.round(reg.coef_[:2], 1)
+    array([ 2., -1.])
     """
 
     penalty = "l1"
@@ -302,17 +377,23 @@ blas_threads_, fit_seconds_
             loss=self.loss, epsilon=float(self.epsilon))
 
     def fit(self, X, y, sample_weight=None, groups=None):
-        """Learn the L1 weights and the regression; returns self.
+        """Learn the L1 weights and the regression.
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples.
         y : array-like of shape (n_samples,)
             One numeric target.
-        sample_weight : array-like of shape (n_samples,), optional
+        sample_weight : array-like of shape (n_samples,), default=None
             Non-negative row weights of the loss, the criterion and the standardisation.
-        groups : array-like of shape (n_samples,), optional
+        groups : array-like of shape (n_samples,), default=None
             Sample groups for a group splitter ``cv``.
+
+        Returns
+        -------
+        BilevelSVR
+            The fitted estimator.
         """
         t0 = time.perf_counter()
         self._validate_params()
@@ -387,7 +468,18 @@ blas_threads_, fit_seconds_
                 UserWarning, stacklevel=3)
 
     def predict(self, X):
-        """Predictions :math:`x^\\top w + b` in the units of y."""
+        """Predict :math:`x^\\top w + b` in the units of y.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, in the original units.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted values.
+        """
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, dtype=np.float64, accept_sparse=("csr", "csc"),
                           reset=False)

@@ -1,4 +1,4 @@
-r"""Kernel logistic regression trained in the primal β form (seed 002 §2.2 and §2.2.4).
+r"""Kernel logistic regression trained in the primal expansion form.
 
 Binary objective (labels :math:`y_i = \pm 1`, sample weights :math:`s_i`):
 
@@ -7,12 +7,12 @@ Binary objective (labels :math:`y_i = \pm 1`, sample weights :math:`s_i`):
     + C \sum_i s_i \log\bigl(1 + e^{-y_i f(x_i)}\bigr),\qquad
     f(x) = \sum_j \beta_j k(x, x_j) + b ,
 
-the primal of seed 002 §2.2.1 with the logistic loss (the document prints
-:math:`-\log(1 + e^{-ty})`, a sign erratum; the loss is :math:`+\log(1 + e^{-ty})`) and the
-β expansion of §2.2.4 (labels folded into β). The intercept ``b`` is not penalised, so
-with the linear kernel the model is scikit-learn's ``LogisticRegression(C=C)``. It is
-solved by Newton's method (default; quadratic convergence, one :math:`O(n^3)` solve per
-step, :func:`~bisvm.solvers.primal.kernel.solve_kernel_newton`) or L-BFGS, both on
+the kernel logistic regression of Zhu & Hastie (2005, "Kernel logistic regression and
+the import vector machine") with the labels folded into β. The intercept ``b`` is not
+penalised, so with the linear kernel the model is scikit-learn's
+``LogisticRegression(C=C)``. It is solved by Newton's method (default; quadratic
+convergence, one :math:`O(n^3)` solve per step,
+:func:`~bisvm.solvers.primal.kernel.solve_kernel_newton`) or L-BFGS, both on
 :class:`~bisvm.solvers.problems.KernelExpansionProblem`.
 
 :math:`P(y = +1 \mid x) = \sigma(f(x))`. Multiclass is one-vs-rest; the class
@@ -53,47 +53,90 @@ _INDEFINITE_MAX_N = 8192
 
 
 class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
-    r"""Kernel logistic regression (seed 002 §2.2) with probabilities.
+    r"""Kernel logistic regression with probabilities, trained in the primal.
+
+    Binary objective (labels :math:`y_i = \pm 1`, sample weights :math:`s_i`):
+
+    .. math::
+        \min_{\beta, b}\ \tfrac12 \beta^\top K \beta
+        + C \sum_i s_i \log\bigl(1 + e^{-y_i f(x_i)}\bigr),\qquad
+        f(x) = \sum_j \beta_j k(x, x_j) + b,
+
+    the kernel logistic regression of Zhu & Hastie (2005) in the expansion over the
+    training points. The intercept is not penalised, so with the linear kernel the model
+    is scikit-learn's ``LogisticRegression(C=C)``. :math:`P(y = +1 \mid x) =
+    \sigma(f(x))`; a multiclass target is learned one-vs-rest and the ``K`` sigmoids are
+    normalised to sum to one, so that :meth:`predict` agrees with the largest
+    probability.
 
     Parameters
     ----------
     C : float, default=1.0
         Weight of the logistic loss, :math:`C > 0` (larger = less regularisation).
-    kernel : {"linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed"} or callable,
-        default="rbf"
-        The objective is unbounded below when the Gram matrix is indefinite, so a
-        kernel that is not positive semi-definite on every data set ("sigmoid",
-        "precomputed", a callable, "poly" with ``coef0 < 0``) is checked (one Cholesky
-        factorisation, n <= 8192) and an indefinite one -- smallest eigenvalue below
-        ``-1e-10`` times the largest in magnitude -- raises a ``ValueError`` naming the
-        eigenvalues; larger matrices are caught when the solver's objective becomes
-        negative. ``SVC(probability=True)`` accepts indefinite kernels, as LIBSVM does.
+    kernel : str or callable, default="rbf"
+        ``"linear"``, ``"poly"``, ``"rbf"``, ``"laplacian"``, ``"sigmoid"``,
+        ``"precomputed"`` (then ``X`` is the Gram matrix) or a callable returning the Gram
+        block of two sets of samples. The objective is unbounded below when the Gram
+        matrix is indefinite, so a kernel that is not positive semi-definite on every
+        data set ("sigmoid", "precomputed", a callable, "poly" with ``coef0 < 0``) is
+        checked by one Cholesky factorisation (up to 8192 rows) and an indefinite one
+        (smallest eigenvalue below ``-1e-10`` times the largest in magnitude) raises a
+        ``ValueError`` naming the eigenvalues; larger matrices are caught when the
+        solver's objective becomes negative. ``SVC(probability=True)`` accepts indefinite
+        kernels, as LIBSVM does.
     gamma : float, "scale" or "auto", default="scale"
         Kernel width (see :func:`bisvm.kernels.make_kernel`).
     degree : int, default=3
+        Degree of the polynomial kernel.
     coef0 : float, default=0.0
+        The constant term of the poly and sigmoid kernels.
     fit_intercept : bool, default=True
-        Unpenalised bias ``b``.
+        Fit an unpenalised bias :math:`b`.
     solver : {"newton", "lbfgs"}, default="newton"
+        Newton's method (quadratic convergence, one :math:`O(n^3)` solve per step) or
+        L-BFGS.
     tol : float, default=1e-8
-        Stop when the gradient norm falls below ``tol`` times its value at β = 0.
+        Stop when the gradient norm falls below ``tol`` times its value at
+        :math:`\beta = 0`.
     max_iter : int, default=100
-        Cap on Newton (or 20× for L-BFGS) iterations per binary problem.
+        Cap on Newton iterations (20 times as many for L-BFGS) per binary problem.
     verbose : int, default=0
         When positive, print to stdout each binary problem's iterations (objective and
         gradient norm) and a summary line once it is solved.
 
     Attributes
     ----------
-    classes_ : ndarray
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
     dual_coef_ : ndarray of shape (n_problems, n_train)
-        β of each binary problem (one for two classes, one per class otherwise).
+        :math:`\beta` of each binary problem (one for two classes, one per class
+        otherwise).
     intercept_ : ndarray of shape (n_problems,)
-    X_fit_ : ndarray
+        :math:`b` of each binary problem.
+    X_fit_ : ndarray of shape (n_train, n_features)
         Training inputs (the expansion points).
     n_iter_ : ndarray of shape (n_problems,)
+        Solver iterations per binary problem.
     objective_ : ndarray of shape (n_problems,)
+        Final objective per binary problem.
     n_features_in_ : int
+        Number of features seen in :meth:`fit`.
+
+    References
+    ----------
+    J. Zhu and T. Hastie, "Kernel logistic regression and the import vector machine",
+    Journal of Computational and Graphical Statistics 14, 2005.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bisvm import KernelLogisticRegression
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = KernelLogisticRegression(C=1.0, kernel="rbf").fit(X, y)
+    >>> clf.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> round(float(clf.predict_proba(X[:1]).sum()), 6)
+    1.0
     """
 
     _parameter_constraints: dict = {
@@ -168,14 +211,17 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples) Gram
-            matrix for ``kernel="precomputed"``
+        X : array-like of shape (n_samples, n_features)
+            Training samples, or their Gram matrix when ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the rows' losses.
 
         Returns
         -------
-        self
+        KernelLogisticRegression
+            The fitted estimator.
         """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
@@ -243,16 +289,42 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        """:math:`f(x) = \\sum_j \\beta_j k(x, x_j) + b`; shape (n,) for two classes,
-        (n, n_classes) otherwise."""
+        """Evaluate :math:`f(x) = \\sum_j \\beta_j k(x, x_j) + b`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The decision value (two classes; positive means ``classes_[1]``) or the
+            one-vs-rest values.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         F = self._gram(X, fit=False) @ self.dual_coef_.T + self.intercept_
         return F[:, 0] if self.classes_.size == 2 else F
 
     def predict_proba(self, X):
-        """Class probabilities: :math:`\\sigma(f)` (two classes) or the normalised
-        one-vs-rest sigmoids."""
+        """Estimate the class probabilities.
+
+        :math:`\\sigma(f)` for two classes, else the one-vs-rest sigmoids normalised to
+        sum to one.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probabilities, columns in the order of ``classes_``.
+        """
         F = self.decision_function(X)
         if self.classes_.size == 2:
             p = expit(F)
@@ -261,12 +333,36 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         return P / P.sum(axis=1, keepdims=True)
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Estimate the logarithm of the class probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The logarithm of :meth:`predict_proba`.
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """The class with the largest decision value."""
+        """Predict the class with the largest decision value.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted labels.
+        """
         F = self.decision_function(X)
         if self.classes_.size == 2:
             return self.classes_[(F > 0).astype(int)]

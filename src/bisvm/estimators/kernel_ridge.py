@@ -1,13 +1,13 @@
 r"""Kernel ridge regression in closed form, with exact leave-one-out residuals.
 
-Seed 001 §8.5/§8.8: with :math:`f(x) = \sum_n \theta_n k(x, x_n)` (+ ``b``),
+With :math:`f(x) = \sum_n \theta_n k(x, x_n)` (+ ``b``),
 
 .. math::
     \min_{\theta, b}\ \sum_n s_n\big(y_n - (K\theta)_n - b\big)^2 + C\,\theta^\top K\theta,
 
-whose solution without intercept is :math:`\theta = (K + C I)^{-1} y` (eq. (8.4) and the
-dual of §8.8, where :math:`\lambda = 2C\theta`), and with an unpenalised intercept
-(seed 001 exercise 6) :math:`\theta = A^{-1}(y - b\mathbf 1)`,
+whose solution without intercept is :math:`\theta = (K + C I)^{-1} y` (Saunders,
+Gammerman & Vovk 1998, "Ridge regression learning algorithm in dual variables"), and
+with an unpenalised intercept :math:`\theta = A^{-1}(y - b\mathbf 1)`,
 :math:`b = \mathbf 1^\top A^{-1}y / \mathbf 1^\top A^{-1}\mathbf 1`, :math:`A = K + CI`,
 which needs no invertibility of :math:`K`. ``C`` is the parameter ``ridge``
 (scikit-learn's ``alpha``). Sample weights :math:`s_n` enter by the change of variables
@@ -41,30 +41,70 @@ __all__ = ["KernelRidge"]
 
 
 class KernelRidge(RegressorMixin, BaseEstimator):
-    r"""Kernel ridge regression by a Cholesky solve (seed 001 §8.5, §8.8, exercise 6).
+    r"""Kernel ridge regression by one Cholesky solve, with exact leave-one-out residuals.
+
+    With :math:`f(x) = \sum_n \theta_n k(x, x_n) + b`, it solves
+
+    .. math::
+        \min_{\theta, b}\ \sum_n s_n\big(y_n - (K\theta)_n - b\big)^2
+        + C\,\theta^\top K\theta,
+
+    whose solution is :math:`\theta = (K + CI)^{-1}(y - b\mathbf 1)`, with
+    :math:`b = 0` or, for an unpenalised intercept,
+    :math:`b = \mathbf 1^\top A^{-1}y / \mathbf 1^\top A^{-1}\mathbf 1`,
+    :math:`A = K + CI` (Saunders, Gammerman & Vovk 1998). The fit is linear in ``y``, so
+    the same factorisation gives the exact leave-one-out residuals
+    :math:`(y_i - \hat y_i)/(1 - H_{ii})` for all ``n`` rows at no extra cost; they are
+    reported as ``loo_residuals_``.
 
     Parameters
     ----------
     ridge : float > 0, default=1.0
         The penalty :math:`C` on :math:`\theta^\top K\theta` (scikit-learn's ``alpha``).
-    kernel : {"linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed"} or callable
+    kernel : str or callable, default="linear"
+        The kernel :math:`k`: ``"linear"``, ``"poly"``, ``"rbf"``, ``"laplacian"``,
+        ``"sigmoid"``, a callable returning the Gram block of two sets of samples, or
+        ``"precomputed"`` (then ``X`` is the Gram matrix).
     gamma : float > 0, "scale" or "auto", default="scale"
+        Kernel coefficient of the poly, rbf, laplacian and sigmoid kernels (``"scale"``:
+        :math:`1/(d\,\mathrm{Var}(X))`, ``"auto"``: :math:`1/d`).
     degree : int, default=3
+        Degree of the polynomial kernel.
     coef0 : float, default=1.0
+        The constant term of the poly and sigmoid kernels.
     fit_intercept : bool, default=False
-        Fit an unpenalised bias ``b`` (seed 001 exercise 6).
+        Fit an unpenalised bias :math:`b`.
 
     Attributes
     ----------
-    dual_coef_ : ndarray, shape (n_samples,) or (n_samples, n_targets)
+    dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_targets)
         :math:`\theta`.
-    intercept_ : float or ndarray
-    X_fit_ : ndarray
+    intercept_ : float or ndarray of shape (n_targets,)
+        :math:`b` (0 when ``fit_intercept=False``).
+    X_fit_ : ndarray of shape (n_samples, n_features)
         Training data (or the training Gram matrix for ``"precomputed"``).
-    loo_residuals_ : ndarray, same shape as ``y``
+    loo_residuals_ : ndarray of the shape of ``y``
         Exact leave-one-out residuals :math:`y_i - f^{(-i)}(x_i)`.
-    loo_mse_ : float or ndarray
+    loo_mse_ : float or ndarray of shape (n_targets,)
         Mean squared leave-one-out residual (weighted by ``sample_weight``).
+
+    References
+    ----------
+    C. Saunders, A. Gammerman and V. Vovk, "Ridge regression learning algorithm in dual
+    variables", ICML 1998.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import KernelRidge
+    >>> X = np.linspace(0.0, 1.0, 20)[:, None]
+    >>> y = np.sin(4.0 * X[:, 0])
+    >>> reg = KernelRidge(ridge=1e-3, kernel="rbf", gamma=10.0, fit_intercept=True)
+    >>> reg = reg.fit(X, y)
+    >>> round(float(reg.predict([[0.5]])[0]), 2)
+    0.91
+    >>> bool(reg.loo_mse_ < 1e-3)
+    True
     """
 
     # private fitted state that model files must carry (bisvm.persistence)
@@ -89,7 +129,22 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Fit by one Cholesky factorisation of :math:`SKS + C I`.
 
-        ``sample_weight`` must be non-negative and finite (``ValueError`` otherwise).
+        Sample weights :math:`s_n` enter by the change of variables
+        :math:`\\tilde K = SKS`, :math:`\\tilde y = Sy`, :math:`S = \\mathrm{diag}(\\sqrt{s})`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training samples, or their Gram matrix when ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Numeric targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative finite weights (``ValueError`` otherwise).
+
+        Returns
+        -------
+        KernelRidge
+            The fitted estimator.
         """
         self._validate_params()
         y_kind = np.asarray(y).dtype.kind
@@ -126,7 +181,19 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        r""":math:`f(x) = \sum_n \theta_n k(x, x_n) + b`."""
+        r"""Predict :math:`f(x) = \sum_n \theta_n k(x, x_n) + b`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_targets)
+            Predicted values.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if self.kernel == "precomputed":

@@ -120,11 +120,18 @@ _BINARY_SOLVERS = {
 
 
 class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
-    r"""Linear support vector classifier (LIBLINEAR's formulations, this package's solvers).
+    r"""Linear support vector classifier with LIBLINEAR's formulations.
 
-    Minimises :math:`\Omega(w) + C\sum_i s_i \xi_i(w)` per one-vs-rest problem; see the
-    module docstring for the exact objective, the intercept convention and the solver
-    used for each ``(penalty, loss, dual)``.
+    Minimises :math:`\Omega(w) + \sum_i C_i\,\xi_i(w)` per one-vs-rest problem, with
+    :math:`\Omega = \tfrac12\lVert w\rVert_2^2` or :math:`\lVert w\rVert_1`,
+    :math:`\xi_i = \max(0, 1 - y_i w^\top x_i)` or its square, and :math:`C_i` the
+    cost ``C`` times the class and sample weights (Fan et al. 2008). The intercept is
+    LIBLINEAR's constant feature of value ``intercept_scaling``, penalised like the
+    other coefficients, exactly as in :class:`sklearn.svm.LinearSVC`, so the two give the
+    same model. The dual problems are solved by dual coordinate descent (Hsieh et al.
+    2008), the L2 primal with the squared hinge by the finite Newton method (Keerthi &
+    DeCoste 2005), the L1 primal by coordinate descent, and the 1-norm SVM (L1 penalty,
+    hinge loss, which scikit-learn refuses) as a linear program.
 
     Parameters
     ----------
@@ -135,8 +142,6 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     dual : "auto" or bool, default="auto"
         Solve the dual (coordinate descent) or the primal. "auto" picks the primal when
         ``n_samples >= n_features`` and the primal is available, as scikit-learn does.
-    multi_class : {"ovr", "crammer_singer"}, default="ovr"
-        One-vs-rest binary problems, or Crammer and Singer's joint multiclass SVM.
     tol : float, default=1e-4
         Stopping tolerance: the relative duality gap :math:`(P(w) - D(\alpha))/P(w)`
         (dual coordinate descent, the default ``stopping``; so ``tol`` bounds the relative
@@ -147,10 +152,22 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         scikit-learn passes ``tol`` too); unused by the linear program.
     C : float, default=1.0
         Cost of the losses, :math:`C > 0`.
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        One-vs-rest binary problems, or Crammer and Singer's joint multiclass SVM.
     fit_intercept : bool, default=True
+        Fit an intercept, as the weight of a constant feature of value
+        ``intercept_scaling``.
     intercept_scaling : float, default=1.0
         Value of the constant intercept feature (LIBLINEAR's ``-B``).
     class_weight : dict, "balanced" or None, default=None
+        Multiplies ``C`` for the samples of each class (in the ``k``-vs-rest problem,
+        only for the samples of ``k``, as LIBLINEAR does); ``"balanced"`` is
+        :math:`n / (K n_c)`.
+    verbose : int, default=0
+        1 prints a summary of each solve on stdout, 2 also one line per epoch (dual
+        coordinate descent and Crammer-Singer, stdout) or the progress of each
+        iteration or pass of the primal solvers (stderr, :mod:`bisvm.progress`: a bar on
+        a terminal, lines otherwise).
     random_state : int, RandomState or None, default=None
         Seed of the coordinate orders: the dual solver's per-epoch permutations and the
         L1 coordinate descent's per-pass orders, one seed per binary problem drawn from
@@ -185,11 +202,6 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         along an ascending grid of ``C`` this way costs less than independent fits
         (:class:`LinearSVCCV` does it per fold). Other solvers and
         ``multi_class="crammer_singer"`` start cold.
-    verbose : int, default=0
-        1 prints a summary of each solve on stdout, 2 also one line per epoch (dual
-        coordinate descent and Crammer-Singer, stdout) or the progress of each
-        iteration or pass of the primal solvers (stderr, :mod:`bisvm.progress`: a bar on
-        a terminal, lines otherwise).
     n_jobs : int or None, default=None
         Threads for the primal solvers' products with ``X`` (finite Newton's gradients,
         Hessian-vector products and line searches, over a row partition fixed by the
@@ -199,8 +211,11 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights :math:`w` of each binary problem.
     intercept_ : ndarray of shape (1,) or (n_classes,)
-    classes_ : ndarray
+        The intercepts (0 when ``fit_intercept=False``).
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
     n_iter_ : int
         Largest number of iterations over the one-vs-rest problems.
     objective_ : ndarray
@@ -215,10 +230,46 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         (L1 coordinate descent: the largest minimum-norm subgradient entry on its last
         pass); the keys of :data:`bisvm.solvers.base.CERTIFICATES`.
     certificate_name_ : ndarray of str, shape (n_problems,)
+        The name of each binary problem's certificate.
     dual_coef_ : ndarray of shape (n_problems, n_samples)
         The dual variables α of each binary problem (``w = Σ α_i y_i x_i``), kept only
         when ``warm_start`` and the dual was solved.
     n_features_in_ : int
+        Number of features seen in :meth:`fit`.
+
+    See Also
+    --------
+    bisvm.LinearSVCCV : The same classifier with ``C`` chosen by cross-validation.
+
+    References
+    ----------
+    R.-E. Fan, K.-W. Chang, C.-J. Hsieh, X.-R. Wang and C.-J. Lin, "LIBLINEAR: a library
+    for large linear classification", JMLR 9, 2008.
+
+    C.-J. Hsieh, K.-W. Chang, C.-J. Lin, S. S. Keerthi and S. Sundararajan, "A dual
+    coordinate descent method for large-scale linear SVM", ICML 2008.
+
+    S. S. Keerthi and D. DeCoste, "A modified finite Newton method for fast solution of
+    large scale linear SVMs", JMLR 6, 2005.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_classification
+    >>> from bisvm import LinearSVC
+    >>> X, y = make_classification(200, 5, n_informative=2, n_redundant=0,
+    ...                            class_sep=2.0, random_state=0)
+    >>> clf = LinearSVC(C=1.0).fit(X, y)
+    >>> clf.coef_.shape
+    (1, 5)
+    >>> bool(clf.score(X, y) > 0.9)
+    True
+
+    The L1 penalty zeroes the weights of the uninformative features:
+
+    >>> sparse = LinearSVC(penalty="l1", dual=False, C=0.05).fit(X, y)
+    >>> np.flatnonzero(sparse.coef_[0])
+    array([...])
     """
 
     _parameter_constraints: dict = {
@@ -297,13 +348,16 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples.
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-            Multiplies ``C`` per sample.
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights multiplying ``C`` per sample.
 
         Returns
         -------
-        self
+        LinearSVC
+            The fitted estimator.
         """
         self._validate_params()
         previous = self._warm_state(X)

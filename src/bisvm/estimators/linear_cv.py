@@ -8,7 +8,7 @@ linear, Hastie, Rosset, Tibshirani & Zhu 2004, "The entire regularization path f
 support vector machine"), and the samples at the bound :math:`\alpha_i = C` stay there
 with their scaled value, so each fit starts close to its solution; solving a grid this
 way costs less than independent fits, the practice of glmnet's paths (Friedman, Hastie &
-Tibshirani 2010) and of warm-started dual coordinate descent (Hsieh et al. 2008, §6).
+Tibshirani 2010) and of warm-started dual coordinate descent (Hsieh et al. 2008).
 
 :func:`linear_svc_path` is the path alone, for a recipe with any scorer;
 :class:`LinearSVCCV` is the scikit-learn CV estimator (``cv`` splitter, ``scoring``,
@@ -95,13 +95,20 @@ def _warn_capped(capped, total, max_iter):
 def linear_svc_path(X, y, Cs, *, sample_weight=None, **params):
     """Fit :class:`LinearSVC` along an ascending grid of ``C`` with warm starts.
 
+    The solution :math:`w(C)` moves continuously with ``C``, so each fit starts from the
+    previous one, its dual variables multiplied by :math:`C_{k+1}/C_k` and clipped to the
+    new box; the grid costs less than independent fits (Hsieh et al. 2008).
+
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training samples.
     y : array-like of shape (n_samples,)
+        Class labels.
     Cs : array-like of positive floats
-        Sorted ascending before use.
-    sample_weight : array-like of shape (n_samples,), optional
+        The grid of ``C``, sorted ascending before use.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights multiplying ``C`` per sample.
     **params
         Other :class:`LinearSVC` parameters (``loss``, ``dual``, ``tol``, ...).
 
@@ -110,13 +117,27 @@ def linear_svc_path(X, y, Cs, *, sample_weight=None, **params):
     LinearSVCPath
         Each fit's coefficients, intercepts, objectives, certificates and iterations.
 
+    References
+    ----------
+    C.-J. Hsieh, K.-W. Chang, C.-J. Lin, S. S. Keerthi and S. Sundararajan, "A dual
+    coordinate descent method for large-scale linear SVM", ICML 2008.
+
     Examples
     --------
-    Scoring a path on a held-out set with any metric::
+    Scoring a path on a held-out set with any metric:
 
-        path = linear_svc_path(X_train, y_train, np.logspace(-3, 2, 10), loss="hinge")
-        scores = [accuracy_score(y_val, np.sign(X_val @ w[0] + b[0]))
-                  for w, b in zip(path.coefs, path.intercepts)]
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_classification
+    >>> from bisvm import linear_svc_path
+    >>> X, y = make_classification(200, 5, n_informative=2, n_redundant=0,
+    ...                            class_sep=2.0, random_state=0)
+    >>> path = linear_svc_path(X[:150], y[:150], [0.01, 0.1, 1.0], loss="hinge")
+    >>> path.coefs.shape
+    (3, 1, 5)
+    >>> scores = [np.mean((X[150:] @ w[0] + b[0] > 0) == y[150:])
+    ...           for w, b in zip(path.coefs, path.intercepts)]
+    >>> len(scores)
+    3
     """
     Cs = _ascending(Cs)
     if "C" in params or "warm_start" in params:
@@ -155,12 +176,13 @@ _COPIED = ("coef_", "intercept_", "classes_", "n_iter_", "objective_", "certific
 
 
 class LinearSVCCV(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
-    r"""Linear SVM with ``C`` chosen by cross-validation, each fold fitted along a
-    warm-started path of ascending ``C``.
+    r"""Linear SVM with ``C`` chosen by cross-validation along warm-started paths.
 
-    The parameters shared with :class:`LinearSVC` mean the same (see there); the model
-    of the best ``C`` is refitted on all the data (``refit=True``) and this estimator then
-    predicts as that :class:`LinearSVC`.
+    Each fold fits :class:`~bisvm.LinearSVC` along an ascending grid of ``C``, each fit
+    starting from the previous solution (:func:`~bisvm.linear_svc_path`), which costs
+    less than the independent fits of ``GridSearchCV``. The ``C`` of the best mean
+    validation score is refitted on all the data (``refit=True``) and this estimator
+    then predicts as that :class:`~bisvm.LinearSVC`.
 
     Parameters
     ----------
@@ -176,9 +198,36 @@ class LinearSVCCV(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         Refit on all the data at ``best_C_``.
     n_jobs : int or None, default=None
         Folds run in parallel (joblib); the scores do not depend on it.
-    penalty, loss, dual, tol, multi_class, fit_intercept, intercept_scaling, class_weight,
-    verbose, random_state, max_iter, shrinking, stopping
-        As :class:`LinearSVC`.
+    penalty : {"l2", "l1"}, default="l2"
+        The penalty :math:`\Omega(w)` of every fit: :math:`\tfrac12\lVert w\rVert_2^2` or
+        :math:`\lVert w\rVert_1`.
+    loss : {"squared_hinge", "hinge"}, default="squared_hinge"
+        The loss of the margins, :math:`\max(0, 1 - y_iw^\top x_i)` or its square.
+    dual : "auto" or bool, default="auto"
+        Solve the dual or the primal; ``"auto"`` picks the primal when
+        ``n_samples >= n_features`` and the primal is available.
+    tol : float, default=1e-4
+        Stopping tolerance of each fit, measured by ``stopping`` for the dual solver.
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        One-vs-rest binary problems, or Crammer and Singer's joint multiclass SVM.
+    fit_intercept : bool, default=True
+        Fit an intercept, as the weight of a constant feature.
+    intercept_scaling : float, default=1.0
+        Value of the constant intercept feature (LIBLINEAR's ``-B``).
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies ``C`` for the samples of each class; ``"balanced"`` is
+        :math:`n / (K n_c)`.
+    verbose : int, default=0
+        1 prints a summary of each solve, 2 also the solvers' iterations.
+    random_state : int, RandomState or None, default=None
+        Seed of the coordinate orders of the coordinate-descent solvers.
+    max_iter : int, default=1000
+        Cap on epochs (dual) or iterations (primal) of each fit.
+    shrinking : bool, default=True
+        Shrinking of the coordinate-descent solvers.
+    stopping : {"duality_gap", "projected_gradient"}, default="duality_gap"
+        Stopping rule of the dual coordinate descent: the relative duality gap, or
+        LIBLINEAR's projected-gradient spread.
 
     Attributes
     ----------
@@ -191,23 +240,34 @@ class LinearSVCCV(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
     best_index_ : int
         The best mean score; ties go to the smallest ``C`` (the most regularised model).
     best_C_ : float
+        The chosen ``C``.
     best_score_ : float
+        Its mean validation score.
     best_estimator_ : LinearSVC
         Refitted on all the data along the warm path up to ``best_C_`` (``refit=True``
         only).
     n_splits_ : int
+        Number of cross-validation splits.
     coef_, intercept_, classes_, n_iter_, objective_, certificate_, certificate_name_
         Those of ``best_estimator_`` (``refit=True`` only).
     n_features_in_ : int
+        Number of features seen in :meth:`fit`.
+
+    References
+    ----------
+    T. Hastie, S. Rosset, R. Tibshirani and J. Zhu, "The entire regularization path for
+    the support vector machine", JMLR 5, 2004.
 
     Examples
     --------
     >>> from sklearn.datasets import make_classification
-    >>> from bisvm.estimators.linear_cv import LinearSVCCV
+    >>> from bisvm import LinearSVCCV
     >>> X, y = make_classification(300, 10, random_state=0)
     >>> est = LinearSVCCV(Cs=[0.01, 0.1, 1.0], loss="hinge", random_state=0).fit(X, y)
     >>> float(est.best_C_) in (0.01, 0.1, 1.0)
     True
+    >>> est.cv_results_["rank_test_score"].shape
+    (3,)
     """
 
     _parameter_constraints: dict = {
@@ -260,14 +320,18 @@ class LinearSVCCV(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples.
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-        groups : array-like of shape (n_samples,), optional
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights multiplying ``C`` per sample.
+        groups : array-like of shape (n_samples,), default=None
             Group labels for a group splitter (``cv``).
 
         Returns
         -------
-        self
+        LinearSVCCV
+            The fitted estimator.
         """
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
@@ -308,7 +372,19 @@ class LinearSVCCV(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        """As the refitted :class:`LinearSVC` (``refit=True`` only)."""
+        """Evaluate the decision function of the refitted model (``refit=True`` only).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            :math:`x^\\top w + b` of each binary problem, as
+            :meth:`bisvm.LinearSVC.decision_function`.
+        """
         if not hasattr(self, "coef_"):
             raise NotFittedError("LinearSVCCV predicts only when fitted with refit=True")
         return super().decision_function(X)

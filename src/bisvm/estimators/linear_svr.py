@@ -48,12 +48,15 @@ _LOSSES = ("epsilon_insensitive", "squared_epsilon_insensitive")
 
 
 class LinearSVR(RegressorMixin, LinearModel):
-    r"""Linear support vector regression (LIBLINEAR's formulations, this package's solvers).
+    r"""Linear support vector regression with LIBLINEAR's formulations.
 
     Minimises :math:`\tfrac12\|w\|^2 + C\sum_i s_i \xi_i(w)` with the ε-insensitive loss
-    :math:`\xi_i = \max(0, |y_i - w^\top x_i| - \epsilon)` or its square (Ho & Lin 2012,
-    "Large-scale linear support vector regression"); see the module docstring for the
-    intercept convention and the solvers.
+    :math:`\xi_i = \max(0, |y_i - w^\top x_i| - \epsilon)` or its square (Ho & Lin 2012).
+    The intercept is LIBLINEAR's constant feature of value ``intercept_scaling``,
+    penalised like the other coefficients, as in :class:`sklearn.svm.LinearSVR`. The dual
+    is solved by coordinate descent; the squared loss's primal by the finite Newton
+    method. The ε-insensitive loss is not differentiable, so its primal has no Newton
+    solver (``dual=False`` is refused with it), as in LIBLINEAR.
 
     Parameters
     ----------
@@ -69,7 +72,10 @@ class LinearSVR(RegressorMixin, LinearModel):
     C : float, default=1.0
         Cost of the losses, :math:`C > 0`.
     loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}, default="epsilon_insensitive"
+        The loss of the residuals outside the tube: linear or squared.
     fit_intercept : bool, default=True
+        Fit an intercept, as the weight of a constant feature of value
+        ``intercept_scaling``.
     intercept_scaling : float, default=1.0
         Value of the constant intercept feature (LIBLINEAR's ``-B``).
     dual : "auto" or bool, default="auto"
@@ -102,8 +108,11 @@ class LinearSVR(RegressorMixin, LinearModel):
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
+        The weights :math:`w`.
     intercept_ : ndarray of shape (1,)
+        The intercept (0 when ``fit_intercept=False``).
     n_iter_ : int
+        Epochs (dual) or Newton iterations (primal).
     objective_ : float
         Primal objective at the solution.
     certificate_ : ndarray of shape (1,)
@@ -112,9 +121,29 @@ class LinearSVR(RegressorMixin, LinearModel):
         keys of :data:`bisvm.solvers.base.CERTIFICATES`); one entry, as
         :class:`LinearSVC` has one per binary problem.
     certificate_name_ : ndarray of str, shape (1,)
+        The name of the certificate.
     dual_coef_ : ndarray of shape (n_samples,) or None
         The dual variables :math:`\beta` (``w = Σ β_i x_i``) when the dual was solved.
     n_features_in_ : int
+        Number of features seen in :meth:`fit`.
+
+    References
+    ----------
+    C.-H. Ho and C.-J. Lin, "Large-scale linear support vector regression", JMLR 13,
+    2012.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import LinearSVR
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(50, 3))
+    >>> y = X @ np.array([1.0, -2.0, 0.5]) + 1.0
+    >>> reg = LinearSVR(C=10.0, epsilon=0.0).fit(X, y)
+    >>> np.round(reg.coef_, 2)
+    array([ 1. , -2. ,  0.5])
+    >>> np.round(reg.intercept_, 2)
+    array([1.])
     """
 
     _parameter_constraints: dict = {
@@ -175,13 +204,16 @@ class LinearSVR(RegressorMixin, LinearModel):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples.
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
             Multiplies ``C`` per sample; samples of weight 0 are left out.
 
         Returns
         -------
-        self
+        LinearSVR
+            The fitted estimator.
         """
         self._validate_params()
         previous = getattr(self, "_warm", None) if self.warm_start else None
@@ -244,7 +276,23 @@ class LinearSVR(RegressorMixin, LinearModel):
         return self
 
     def primal_objective(self, X, y, sample_weight=None):
-        """Primal objective of the fitted model on ``(X, y)`` (see the module docstring)."""
+        r"""Evaluate the primal objective of the fitted model on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+        y : array-like of shape (n_samples,)
+            Their targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample multipliers of ``C``.
+
+        Returns
+        -------
+        float
+            :math:`\tfrac12\lVert w\rVert^2 + C\sum_i s_i\xi_i(w)`, the intercept's
+            feature included in :math:`w`.
+        """
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
         w = np.r_[self.coef_, self.intercept_[0] / bias] if bias > 0 else self.coef_
         sw = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight)

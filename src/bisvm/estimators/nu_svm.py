@@ -21,6 +21,7 @@ from sklearn.base import OutlierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from bisvm.estimators._constraints import NU, positive
+from bisvm.estimators._docs import fill_parameters
 from bisvm.estimators._smo_base import BaseSMO, positive_weight_rows
 from bisvm.estimators.svm import SVC, SVR
 from bisvm.solvers.dual.nu_smo import nu_svc_dual, nu_svc_scaling, nu_svr_dual, one_class_dual
@@ -29,12 +30,17 @@ __all__ = ["NuSVC", "NuSVR", "OneClassSVM"]
 
 
 class NuSVC(SVC):
-    r"""ν-support vector classifier (LIBSVM's ``nu_svc``), trained by SMO.
+    __doc__ = fill_parameters(r"""Nu-support vector classifier trained by SMO.
 
-    Per pair of classes, :math:`\min \tfrac12\alpha^\top Q\alpha` s.t.
-    :math:`y^\top\alpha = 0`, :math:`e^\top\alpha = \nu\sum_i C_i`,
-    :math:`0 \le \alpha_i \le C_i` with :math:`C_i` = class weight × sample weight (1 by
-    default); the machine is the C-SVC one with :math:`C = 1/r` (Chang & Lin 2001).
+    Per pair of classes, :math:`\min_\alpha \tfrac12\alpha^\top Q\alpha` subject to
+    :math:`y^\top\alpha = 0`, :math:`e^\top\alpha = \nu\sum_i C_i` and
+    :math:`0 \le \alpha_i \le C_i`, with :math:`Q_{ij} = y_iy_jk(x_i, x_j)` and
+    :math:`C_i` the class weight times the sample weight (1 by default). ν replaces C
+    because it means something: it is an upper bound on the fraction of margin errors
+    and a lower bound on the fraction of support vectors (Schölkopf et al. 2000). The
+    machine is the C-SVC one with :math:`C = 1/r`, :math:`r` the multiplier of the
+    second equality (Chang & Lin 2001), and the fitted attributes follow
+    :class:`sklearn.svm.NuSVC`.
 
     Parameters
     ----------
@@ -42,20 +48,77 @@ class NuSVC(SVC):
         Upper bound on the fraction of margin errors, lower bound on the fraction of
         support vectors. Infeasible when :math:`\nu\sum_i C_i / 2` exceeds a class's total
         :math:`\sum C_i` (``ValueError``).
-    kernel, degree, gamma, coef0, shrinking, probability, tol, cache_size, max_iter,
-    decision_function_shape, break_ties, random_state, selection, verbose, n_jobs
-        As in :class:`~bisvm.SVC`.
-    class_weight : dict, "balanced" or None
-        Multiplies each sample's bound :math:`C_i`, like ``sample_weight``. (LIBSVM's
+    {{kernel}}
+    {{degree}}
+    {{gamma}}
+    {{coef0}}
+    {{shrinking}}
+    probability : bool, default=False
+        Fit Platt sigmoids on 5-fold cross-validated decision values, for
+        :meth:`predict_proba`; :meth:`predict` then returns their arg-max.
+    {{tol}}
+    {{cache_size}}
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each sample's bound :math:`C_i`, like ``sample_weight``. LIBSVM's
         ν-SVC ignores class weights, so scikit-learn's ``NuSVC`` accepts the parameter
-        without effect; here it acts.)
+        without effect; here it acts.
+    {{max_iter}}
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        Shape of :meth:`decision_function` for more than two classes: the pairwise values
+        (``"ovo"``) or scikit-learn's vote-plus-confidence aggregate (``"ovr"``).
+    break_ties : bool, default=False
+        With ``decision_function_shape="ovr"`` and more than two classes, break voting
+        ties by the aggregate decision value instead of the lowest class index.
+    random_state : int, RandomState or None, default=None
+        Seeds the folds of the probability calibration.
+    {{selection}}
+    {{verbose}}
+    {{n_jobs}}
 
     Attributes
     ----------
-    classes_, support_, support_vectors_, n_support_, dual_coef_, intercept_, coef_,
-    n_iter_, probA_, probB_, fit_status_, shape_fit_
-        As in :class:`sklearn.svm.NuSVC`.
-    """
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training rows.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors.
+    n_support_ : ndarray of shape (n_classes,)
+        Support vectors per class.
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+        The dual coefficients in LIBSVM's layout, scaled to the C-SVC machine.
+    intercept_ : ndarray of shape (n_pairs,)
+        The intercept of each pairwise machine.
+    coef_ : ndarray of shape (n_pairs, n_features)
+        Primal weights, for the linear kernel only.
+    n_iter_ : ndarray of shape (n_pairs,)
+        SMO iterations per machine.
+    probA_, probB_ : ndarray of shape (n_pairs,)
+        Platt's sigmoid parameters (empty when ``probability=False``).
+    fit_status_ : int
+        0 when every machine converged, 1 otherwise.
+    shape_fit_ : tuple of int
+        Shape of the training ``X``.
+
+    References
+    ----------
+    B. Schölkopf, A. J. Smola, R. C. Williamson and P. L. Bartlett, "New support vector
+    algorithms", Neural Computation 12, 2000.
+
+    C.-C. Chang and C.-J. Lin, "Training ν-support vector classifiers: theory and
+    algorithms", Neural Computation 13, 2001.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bisvm import NuSVC
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = NuSVC(nu=0.3).fit(X, y)
+    >>> clf.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> bool(clf.support_.size >= 0.3 * len(y))
+    True
+    """)
 
     _parameter_constraints: dict = {
         **{k: v for k, v in SVC._parameter_constraints.items()
@@ -113,12 +176,15 @@ class NuSVC(SVC):
 
 
 class NuSVR(SVR):
-    r"""ν-support vector regression (LIBSVM's ``nu_svr``), trained by SMO.
+    __doc__ = fill_parameters(r"""Nu-support vector regression trained by SMO.
 
-    Minimises :math:`\tfrac12\lVert w\rVert^2 + C\sum_i w_i\big(\nu\varepsilon +
+    Minimises :math:`\tfrac12\lVert w\rVert^2 + C\sum_i s_i\big(\nu\varepsilon +
     \max(0, |y_i - f(x_i)| - \varepsilon)\big)` over :math:`w, b` and the tube
-    half-width :math:`\varepsilon \ge 0` (Schölkopf et al. 2000 in LIBSVM's scaling,
-    :math:`w_i` the sample weights), through the dual of :mod:`bisvm.solvers.dual.nu_smo`.
+    half-width :math:`\varepsilon \ge 0` (Schölkopf et al. 2000, in LIBSVM's scaling;
+    :math:`s_i` the sample weights), through its dual
+    (:func:`~bisvm.solvers.dual.nu_smo.nu_svr_dual`). ν sets the share of points outside
+    the tube instead of its width: it is an upper bound on that fraction and a lower
+    bound on the fraction of support vectors.
 
     Parameters
     ----------
@@ -126,17 +192,58 @@ class NuSVR(SVR):
         Upper bound on the fraction of points outside the tube, lower bound on the
         fraction of support vectors.
     C : float > 0, default=1.0
-    kernel, degree, gamma, coef0, shrinking, tol, cache_size, max_iter, selection, verbose, n_jobs
-        As in :class:`~bisvm.SVR`.
+        Cost of a residual outside the tube.
+    {{kernel}}
+    {{degree}}
+    {{gamma}}
+    {{coef0}}
+    {{shrinking}}
+    {{tol}}
+    {{cache_size}}
+    {{max_iter}}
+    {{selection}}
+    {{verbose}}
+    {{n_jobs}}
 
     Attributes
     ----------
-    support_, support_vectors_, dual_coef_, intercept_, n_support_, coef_, n_iter_,
-    fit_status_, shape_fit_
-        As in :class:`sklearn.svm.NuSVR`.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training rows.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        :math:`\alpha_i - \alpha_i^*` of the support vectors.
+    intercept_ : ndarray of shape (1,)
+        The intercept.
+    n_support_ : ndarray of shape (1,)
+        Number of support vectors.
+    coef_ : ndarray of shape (1, n_features)
+        Primal weights, for the linear kernel only.
+    n_iter_ : int
+        SMO iterations.
+    fit_status_ : int
+        0 when SMO converged, 1 otherwise.
+    shape_fit_ : tuple of int
+        Shape of the training ``X``.
     epsilon_ : float
         The tube half-width found, :math:`-r` of the solver.
-    """
+
+    References
+    ----------
+    B. Schölkopf, A. J. Smola, R. C. Williamson and P. L. Bartlett, "New support vector
+    algorithms", Neural Computation 12, 2000.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import NuSVR
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> y = X @ np.array([1.0, -2.0, 0.5])
+    >>> reg = NuSVR(nu=0.5, C=10.0, kernel="linear").fit(X, y)
+    >>> np.round(reg.coef_, 1)
+    array([[ 1. , -2. ,  0.5]])
+    """)
 
     _parameter_constraints: dict = {
         **BaseSMO._parameter_constraints,
@@ -183,30 +290,74 @@ class NuSVR(SVR):
 
 
 class OneClassSVM(OutlierMixin, BaseSMO):
-    r"""One-class SVM for novelty detection (Schölkopf et al. 2001; LIBSVM's
-    ``one_class``), trained by SMO.
+    __doc__ = fill_parameters(r"""One-class SVM for novelty detection, trained by SMO.
 
-    Separates the training data from the origin in feature space with maximal margin:
-    :math:`\min \tfrac12\alpha^\top K\alpha` s.t. :math:`e^\top\alpha = \nu\sum_i C_i`,
-    :math:`0 \le \alpha_i \le C_i` (:math:`C_i` = sample weight, 1 by default).
+    Separates the training data from the origin in feature space with maximal margin
+    (Schölkopf et al. 2001): :math:`\min_\alpha \tfrac12\alpha^\top K\alpha` subject to
+    :math:`e^\top\alpha = \nu\sum_i C_i` and :math:`0 \le \alpha_i \le C_i`
+    (:math:`C_i` the sample weight, 1 by default). The function
     :math:`f(x) = \sum_i\alpha_ik(x_i, x) - \rho` is positive inside the estimated
-    support; :meth:`predict` returns +1 there (inliers) and -1 outside.
+    support; :meth:`predict` returns +1 there (inliers) and -1 outside. ν bounds the
+    fraction of training points left outside from above, and the fraction of support
+    vectors from below. The fitted attributes follow :class:`sklearn.svm.OneClassSVM`.
 
     Parameters
     ----------
+    {{kernel}}
+    {{degree}}
+    {{gamma}}
+    {{coef0}}
+    {{tol}}
     nu : float in (0, 1], default=0.5
         Upper bound on the fraction of training outliers, lower bound on the fraction of
         support vectors.
-    kernel, degree, gamma, coef0, tol, shrinking, cache_size, max_iter, selection, verbose, n_jobs
-        As in :class:`~bisvm.SVC`.
+    {{shrinking}}
+    {{cache_size}}
+    {{max_iter}}
+    {{selection}}
+    {{verbose}}
+    {{n_jobs}}
 
     Attributes
     ----------
-    support_, support_vectors_, dual_coef_, intercept_, n_support_, coef_, n_iter_,
-    fit_status_, shape_fit_, offset_
-        As in :class:`sklearn.svm.OneClassSVM` (``offset_ = -intercept_``;
-        ``score_samples(X) = decision_function(X) + offset_``).
-    """
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training rows.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors.
+    dual_coef_ : ndarray of shape (1, n_SV)
+        The :math:`\alpha_i` of the support vectors.
+    intercept_ : ndarray of shape (1,)
+        :math:`-\rho`.
+    n_support_ : ndarray of shape (1,)
+        Number of support vectors.
+    coef_ : ndarray of shape (1, n_features)
+        Primal weights, for the linear kernel only.
+    n_iter_ : int
+        SMO iterations.
+    fit_status_ : int
+        0 when SMO converged, 1 otherwise.
+    shape_fit_ : tuple of int
+        Shape of the training ``X``.
+    offset_ : ndarray of shape (1,)
+        ``-intercept_``, so that ``score_samples(X) = decision_function(X) + offset_``.
+
+    References
+    ----------
+    B. Schölkopf, J. C. Platt, J. Shawe-Taylor, A. J. Smola and R. C. Williamson,
+    "Estimating the support of a high-dimensional distribution", Neural Computation 13,
+    2001.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import OneClassSVM
+    >>> X = np.random.RandomState(0).normal(size=(100, 2))
+    >>> detector = OneClassSVM(nu=0.1, gamma=0.5).fit(X)
+    >>> detector.predict([[0.0, 0.0], [4.0, 4.0]])
+    array([ 1, -1])
+    >>> bool((detector.predict(X) == -1).mean() <= 0.15)
+    True
+    """)
 
     # private fitted state that model files must carry (bisvm.persistence)
     _persist_attrs = ("_kernel", "_gamma")
@@ -242,9 +393,22 @@ class OneClassSVM(OutlierMixin, BaseSMO):
         self.n_jobs = n_jobs
 
     def fit(self, X, y=None, sample_weight=None):
-        """Estimate the support of the distribution of ``X`` (``y`` is ignored).
-        ``sample_weight`` multiplies each sample's bound; samples of weight <= 0 are
-        dropped."""
+        """Estimate the support of the distribution of ``X``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples, or their Gram matrix when ``kernel="precomputed"``.
+        y : None
+            Ignored; present for the scikit-learn API.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies each sample's bound; samples of weight zero or below are dropped.
+
+        Returns
+        -------
+        OneClassSVM
+            The fitted estimator.
+        """
         self._validate_params()
         X, _ = self._validate_X_train(X)
         sw = self._sample_weight(sample_weight, X)
@@ -265,17 +429,53 @@ class OneClassSVM(OutlierMixin, BaseSMO):
         return self
 
     def decision_function(self, X):
-        """:math:`f(x) = \\sum_i` ``dual_coef_`` :math:`_i k(x_i, x)` + ``intercept_``:
-        positive for inliers, negative for outliers."""
+        """Evaluate the signed distance to the estimated support.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            :math:`f(x) = \\sum_i \\alpha_i k(x_i, x) - \\rho`: positive for inliers,
+            negative for outliers.
+        """
         K = self._kernel_to_sv(X)
         return K @ self._dual_dense()[0] + self.intercept_[0]
 
     def score_samples(self, X):
-        """Unshifted scores :math:`\\sum_i` ``dual_coef_`` :math:`_i k(x_i, x)`."""
+        """Evaluate the unshifted score of each sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            :math:`\\sum_i \\alpha_i k(x_i, x)`, the decision function plus ``offset_``.
+        """
         return self.decision_function(X) + self.offset_
 
     def predict(self, X):
-        """+1 for inliers (:math:`f(x) > 0`; LIBSVM's sign rule), -1 for outliers."""
+        """Tell inliers from outliers.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            +1 where :math:`f(x) > 0` (LIBSVM's sign rule), -1 elsewhere.
+        """
         return np.where(self.decision_function(X) > 0, 1, -1)
 
     @property

@@ -1,7 +1,7 @@
-r"""Selective-ridge linear and logistic regression (seed 004) and their leave-one-out
-model selection along the μ path.
+r"""Selective-ridge linear and logistic regression and their leave-one-out model
+selection along the μ path (Angulo Yauri 2020).
 
-Training criterion (seed 004 (9), sums over objects, optional unpenalised intercept):
+Training criterion (sums over objects, optional unpenalised intercept):
 
 .. math::
     \min_{a, b}\ \gamma\sum_i \mathrm{pen}_\mu(a_i) + \sum_t q(y_t, x_t^\top a + b),
@@ -10,7 +10,11 @@ Training criterion (seed 004 (9), sums over objects, optional unpenalised interc
 with :math:`q = (y - z)^2` or :math:`\ln(1 + e^{-yz})`. ``selectivity`` is the thesis's
 μ (in the units of the coefficients: every non-zero coefficient is either a *kink*
 coefficient in :math:`(0, \mu]` or a ridge coefficient beyond μ), ``ridge`` its γ. Solved
-by the dual Newton method of :mod:`bisvm.solvers.selective` (Algorithm A).
+by the dual Newton method of :mod:`bisvm.solvers.selective`.
+
+Reference: B. F. Angulo Yauri, "A method of differential cross-validation for choosing
+the complexity level of generalized linear dependence models" (in Russian), master's
+thesis, MIPT, Moscow, 2020.
 """
 
 from __future__ import annotations
@@ -95,20 +99,67 @@ class _SelectiveMixin:
 
 class _ClassifierMethods:
     def decision_function(self, X):
-        """:math:`x^\\top a + b` (positive for ``classes_[1]``)."""
+        """Evaluate the linear score :math:`z = x^\\top a + b`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The scores, positive for ``classes_[1]``.
+        """
         return self._decision(X)
 
     def predict(self, X):
-        """Class of :math:`\\mathrm{sign}(x^\\top a + b)` (threshold 0; erratum 9)."""
+        """Predict the class of the sign of :math:`x^\\top a + b`.
+
+        The threshold is 0, where the logistic model's probability is one half.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``classes_[1]`` where the score is positive, else ``classes_[0]``.
+        """
         d = self._decision(X)
         return self.classes_[(d > 0).astype(int)]
 
     def predict_proba(self, X):
-        """:math:`(1 - \\sigma(z), \\sigma(z))` of the logistic model."""
+        """Estimate the class probabilities :math:`(1 - \\sigma(z), \\sigma(z))`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Probabilities, columns in the order of ``classes_``.
+        """
         p = expit(self.decision_function(X))
         return np.column_stack([1.0 - p, p])
 
     def predict_log_proba(self, X):
+        """Estimate the logarithm of the class probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            The logarithm of :meth:`predict_proba`, floored at :math:`\\log 10^{-300}`.
+        """
         return np.log(np.clip(self.predict_proba(X), 1e-300, None))
 
     def __sklearn_tags__(self):
@@ -119,7 +170,18 @@ class _ClassifierMethods:
 
 class _RegressorMethods:
     def predict(self, X):
-        """:math:`x^\\top a + b`."""
+        """Predict :math:`x^\\top a + b`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted values.
+        """
         return self._decision(X)
 
 
@@ -143,9 +205,23 @@ class _SelectiveFixed(_SelectiveMixin, BaseEstimator):
         self.verbose = verbose
 
     def fit(self, X, y):
-        """Fit by Algorithm A (dual Newton), warm-started along a short geometric μ path
-        from the empty model at μ_max (Algorithm B as continuation: a cold start far below
-        μ_max can ask for more kink constraints than objects)."""
+        """Fit by the dual Newton method, warm-started along a short μ path.
+
+        The path starts from the empty model at :math:`\\mu_{max}`: a cold start far
+        below :math:`\\mu_{max}` can ask for more kink constraints than objects.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training samples.
+        y : array-like of shape (n_samples,)
+            Targets: numbers for the regression, two classes for the classifier.
+
+        Returns
+        -------
+        SelectiveRegression or SelectiveLogisticRegression
+            The fitted estimator.
+        """
         self._validate_params()
         mu, ridge = float(self.selectivity), float(self.ridge)
         X, y = self._prepare(X, y)
@@ -164,48 +240,121 @@ class _SelectiveFixed(_SelectiveMixin, BaseEstimator):
         return self
 
 
-class SelectiveRegression(_RegressorMethods, RegressorMixin, _SelectiveFixed):
-    r"""Selective-ridge linear regression (seed 004 (4), (9)).
+def _fill(template, **fields):
+    """Return ``template`` with each ``<name>`` replaced by ``fields[name]``.
+
+    Parameters
+    ----------
+    template : str
+        A docstring whose LaTeX braces stay as they are (hence no ``str.format``).
+    **fields : str
+        The text of each placeholder.
+
+    Returns
+    -------
+    str
+        The docstring.
+    """
+    for name, text in fields.items():
+        template = template.replace(f"<{name}>", text)
+    return template
+
+
+_FIXED_DOC = r"""<summary>
+
+    Minimises :math:`\gamma\sum_i \mathrm{pen}_\mu(a_i) + \sum_t q(y_t, x_t^\top a + b)`
+    with the selective-ridge penalty
+    :math:`\mathrm{pen}_\mu(a) = 2\mu|a|` for :math:`|a| \le \mu` and
+    :math:`\mu^2 + a^2` beyond, and :math:`q` <loss>. The penalty is the L1 norm near
+    zero and the ridge beyond μ, so small coefficients are set exactly to zero while
+    large ones are shrunk as by ridge regression (Angulo Yauri 2020). It is solved by a
+    Newton method on the dual, exact up to rounding.
 
     Parameters
     ----------
     selectivity : float, default=0.1
-        μ ≥ 0: coefficients whose dual score :math:`|x_i^\top\lambda|` stays below μ are
-        exactly zero; ``0`` is ridge regression, :math:`\mu \ge \mu_{max}` the empty model.
+        The threshold μ ≥ 0: coefficients whose dual score :math:`|x_i^\top\lambda|`
+        stays below μ are exactly zero; ``0`` is ridge regression and
+        :math:`\mu \ge \mu_{max}` the empty model.
     ridge : float, default=1.0
-        γ > 0, the ridge weight.
+        The ridge weight γ > 0.
     fit_intercept : bool, default=True
-        Unpenalised intercept (beyond the document, which has none).
+        Fit an unpenalised intercept :math:`b`.
     tol : float, default=1e-10
-        Stopping tolerance of Algorithm A.
+        Stopping tolerance of the dual Newton method.
     max_iter : int, default=500
+        Cap on its iterations.
     verbose : int, default=0
-        When positive, print to stdout the iterations of Algorithm A at ``selectivity``
-        (dual objective, stopping certificate) and a summary line.
+        When positive, print to stdout the solver's iterations (dual objective,
+        stopping certificate) and a summary line.
 
     Attributes
     ----------
-    coef_ : ndarray, shape (n_features,)
+<classes>    coef_ : ndarray of shape (n_features,)
+        The coefficients :math:`a`.
     intercept_ : float
-    support_ : ndarray of bool
-        Non-zero coefficients (the active set :math:`\hat I`).
-    dual_coef_ : ndarray, shape (n_samples,)
-        λ of the dual (24); :math:`a_i = x_i^\top\lambda` on the ridge part.
+        The intercept :math:`b`.
+    support_ : ndarray of bool of shape (n_features,)
+        The nonzero coefficients (the active set).
+    dual_coef_ : ndarray of shape (n_samples,)
+        The dual variables λ; :math:`a_i = x_i^\top\lambda` on the ridge part.
     n_iter_ : int
+        Newton iterations.
     duality_gap_ : float
-        :math:`|J/(2\gamma) + W|` at the solution, the solver's certificate (zero at the
-        optimum up to rounding).
-    """
+        The solver's certificate at the solution (zero at the optimum up to rounding).
+
+    See Also
+    --------
+    <cv_name> : The same model with μ chosen by a leave-one-out criterion.
+
+    References
+    ----------
+    B. F. Angulo Yauri, "A method of differential cross-validation for choosing the
+    complexity level of generalized linear dependence models" (in Russian), master's
+    thesis, MIPT, Moscow, 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import <name>
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(60, 8))
+<example>    """
+
+
+class SelectiveRegression(_RegressorMethods, RegressorMixin, _SelectiveFixed):
+    __doc__ = _fill(_FIXED_DOC,
+        summary="Selective-ridge linear regression: exact zeros and ridge shrinkage.",
+        loss=r"the squared error :math:`(y - z)^2`",
+        classes="", cv_name="bisvm.SelectiveRegressionCV", name="SelectiveRegression",
+        example="""\
+    >>> y = 3.0 * X[:, 0] - 2.0 * X[:, 1] + 0.1 * rng.normal(size=60)
+    >>> reg = SelectiveRegression(selectivity=2.0, ridge=1.0).fit(X, y)
+    >>> np.flatnonzero(reg.support_)
+    array([0, 1])
+    >>> np.round(reg.coef_[:2], 1)
+    array([ 2.9, -2. ])
+""")
 
     _loss = "squared"
 
 
 class SelectiveLogisticRegression(_ClassifierMethods, ClassifierMixin, _SelectiveFixed):
-    r"""Selective-ridge logistic regression (seed 004 (5), (9)), two classes.
-
-    Parameters and attributes as :class:`SelectiveRegression`, plus ``classes_``; the
-    second class is coded +1.
-    """
+    __doc__ = _fill(_FIXED_DOC,
+        summary="Selective-ridge logistic regression of a two-class target.",
+        loss=r"the logistic loss :math:`\ln(1 + e^{-yz})` (the second class coded +1)",
+        classes="""\
+    classes_ : ndarray of shape (2,)
+        The class labels; the second is coded +1.
+""", cv_name="bisvm.SelectiveLogisticRegressionCV", name="SelectiveLogisticRegression",
+        example="""\
+    >>> y = np.where(X[:, 0] - X[:, 1] > 0, "yes", "no")
+    >>> clf = SelectiveLogisticRegression(selectivity=1.0).fit(X, y)
+    >>> clf.predict(X[:3])
+    array(['yes', 'no', 'yes'], dtype='<U3')
+    >>> bool(clf.support_[0] and clf.support_[1])
+    True
+""")
 
     _loss = "logistic"
 
@@ -246,8 +395,20 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
         self.verbose = verbose
 
     def fit(self, X, y):
-        """Fit the μ path (Algorithm B), score every μ by ``criterion``, keep the point
-        chosen by ``selection_rule``."""
+        """Fit the μ path, score every μ by ``criterion``, keep the one ``selection_rule`` picks.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training samples.
+        y : array-like of shape (n_samples,)
+            Targets: numbers for the regression, two classes for the classifier.
+
+        Returns
+        -------
+        SelectiveRegressionCV or SelectiveLogisticRegressionCV
+            The fitted estimator.
+        """
         self._validate_params()
         if self.scoring == "error" and (self._loss != "logistic" or self.criterion not in (
                 "alo", "loo", "kfold")):
@@ -297,7 +458,7 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
             return
         if self.criterion in ("diffloo", "diffloo_exact"):
             why = (f"criterion={self.criterion!r} is exactly 0 at the empty model, so its "
-                   "minimum is always there (seed 004, erratum 5); use criterion='alo' "
+                   "minimum is always there; use criterion='alo' "
                    "(approximate leave-one-out, the same cost)")
         else:
             why = (f"by criterion={self.criterion!r} (selection_rule="
@@ -310,47 +471,38 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
             EmptyModelWarning, stacklevel=3)
 
 
-_CV_DOC = r"""
+_CV_DOC = r"""<summary>
 
-    The criteria (``criterion``), all computed from the fit at each μ except the last two:
+    The model is the selective-ridge one of :class:`~bisvm.<fixed>` (Angulo Yauri 2020);
+    its threshold μ is chosen along a geometric grid from :math:`\mu_{max}` (the empty
+    model) down, each fit warm-started from the previous one, by a leave-one-out
+    criterion computed from the fit at each μ (``criterion``):
 
-    * ``"diffloo"`` -- DiffLOO as printed in seed 004 (121)/(123) (for reproduction). It is
-      exactly 0 for the empty model, so its arg-min is the empty model (erratum 5).
-    * ``"diffloo_exact"`` -- the exact derivative :math:`h_j q'^2_j/q''_j` of the muffled
-      loss (corrected logistic weight); same trivial minimum.
-    * ``"ij"`` -- training loss plus that derivative: the first-order (infinitesimal
-      jackknife) leave-one-out estimate.
-    * ``"alo"`` -- the rank-one update at p = 1: approximate leave-one-out outputs
-      :math:`z_j + q'_j L_j/(1 - h_j)` (exact PRESS for regression on a fixed active set).
-    * ``"loo"`` -- exact leave-one-out by ``N`` refits per μ (reference, slow).
-    * ``"kfold"`` -- ``n_splits``-fold cross-validation (reference).
+    * ``"alo"`` (default): approximate leave-one-out by the rank-one update at p = 1,
+      held-out outputs :math:`z_j + q'_j L_j/(1 - h_j)` (exact PRESS for regression on
+      a fixed active set). Of the one-fit criteria it is the closest to exact
+      leave-one-out along the path, at the cost of one leverage computation per μ,
+      which is why it is the default (see the estimator notes of the documentation).
+    * ``"ij"``: training loss plus the derivative :math:`h_j q'^2_j/q''_j`, the
+      first-order (infinitesimal jackknife) leave-one-out estimate; it keeps decreasing
+      into the interpolating regime.
+    * ``"diffloo"``: DiffLOO as printed in the thesis, for reproducing it. It is exactly
+      0 for the empty model, so its arg-min is the empty model.
+    * ``"diffloo_exact"``: the exact derivative of the muffled loss (the logistic
+      weight corrected); the same trivial minimum.
+    * ``"loo"``: exact leave-one-out by ``N`` refits per μ (a reference, slow).
+    * ``"kfold"``: ``n_splits``-fold cross-validation (a reference).
 
-    The default ``"alo"`` is chosen by the evidence of ``docs/diffloo.md``
-    (``examples/diffloo_experiments.py``): of the one-fit criteria it is the closest to
-    exact leave-one-out along the path (it estimates the same quantity, while ``"ij"``
-    keeps only its first-order part and keeps decreasing into the interpolating regime,
-    choosing nearly every feature), and it costs one leverage computation per μ. On the
-    thesis's 200 × 400 logistic problem (20 seeds, 50-point grid) its median relative
-    difference to exact leave-one-out along the path is 0.006, it chose the same μ as
-    exact leave-one-out on 3 of 3 seeds and the held-out log-loss of its choices (0.18)
-    is within 0.002 of 5-fold CV's, at about 1/20 of 5-fold's cost. The printed DiffLOO and the
-    exact derivative choose the empty model (their trivial minimum) on 20 of 20 seeds.
-    Like exact LOO and k-fold, ALO selects for prediction, not for exact support
-    recovery: it keeps the informative features with a few extra ones.
-
-    When the chosen model has no feature, an :class:`EmptyModelWarning` names the
-    criterion (for the printed DiffLOO, its trivial minimum) and suggests ``"alo"``.
-
-    Small problems (the smaller dimension at most
-    :data:`~bisvm.selection.threads.SMALL_DENSE`) run with one BLAS thread
-    (``blas_threads="auto"``): the path is hundreds of small factorisations, on which a
-    multi-threaded BLAS spends more on waking and synchronising threads than on the
-    flops, several times more on a machine whose other cores are busy
-    (``benchmarks/bench_panel_alo.py``).
+    Like exact leave-one-out and k-fold, ALO selects for prediction, not for exact
+    support recovery: it keeps the informative features with a few extra ones;
+    ``selection_rule="1se"`` with ``scoring="error"`` selects for the support. When the
+    chosen model has no feature, an ``EmptyModelWarning`` names the criterion and
+    suggests ``"alo"``.
 
     Parameters
     ----------
     criterion : {"alo", "ij", "diffloo", "diffloo_exact", "loo", "kfold"}, default="alo"
+        The criterion scoring each μ, as listed above.
     selection_rule : {"min", "1se"}, default="min"
         ``"min"``: the arg-min of the criterion. ``"1se"``: the sparsest μ whose criterion
         is within one standard error of the minimum (glmnet's ``lambda.1se``; the
@@ -361,68 +513,122 @@ _CV_DOC = r"""
     scoring : {"loss", "error"}, default="loss"
         What the criterion scores: the loss of the held-out outputs, or (classifier,
         criterion ``"alo"``, ``"loo"`` or ``"kfold"``) their misclassification rate, as
-        glmnet's ``type.measure="class"``. Why ``"error"`` with ``"1se"``: on separable
-        or nearly separable data the held-out log-loss keeps falling as μ shrinks (larger
-        coefficients are more confident, and a smaller μ admits more features), so its
-        minimum and its one-standard-error point both keep spurious features; the error
-        rate is flat once the right features are in, and the sparsest point within one
-        standard error of its minimum is the true support. On seed 004's 200 × 400
-        logistic problem (2 informative features) ``criterion="alo",
-        selection_rule="1se", scoring="error"`` recovered exactly the two features on
-        10 of 10 seeds, against 0 of 10 for the log-loss
-        (``benchmarks/bench_panel_alo.py``).
+        glmnet's ``type.measure="class"``. On separable or nearly separable data the
+        held-out log-loss keeps falling as μ shrinks (larger coefficients are more
+        confident, and a smaller μ admits more features), so its minimum and its
+        one-standard-error point both keep spurious features; the error rate is flat
+        once the right features are in, so ``"error"`` with ``"1se"`` picks the sparsest
+        model that classifies as well.
     n_mu : int, default=50
-        Grid size; :math:`\mu_l = 10^{-8l/(n_\mu-1)}\mu_{max}` (Algorithm B (72)–(73)).
+        Grid size: :math:`\mu_l = \mu_{max}\,r^{l/(n_\mu-1)}` with :math:`r` =
+        ``min_ratio``.
     ridge : float, default=1.0
-        γ > 0.
+        The ridge weight γ > 0.
     min_ratio : float, default=1e-8
         Smallest μ over :math:`\mu_{max}` (the thesis's :math:`10^{-8}`).
     fit_intercept : bool, default=True
+        Fit an unpenalised intercept.
     n_splits : int, default=5
         Folds of ``"kfold"``.
     random_state : int, default=0
         Shuffling of the folds.
-    tol, max_iter
-        Of Algorithm A.
+    tol : float, default=1e-10
+        Stopping tolerance of the dual Newton method at each μ.
+    max_iter : int, default=500
+        Cap on its iterations at each μ.
     blas_threads : "auto", int or None, default="auto"
         BLAS threads during the fit (:func:`~bisvm.selection.threads.blas_threads`):
-        ``"auto"`` is one thread when the smaller dimension of X is at most 1,000, an
-        int fixes the count, None leaves the library default.
+        ``"auto"`` is one thread when the smaller dimension of X is at most
+        :data:`~bisvm.selection.threads.SMALL_DENSE` (the path is hundreds of small
+        factorisations, on which a thread team costs more than it saves), an int fixes
+        the count, None leaves the library default.
     verbose : int, default=0
         Show the path on stderr, one step per μ (and per extra fold path of ``"kfold"``):
         a progress bar when stderr is a terminal, else lines (:mod:`bisvm.progress`).
 
     Attributes
     ----------
-    selectivity_path_ : ndarray, shape (n_mu,)
+<classes>    selectivity_path_ : ndarray of shape (n_mu,)
         The μ grid, largest first.
-    criterion_path_ : ndarray, shape (n_mu,)
-    criterion_se_path_ : ndarray, shape (n_mu,)
+    criterion_path_ : ndarray of shape (n_mu,)
+        The criterion at each μ.
+    criterion_se_path_ : ndarray of shape (n_mu,)
         Standard error of each criterion value.
-    n_active_path_ : ndarray of int, shape (n_mu,)
+    n_active_path_ : ndarray of int of shape (n_mu,)
+        Number of nonzero coefficients at each μ.
     selectivity_max_ : float
+        :math:`\mu_{max}`, the smallest μ of the empty model.
     selectivity_ : float
         The μ chosen by ``selection_rule``; the model below is the fit there.
     selection_index_ : int
         Its index in ``selectivity_path_``.
     blas_threads_ : int or None
         The BLAS thread limit applied during the fit (None: none).
-    coef_, intercept_, support_, dual_coef_, n_iter_, duality_gap_
-        As in the fixed-μ estimator.
-    """
+    coef_ : ndarray of shape (n_features,)
+        The coefficients at ``selectivity_``.
+    intercept_ : float
+        The intercept.
+    support_ : ndarray of bool of shape (n_features,)
+        The nonzero coefficients: the selected features.
+    dual_coef_ : ndarray of shape (n_samples,)
+        The dual variables λ.
+    n_iter_ : int
+        Newton iterations of the final fit.
+    duality_gap_ : float
+        The solver's certificate at the solution.
+
+    References
+    ----------
+    B. F. Angulo Yauri, "A method of differential cross-validation for choosing the
+    complexity level of generalized linear dependence models" (in Russian), master's
+    thesis, MIPT, Moscow, 2020.
+
+    E. Rad and A. Maleki, "A scalable estimate of the out-of-sample prediction error via
+    approximate leave-one-out cross-validation", JRSS B 82, 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import <name>
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(60, 8))
+<example>    """
 
 
 class SelectiveRegressionCV(_RegressorMethods, RegressorMixin, _SelectiveCV):
-    __doc__ = r"""Selective-ridge linear regression with μ chosen along the path by a
-    leave-one-out criterion at the cost of one fit per μ (seed 004 §3, corrected).""" + _CV_DOC
+    __doc__ = _fill(
+        _CV_DOC,
+        summary="Selective-ridge linear regression with μ chosen by leave-one-out.",
+        fixed="SelectiveRegression", classes="", name="SelectiveRegressionCV",
+        example="""\
+    >>> y = 3.0 * X[:, 0] - 2.0 * X[:, 1] + 0.1 * rng.normal(size=60)
+    >>> reg = SelectiveRegressionCV(n_mu=20).fit(X, y)
+    >>> bool(reg.support_[0] and reg.support_[1])
+    True
+    >>> reg.criterion_path_.shape
+    (20,)
+""")
 
     _loss = "squared"
 
 
 class SelectiveLogisticRegressionCV(_ClassifierMethods, ClassifierMixin, _SelectiveCV):
-    __doc__ = r"""Selective-ridge logistic regression (two classes) with μ chosen along the
-    path by a leave-one-out criterion (seed 004 §3, corrected).""" + _CV_DOC + """
+    __doc__ = _fill(
+        _CV_DOC,
+        summary="Selective-ridge logistic regression with μ chosen by leave-one-out.",
+        fixed="SelectiveLogisticRegression", name="SelectiveLogisticRegressionCV",
+        classes="""\
     classes_ : ndarray of shape (2,)
-    """
+        The class labels; the second is coded +1.
+""",
+        example="""\
+    >>> y = np.where(X[:, 0] - X[:, 1] > 0, "yes", "no")
+    >>> clf = SelectiveLogisticRegressionCV(n_mu=20, selection_rule="1se",
+    ...                                     scoring="error").fit(X, y)
+    >>> bool(clf.support_[0] and clf.support_[1])
+    True
+    >>> bool(clf.score(X, y) > 0.9)
+    True
+""")
 
     _loss = "logistic"

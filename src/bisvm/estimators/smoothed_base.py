@@ -224,13 +224,36 @@ class CalibratedOvRMixin:
         return np.ones(self.coef_.shape[0]) if slopes is None else np.atleast_1d(slopes)
 
     def decision_function(self, X):
-        """Binary: :math:`x^\\top w + b`. Multiclass: the one-vs-rest values on the
-        calibrated scale, :math:`a_k(x^\\top w_k + b_k)` (class docstring)."""
+        """Evaluate the decision function, on the calibrated scale for several classes.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, in the original units.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Binary: :math:`x^\\top w + b` (positive means ``classes_[1]``). Multiclass:
+            the one-vs-rest values :math:`a_k(x^\\top w_k + b_k)` on the calibrated
+            scale, whose arg-max is the prediction.
+        """
         f = super().decision_function(X)
         return f if f.ndim == 1 else f * self._slopes()
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`, computed without underflow."""
+        """Estimate the logarithm of the class probabilities, without underflow.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, in the original units.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The logarithm of :meth:`predict_proba`.
+        """
         check_is_fitted(self, "probability_slope_")
         f = super().decision_function(X)
         a = self._slopes()
@@ -241,11 +264,35 @@ class CalibratedOvRMixin:
         return logp - logsumexp(logp, axis=1, keepdims=True)
 
     def predict_proba(self, X):
-        """Class probabilities, columns in the order of ``classes_`` (class docstring)."""
+        """Estimate the class probabilities from the Platt slopes.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, in the original units.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            :math:`(1 - \\sigma(af), \\sigma(af))` for two classes, else the one-vs-rest
+            sigmoids normalised to sum to one; columns in the order of ``classes_``.
+        """
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X):
-        """The class of highest probability (the arg-max of :meth:`predict_proba`)."""
+        """Predict the class of highest probability.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, in the original units.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The arg-max of :meth:`predict_proba` (the sign of the decision function
+            for two classes).
+        """
         if getattr(self, "probability_slope_", None) is None:
             return super().predict(X)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

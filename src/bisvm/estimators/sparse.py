@@ -1,9 +1,9 @@
-r"""Sparse linear SVMs with the smoothed elastic-net penalty of seed-000 §1.5.
+r"""Sparse linear SVMs with the smoothed elastic-net penalty of González Vallejo (2024).
 
 * :class:`ElasticNetSVC` -- the lower level alone, with given L1 weights;
 * :class:`BilevelSVC` -- the same model whose L1 weights (one scalar, one per feature or
-  one per group) are *learned* by BiSVM L-BFGS on a validation criterion (seed-000
-  Algorithm 8), with importance scores (§2.9-2.10).
+  one per group) are *learned* by BiSVM L-BFGS on a validation criterion, with
+  importance scores.
 
 Both minimise, for labels :math:`y_i \in \{-1, +1\}` and :math:`w = (w_{1..d}, b)`,
 
@@ -14,6 +14,10 @@ Both minimise, for labels :math:`y_i \in \{-1, +1\}` and :math:`w = (w_{1..d}, b
 on standardised features with the bias unpenalised (``standardize=True``, as glmnet;
 ``standardize=False`` penalises the columns as they are and, like the thesis, the bias).
 Multiclass targets are handled one-vs-rest (beyond the thesis).
+
+Reference: C. L. González Vallejo, "Selección de variables a través de máquinas de
+soporte vectorial dispersas: un enfoque de optimización binivel", master's thesis,
+Escuela Politécnica Nacional, Quito, 2024.
 """
 
 from __future__ import annotations
@@ -37,7 +41,22 @@ __all__ = ["ElasticNetSVC", "BilevelSVC"]
 
 
 class ElasticNetSVC(SmoothedSVMBase):
-    r"""Smoothed elastic-net (L2L1) SVM with fixed L1 weights (seed-000 (4.21)/(4.28)/(4.37)).
+    r"""Smoothed elastic-net (L2L1) SVM with fixed L1 weights.
+
+    For labels :math:`y_i = \pm1` and :math:`w = (w_{1..d}, b)` it minimises
+
+    .. math::
+        E(w) = \frac1n\sum_i \mu\log\big(1 + e^{(1 - y_i(x_i^\top w_{1..d} + b))/\mu}\big)
+             + \frac{\alpha}{2}\|w\|^2
+             + \sum_k \beta_k\big(\sqrt{\gamma^2 + \|w_k\|^2}-\gamma\big),
+
+    the softplus-smoothed hinge with a ridge term and a Pseudo-Huber smoothed (group) L1
+    penalty of weights β (González Vallejo 2024). Smoothing both makes :math:`E`
+    twice differentiable, so Newton's method solves it and the bilevel learner
+    :class:`~bisvm.BilevelSVC` can differentiate its solution with respect to β.
+    The features are standardised inside, with the bias unpenalised, as glmnet does
+    (Friedman, Hastie & Tibshirani 2010); multiclass targets are fitted one-vs-rest.
+    X may be dense or scipy.sparse (CSR/CSC); sparse input is never densified.
 
     Parameters
     ----------
@@ -51,12 +70,6 @@ class ElasticNetSVC(SmoothedSVMBase):
     feature_groups : dict of str -> list, or list of lists, optional
         Feature groups of the group penalty :math:`\sum_k\beta_k\bar H_\gamma(w_k)`:
         column indices, or column names when X is a DataFrame.
-    groups : deprecated
-        The former name of ``feature_groups`` (one release, with a ``FutureWarning``).
-    standardize : bool, default=True
-        Penalise the coefficients of standardised features (weighted by
-        ``sample_weight``), with the intercept unpenalised, and report ``coef_`` and
-        ``intercept_`` in the original units (Friedman, Hastie & Tibshirani 2010).
     l2_penalty : float, default=0.01
         The thesis's α.
     hinge_smoothing : float, default=0.25
@@ -69,9 +82,6 @@ class ElasticNetSVC(SmoothedSVMBase):
         ``"exact_l1"`` and ``tol`` bounds the KKT violation).
     penalize_intercept : bool or "auto", default="auto"
         ``"auto"``: only when ``standardize=False`` (True needs ``standardize=False``).
-    support_threshold : float, default=0.01
-        The thesis's ε: ``support_`` holds the features with :math:`|w_j| > \varepsilon`
-        (standardised units with ``standardize=True``; any nonzero in the exact L1 mode).
     solver : {"auto", "newton", "woodbury", "cg", "lbfgs"}, default="auto"
         Lower-level solver: Newton on the dense d × d Hessian (``"newton"``), Newton
         with the step solved in the n × n sample space (``"woodbury"``, d > n),
@@ -82,15 +92,29 @@ class ElasticNetSVC(SmoothedSVMBase):
     tol : float, default=1e-8
         Gradient-norm tolerance.
     max_iter : int, default=500
+        Cap on the lower-level solver's iterations.
     verbose : int, default=0
         Print each solver iteration and a summary per binary problem to stdout.
+    standardize : bool, default=True
+        Penalise the coefficients of standardised features (weighted by
+        ``sample_weight``), with the intercept unpenalised, and report ``coef_`` and
+        ``intercept_`` in the original units (Friedman, Hastie & Tibshirani 2010).
+    support_threshold : float, default=0.01
+        The thesis's ε: ``support_`` holds the features with :math:`|w_j| > \varepsilon`
+        (standardised units with ``standardize=True``; any nonzero in the exact L1 mode).
+    groups : deprecated
+        The former name of ``feature_groups`` (one release, with a ``FutureWarning``).
 
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights in the original units of the features.
     intercept_ : ndarray of shape (1,) or (n_classes,)
-    classes_ : ndarray
+        The intercepts, in the original units.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
     n_iter_ : ndarray of int
+        Solver iterations per binary problem.
     convergence_ : list of ConvergenceRecord
         Objective, gradient norm and seconds per solver iteration, one record per binary
         problem.
@@ -101,7 +125,31 @@ class ElasticNetSVC(SmoothedSVMBase):
         leaves the others small but nonzero, so ``SelectFromModel`` needs
         ``importance_getter="support_"`` to keep exactly these.
 
-    X may be dense or scipy.sparse (CSR/CSC); sparse input is never densified.
+    See Also
+    --------
+    bisvm.BilevelSVC : The same model with its L1 weights learned.
+
+    References
+    ----------
+    C. L. González Vallejo, "Selección de variables a través de máquinas de soporte
+    vectorial dispersas: un enfoque de optimización binivel", master's thesis, Escuela
+    Politécnica Nacional, Quito, 2024.
+
+    J. Friedman, T. Hastie and R. Tibshirani, "Regularization paths for generalized
+    linear models via coordinate descent", Journal of Statistical Software 33, 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import ElasticNetSVC
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(100, 6))
+    >>> y = np.where(X[:, 0] - X[:, 1] > 0, 1, -1)
+    >>> clf = ElasticNetSVC(penalty_weight=0.1).fit(X, y)
+    >>> clf.get_support(indices=True)
+    array([0, 1])
+    >>> bool(clf.score(X, y) > 0.9)
+    True
     """
 
     _parameter_constraints: dict = {
@@ -133,12 +181,25 @@ class ElasticNetSVC(SmoothedSVMBase):
         self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
-        r"""Fit the model; returns self.
+        r"""Fit one binary problem, or one per class (one-vs-rest).
 
-        ``sample_weight`` (non-negative, one per row) weighs the loss terms,
-        :math:`\frac{1}{\sum_i s_i}\sum_i s_i\ell_i` and the standardisation: an
-        integer weight k fits the same model as k copies of the row, and a zero weight the
-        model without it."""
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights of the loss terms,
+            :math:`\frac{1}{\sum_i s_i}\sum_i s_i\ell_i`, and of the standardisation: an
+            integer weight k fits the same model as k copies of the row, and a zero
+            weight the model without it.
+
+        Returns
+        -------
+        ElasticNetSVC
+            The fitted estimator.
+        """
         self._validate_params()
         X, y = self._validate_xy(X, y)
         lower = replace(self._lower_level(), max_iter=int(self.max_iter))

@@ -191,10 +191,9 @@ class StabilitySelection(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     threshold : float in (0.5, 1], default=0.7
         :math:`\tau`: a feature is stable when selected by at least this share of the
         fits. The bounds need :math:`\tau > 1/2`; Meinshausen & Bühlmann advise
-        :math:`\tau \in [0.6, 0.9]`, where the selection varies little. 0.7 was chosen
-        on the tuning seeds of ``benchmarks/bench_stability.py``, never on its
-        evaluation seeds (``benchmarks/results/bench_stability*.md``); at 0.7 the bound
-        is half its value at 0.6.
+        :math:`\tau \in [0.6, 0.9]`, where the selection varies little. The default
+        0.7 halves the false-selection bound of 0.6 and was chosen on tuning data apart
+        from the evaluation data (see the estimator notes of the documentation).
     sample_fraction : float in (0, 0.5], default=0.5
         Share of the rows (or groups) in each subsample. Below 1/2 the two subsamples
         of a pair stay disjoint but leave rows out; the bounds then hold with :math:`q`
@@ -239,8 +238,9 @@ class StabilitySelection(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     subsample_supports_ : ndarray of bool, shape (2 * n_pairs, n_features)
         What each subsample's fit selected (row :math:`j` for ``subsamples_[j]``).
     n_features_in_ : int
+        Number of features seen in :meth:`fit`.
     feature_names_in_ : ndarray of str
-        When X has string column names.
+        The column names, when X has string column names.
 
     Notes
     -----
@@ -261,7 +261,28 @@ class StabilitySelection(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
     A model file stores the estimator as data (:mod:`bisvm.persistence`): with bisvm's
     estimators it saves and loads as is; another library's estimator class must be
-    registered (:func:`bisvm.persistence.register_estimator`).
+    registered (:func:`bisvm.register_estimator`).
+
+    References
+    ----------
+    N. Meinshausen and P. Bühlmann, "Stability selection", JRSS B 72, 2010.
+
+    R. D. Shah and R. J. Samworth, "Variable selection with error control: another look
+    at stability selection", JRSS B 75, 2013.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import LinearSVC, StabilitySelection
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(120, 6))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> base = LinearSVC(penalty="l1", dual=False, C=0.05)
+    >>> sel = StabilitySelection(base, n_pairs=10, random_state=0).fit(X, y)
+    >>> sel.get_support(indices=True)
+    array([0, 1])
+    >>> sel.selection_frequency_.shape
+    (6,)
     """
 
     _parameter_constraints: dict = {
@@ -311,17 +332,23 @@ class StabilitySelection(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         return params
 
     def fit(self, X, y, sample_weight=None, groups=None):
-        """Fit the estimator on the complementary pairs, keep the stable features and
-        refit on them; returns self.
+        """Fit on the complementary pairs, keep the stable features and refit on them.
 
         Parameters
         ----------
-        X : array-like or sparse matrix of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples.
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
+            Targets, as the estimator takes them.
+        sample_weight : array-like of shape (n_samples,), default=None
             Passed to the estimator's fits; zero-weight rows are left out.
-        groups : array-like of shape (n_samples,), optional
+        groups : array-like of shape (n_samples,), default=None
             Sample groups: each group's rows stay on one side of every pair.
+
+        Returns
+        -------
+        StabilitySelection
+            The fitted selector.
         """
         t0 = time.perf_counter()
         self._validate_params()
@@ -430,31 +457,95 @@ class StabilitySelection(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
     @available_if(_delegates("predict"))
     def predict(self, X):
-        """``estimator_.predict`` on the stable features of X."""
+        """Predict with ``estimator_`` on the stable features.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples with all the features seen in :meth:`fit`; only the stable ones are
+            read.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            ``estimator_.predict`` of the restricted samples.
+        """
         Xs = self._restricted(X)
         return self.estimator_.predict(Xs)
 
     @available_if(_delegates("decision_function"))
     def decision_function(self, X):
-        """``estimator_.decision_function`` on the stable features of X."""
+        """Evaluate ``estimator_.decision_function`` on the stable features.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples with all the features seen in :meth:`fit`; only the stable ones are
+            read.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The decision values of the restricted samples.
+        """
         Xs = self._restricted(X)
         return self.estimator_.decision_function(Xs)
 
     @available_if(_delegates("predict_proba"))
     def predict_proba(self, X):
-        """``estimator_.predict_proba`` on the stable features of X."""
+        """Estimate class probabilities with ``estimator_`` on the stable features.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples with all the features seen in :meth:`fit`; only the stable ones are
+            read.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``estimator_.predict_proba`` of the restricted samples.
+        """
         Xs = self._restricted(X)
         return self.estimator_.predict_proba(Xs)
 
     @available_if(_delegates("predict_log_proba"))
     def predict_log_proba(self, X):
-        """``estimator_.predict_log_proba`` on the stable features of X."""
+        """Estimate log-probabilities with ``estimator_`` on the stable features.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples with all the features seen in :meth:`fit`; only the stable ones are
+            read.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``estimator_.predict_log_proba`` of the restricted samples.
+        """
         Xs = self._restricted(X)
         return self.estimator_.predict_log_proba(Xs)
 
     @available_if(_delegates("score"))
     def score(self, X, y, sample_weight=None):
-        """``estimator_.score`` on the stable features of X."""
+        """Score ``estimator_`` on the stable features.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples with all the features seen in :meth:`fit`; only the stable ones are
+            read.
+        y : array-like of shape (n_samples,)
+            True targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the samples in the score.
+
+        Returns
+        -------
+        float
+            ``estimator_.score`` of the restricted samples (accuracy or R²).
+        """
         kw = {} if sample_weight is None else {"sample_weight": sample_weight}
         Xs = self._restricted(X)
         return self.estimator_.score(Xs, y, **kw)

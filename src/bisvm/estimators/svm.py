@@ -1,7 +1,7 @@
 r"""Kernel support vector machines trained by SMO: :class:`SVC` and :class:`SVR`.
 
-C-SVC (seed 003 eq. (50), seed 001 §8.11) solves, per binary machine with labels
-:math:`y_i = \pm1` and per-sample costs :math:`C_i = C \cdot w^{class}_{y_i} \cdot s_i`,
+C-SVC (Cortes & Vapnik 1995) solves, per binary machine with labels :math:`y_i = \pm1`
+and per-sample costs :math:`C_i = C \cdot c_{y_i} \cdot s_i`,
 
 .. math::
     \min_\alpha \tfrac12\sum_{ij}\alpha_i\alpha_j y_i y_j k(x_i, x_j) - \sum_i\alpha_i
@@ -9,15 +9,16 @@ C-SVC (seed 003 eq. (50), seed 001 §8.11) solves, per binary machine with label
 
 the dual of :math:`\min \tfrac12\lVert w\rVert^2 + \sum_i C_i\max(0, 1 - y_if(x_i))`.
 With ``loss="squared_hinge"`` the per-sample loss is :math:`\tfrac12\max(0, 1-y_if)^2`
-(the L2-SVM of seed 002 §2.2.3): no upper bound and :math:`k + \delta_{ij}/C_i`.
-``C=np.inf`` with the hinge loss is the hard-margin SVM (seed 003 §3).
+(the L2-SVM): no upper bound and :math:`k + \delta_{ij}/C_i`. ``C=np.inf`` with the
+hinge loss is the hard-margin SVM.
 
-ε-SVR (seed 003 eq. (88), seed 001 §8.7) minimises
+ε-SVR (Smola & Schölkopf 2004, "A tutorial on support vector regression") minimises
 :math:`\tfrac12\lVert w\rVert^2 + \sum_i C_i\max(0, |y_i - f(x_i)| - \varepsilon)`.
 
 Both are solved by :func:`bisvm.solvers.dual.smo.solve_smo`; the decision function is
 :math:`f(x) = \sum_{i \in SV}` ``dual_coef_`` :math:`_i\,k(x_i, x)` ``+ intercept_``, with
-the same attribute layout and sign conventions as scikit-learn's LIBSVM wrappers.
+the same attribute layout and sign conventions as scikit-learn's LIBSVM wrappers
+(Chang & Lin 2011, "LIBSVM: a library for support vector machines").
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bisvm.estimators._calibration import couple, fit_platt, sigmoid_prob
 from bisvm.estimators._constraints import non_negative, positive
+from bisvm.estimators._docs import fill_parameters
 from bisvm.estimators._multiclass import (
     class_pairs,
     dual_layout,
@@ -48,64 +50,121 @@ __all__ = ["SVC", "SVR"]
 
 
 class SVC(ClassifierMixin, BaseSMO):
-    r"""C-support vector classifier trained by SMO (LIBSVM's model, in numba).
+    __doc__ = fill_parameters(r"""C-support vector classifier trained by SMO.
 
-    See the module docstring for the optimisation problem.
+    Per binary machine with labels :math:`y_i = \pm1` and per-sample costs
+    :math:`C_i = C\,c_{y_i}\,s_i` (``C`` times the class weight times the sample weight),
+    the classifier :math:`f(x) = \sum_i \alpha_i y_i k(x_i, x) + b` solves the dual
+
+    .. math::
+        \min_\alpha \tfrac12\sum_{ij}\alpha_i\alpha_j y_i y_j k(x_i, x_j) - \sum_i\alpha_i
+        \quad\text{s.t.}\quad \sum_i y_i\alpha_i = 0,\ 0 \le \alpha_i \le C_i
+
+    of :math:`\min_{w,b} \tfrac12\lVert w\rVert^2 + \sum_i C_i\max(0, 1 - y_if(x_i))`
+    (Cortes & Vapnik 1995). SMO (Platt 1998) with the second-order working-set selection
+    of Fan, Chen & Lin (2005) solves it as LIBSVM does (Chang & Lin 2011); the fitted
+    attributes have the layout and signs of :class:`sklearn.svm.SVC`, so that the two
+    are interchangeable. With ``loss="squared_hinge"`` the per-sample loss is
+    :math:`\tfrac12\max(0, 1-y_if)^2` (the L2-SVM): the box has no upper bound and the
+    kernel becomes :math:`k + \delta_{ij}/C_i`. ``C=np.inf`` with the hinge loss is the
+    hard-margin SVM.
 
     Parameters
     ----------
     C : float > 0 or inf, default=1.0
         Cost of a margin violation; ``np.inf`` with ``loss="hinge"`` gives the hard margin.
-    kernel : {"linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed"} or callable
-    degree : int, default=3
-    gamma : float > 0, "scale" or "auto", default="scale"
-    coef0 : float, default=0.0
-    shrinking : bool, default=True
+    {{kernel}}
+    {{degree}}
+    {{gamma}}
+    {{coef0}}
+    {{shrinking}}
     probability : bool, default=False
-        Fit Platt sigmoids on 5-fold cross-validated decision values. When True,
-        :meth:`predict` returns the arg-max of :meth:`predict_proba`, so the two agree.
-    tol : float, default=1e-3
-        Stop when the maximal KKT violation :math:`m(\alpha) - M(\alpha)` is below ``tol``.
-    cache_size : float, default=200
-        Kernel cache in MB.
-    class_weight : dict, "balanced" or None
-        Multiplies ``C`` per class.
-    max_iter : int, default=-1
-        SMO iteration cap per binary machine (-1: none); reaching it warns.
+        Fit Platt sigmoids (Platt 1999) on 5-fold cross-validated decision values, for
+        :meth:`predict_proba`. When True, :meth:`predict` returns the arg-max of
+        :meth:`predict_proba`, so that the two agree.
+    {{tol}}
+    {{cache_size}}
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies ``C`` per class; ``"balanced"`` is :math:`n / (K n_c)`.
+    {{max_iter}}
     decision_function_shape : {"ovr", "ovo"}, default="ovr"
         Shape of :meth:`decision_function` for ``multiclass="ovo"``: the pairwise values
         (``"ovo"``) or scikit-learn's vote-plus-confidence aggregate (``"ovr"``).
     break_ties : bool, default=False
         With ``decision_function_shape="ovr"`` and more than two classes, break voting
         ties by the aggregate decision value instead of the lowest class index.
-    random_state : int, RandomState or None
-        Folds of the probability calibration.
+    random_state : int, RandomState or None, default=None
+        Seeds the folds of the probability calibration.
     loss : {"hinge", "squared_hinge"}, default="hinge"
+        The per-sample loss of the margin: LIBSVM's hinge or the squared hinge.
     multiclass : {"ovo", "ovr"}, default="ovo"
         ``"ovo"`` trains one machine per pair of classes (LIBSVM); ``"ovr"`` trains one
         machine per class against all others and predicts the largest decision value.
-    selection : {"second_order", "max_violating_pair"}, default="second_order"
-        SMO working-set selection.
+    {{selection}}
     warm_start : bool, default=False
         Start SMO from the previous fit's dual solution (scaled into the new box), e.g.
         along a path of ``C`` values on the same data.
-    verbose : bool, default=False
-        Print one line per SMO solve (iterations, objective, ρ, support vectors, final
-        gap), as LIBSVM's ``optimization finished`` report.
-    n_jobs : int or None, default=None
-        Threads for SMO's kernel columns, gradient updates and scans (``None``: 1,
-        ``-1``: every core). The model does not depend on it; the first threaded fit
-        compiles the threaded code (about half a minute, then cached on disk).
+    {{verbose}}
+    {{n_jobs}}
 
     Attributes
     ----------
-    classes_, support_, support_vectors_, n_support_, dual_coef_, intercept_, coef_,
-    n_iter_, probA_, probB_, fit_status_, shape_fit_
-        As in :class:`sklearn.svm.SVC` (``support_vectors_``, ``dual_coef_`` and
-        ``coef_`` are sparse after a fit on sparse ``X``; a model fitted on dense data
-        also predicts sparse ``X`` and vice versa); for ``multiclass="ovr"``
-        ``dual_coef_`` has one row per class and ``intercept_`` one entry per class.
-    """
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training rows.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors (sparse after a fit on sparse ``X``; empty for a
+        precomputed kernel).
+    n_support_ : ndarray of shape (n_classes,)
+        Support vectors per class.
+    dual_coef_ : ndarray of shape (n_classes - 1, n_SV)
+        :math:`y_i\alpha_i` of each machine, in LIBSVM's layout; one row per class for
+        ``multiclass="ovr"``.
+    intercept_ : ndarray of shape (n_machines,)
+        The intercept :math:`b` of each machine.
+    coef_ : ndarray of shape (n_machines, n_features)
+        Primal weights, for the linear kernel only.
+    n_iter_ : ndarray of shape (n_machines,)
+        SMO iterations per machine.
+    probA_, probB_ : ndarray of shape (n_machines,)
+        Platt's sigmoid parameters (empty when ``probability=False``).
+    fit_status_ : int
+        0 when every machine converged, 1 otherwise.
+    shape_fit_ : tuple of int
+        Shape of the training ``X``.
+
+    See Also
+    --------
+    bisvm.NuSVC : The same machine parametrised by the fraction of support vectors.
+    bisvm.AutoSVC : A kernel SVM that learns ``C`` and the kernel widths.
+
+    References
+    ----------
+    C. Cortes and V. Vapnik, "Support-vector networks", Machine Learning 20, 1995.
+
+    J. C. Platt, "Fast training of support vector machines using sequential minimal
+    optimization", in Advances in Kernel Methods, MIT Press, 1998.
+
+    R.-E. Fan, P.-H. Chen and C.-J. Lin, "Working set selection using second order
+    information for training support vector machines", JMLR 6, 2005.
+
+    C.-C. Chang and C.-J. Lin, "LIBSVM: a library for support vector machines", ACM
+    TIST 2(3), 2011.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bisvm import SVC
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = SVC(C=1.0, kernel="rbf").fit(X, y)
+    >>> clf.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+    >>> clf.n_support_
+    array([ 7, 29, 24]...)
+    >>> round(clf.score(X, y), 3)
+    0.973
+    """)
 
     # private fitted state that model files must carry (bisvm.persistence)
     _persist_attrs = ("_kernel", "_gamma", "_train_shape", "_alphas", "_pairs")
@@ -182,15 +241,23 @@ class SVC(ClassifierMixin, BaseSMO):
             raise ValueError("probability=True needs a finite C")
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the machine(s).
+        """Fit the machine of each pair of classes (or each class for ``"ovr"``).
 
         Parameters
         ----------
-        X : array of shape (n_samples, n_features), or (n_samples, n_samples) Gram matrix
-        y : array of shape (n_samples,)
-        sample_weight : array of shape (n_samples,), optional
-            Finite; multiplies ``C`` per sample. Samples of weight zero or below are
-            dropped, as LIBSVM drops them (they cannot be support vectors). NaN raises.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples, or the (n_samples, n_samples) Gram matrix when
+            ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Finite weights multiplying ``C`` per sample. Samples of weight zero or below
+            are dropped, as LIBSVM drops them (they cannot be support vectors).
+
+        Returns
+        -------
+        SVC
+            The fitted estimator.
         """
         self._validate_params()
         self._check_combinations()
@@ -344,8 +411,21 @@ class SVC(ClassifierMixin, BaseSMO):
         return pair_decisions(Ksv, dual, intercept, self.n_support_, self._pairs)
 
     def decision_function(self, X):
-        """Decision values: shape (n,) for two classes (positive means ``classes_[1]``),
-        else (n, n_classes) for ``"ovr"`` or (n, n_pairs) for ``"ovo"``."""
+        """Evaluate the decision function of each machine.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_pairs)
+            For two classes, :math:`f(x)` (positive means ``classes_[1]``); else the
+            one-vs-rest values or, with ``decision_function_shape="ovo"``, the pairwise
+            values.
+        """
         raw = self._pair_decisions(self._kernel_to_sv(X))
         k = self.classes_.size
         if k == 2:
@@ -355,11 +435,25 @@ class SVC(ClassifierMixin, BaseSMO):
         return ovr_aggregate(raw, self._pairs, k)
 
     def predict(self, X):
-        """Predicted labels (arg-max of :meth:`predict_proba` when ``probability=True``).
+        """Predict the class of each sample.
 
-        ``break_ties=True`` with ``decision_function_shape="ovo"`` is refused here, before
-        ``X`` is looked at, as scikit-learn does: ties are broken by the ``"ovr"``
-        aggregate, which that shape does not compute."""
+        Pairwise votes for ``multiclass="ovo"``, the largest decision value for
+        ``"ovr"``, the arg-max of :meth:`predict_proba` when ``probability=True``.
+        ``break_ties=True`` with ``decision_function_shape="ovo"`` is refused before
+        ``X`` is read, as scikit-learn does: ties are broken by the ``"ovr"`` aggregate,
+        which that shape does not compute.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted labels.
+        """
         check_is_fitted(self)
         if self.break_ties and self.decision_function_shape == "ovo":
             raise ValueError(
@@ -393,8 +487,23 @@ class SVC(ClassifierMixin, BaseSMO):
 
     @available_if(_check_proba)
     def predict_proba(self, X):
-        """Class probabilities: Platt sigmoids on each machine, then pairwise coupling
-        (``"ovo"``) or normalisation (``"ovr"``)."""
+        """Estimate the class probabilities (``probability=True`` only).
+
+        Platt's sigmoid :math:`1/(1 + e^{A f + B})` on each machine's decision value,
+        then the pairwise coupling of Wu, Lin & Weng (2004) for ``"ovo"`` or a
+        normalisation to sum one for ``"ovr"``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probabilities, columns in the order of ``classes_``.
+        """
         self._check_fitted_proba()
         raw = self._pair_decisions(self._kernel_to_sv(X))
         k = self.classes_.size
@@ -418,7 +527,19 @@ class SVC(ClassifierMixin, BaseSMO):
 
     @available_if(_check_proba)
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Estimate the logarithm of the class probabilities (``probability=True`` only).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The logarithm of :meth:`predict_proba`.
+        """
         return np.log(self.predict_proba(X))
 
     @property
@@ -443,34 +564,84 @@ class SVC(ClassifierMixin, BaseSMO):
 
 
 class SVR(RegressorMixin, BaseSMO):
-    r"""ε-support vector regression trained by SMO (LIBSVM's model, in numba).
+    __doc__ = fill_parameters(r"""Epsilon-support vector regression trained by SMO.
 
     Minimises :math:`\tfrac12\lVert w\rVert^2 + \sum_i C s_i \max(0, |y_i - f(x_i)| -
-    \varepsilon)` through its dual on :math:`2n` variables (seed 003 eqs. (76)–(88)).
-    ``dual_coef_`` holds :math:`\alpha_i - \alpha_i^*` (LIBSVM's sign: positive when the
-    target lies above the tube) and ``intercept_`` is :math:`-\rho`.
+    \varepsilon)` (Vapnik's ε-insensitive loss, :math:`s_i` the sample weights) through
+    its dual on :math:`2n` variables :math:`\alpha, \alpha^*` (Smola & Schölkopf 2004),
+    solved by SMO as LIBSVM does. ``dual_coef_`` holds :math:`\alpha_i - \alpha_i^*`
+    (LIBSVM's sign: positive when the target lies above the tube) and ``intercept_`` is
+    :math:`-\rho`, as in :class:`sklearn.svm.SVR`.
 
     Parameters
     ----------
-    kernel, degree, gamma, coef0, tol, shrinking, cache_size, max_iter
-        As in :class:`SVC`.
+    {{kernel}}
+    {{degree}}
+    {{gamma}}
+    {{coef0}}
+    {{tol}}
     C : float > 0 or inf, default=1.0
-        ``np.inf``: no bound on the dual coefficients (every residual within the tube).
+        Cost of a residual outside the tube; ``np.inf`` leaves the dual coefficients
+        unbounded (every residual within the tube).
     epsilon : float >= 0, default=0.1
-        Half-width of the insensitive tube.
-    selection : {"second_order", "max_violating_pair"}
+        Half-width :math:`\varepsilon` of the insensitive tube.
+    {{shrinking}}
+    {{cache_size}}
+    {{max_iter}}
+    {{selection}}
     warm_start : bool, default=False
-    verbose : bool, default=False
-    n_jobs : int or None, default=None
-        As in :class:`SVC`.
+        Start SMO from the previous fit's dual solution (scaled into the new box) when
+        the training rows are the same, e.g. along a path of ``C`` values.
+    {{verbose}}
+    {{n_jobs}}
 
     Attributes
     ----------
-    support_, support_vectors_, dual_coef_, intercept_, n_support_, coef_, n_iter_,
-    fit_status_, shape_fit_
-        As in :class:`sklearn.svm.SVR` (``n_iter_`` is an int; ``support_vectors_``,
-        ``dual_coef_`` and ``coef_`` are sparse after a sparse fit).
-    """
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training rows.
+    support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
+        The support vectors (sparse after a sparse fit).
+    dual_coef_ : ndarray of shape (1, n_SV)
+        :math:`\alpha_i - \alpha_i^*` of the support vectors.
+    intercept_ : ndarray of shape (1,)
+        The intercept :math:`b = -\rho`.
+    n_support_ : ndarray of shape (1,)
+        Number of support vectors.
+    coef_ : ndarray of shape (1, n_features)
+        Primal weights, for the linear kernel only.
+    n_iter_ : int
+        SMO iterations.
+    fit_status_ : int
+        0 when SMO converged, 1 otherwise.
+    shape_fit_ : tuple of int
+        Shape of the training ``X``.
+
+    See Also
+    --------
+    bisvm.NuSVR : The same regression with the tube width learned from ν.
+    bisvm.AutoSVR : A kernel regressor that learns ``C`` and the kernel widths.
+
+    References
+    ----------
+    A. J. Smola and B. Schölkopf, "A tutorial on support vector regression", Statistics
+    and Computing 14, 2004.
+
+    C.-C. Chang and C.-J. Lin, "LIBSVM: a library for support vector machines", ACM
+    TIST 2(3), 2011.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import SVR
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> y = X @ np.array([1.0, -2.0, 0.5])
+    >>> reg = SVR(kernel="linear", C=10.0, epsilon=0.1).fit(X, y)
+    >>> np.round(reg.coef_, 1)
+    array([[ 1. , -1.9,  0.5]])
+    >>> reg.support_.size
+    5
+    """)
 
     _persist_attrs = ("_kernel", "_gamma", "_alpha", "_train_idx")
 
@@ -518,8 +689,24 @@ class SVR(RegressorMixin, BaseSMO):
                                 weights=w)
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the regressor; ``sample_weight`` multiplies ``C`` per sample (zero or
-        negative: the sample is dropped, as in LIBSVM; NaN: ``ValueError``)."""
+        """Fit the regressor.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples, or the (n_samples, n_samples) Gram matrix when
+            ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Finite weights multiplying ``C`` per sample. Samples of weight zero or below
+            are dropped, as in LIBSVM.
+
+        Returns
+        -------
+        SVR
+            The fitted estimator.
+        """
         self._validate_params()
         X, y = self._validate_X_train(X, y, y_numeric=True)
         sw = self._sample_weight(sample_weight, X)
@@ -550,7 +737,22 @@ class SVR(RegressorMixin, BaseSMO):
         self._store_dual(beta[sv][None, :])
 
     def predict(self, X):
-        """:math:`f(x) = \\sum_i` ``dual_coef_`` :math:`_i k(x_i, x)` + ``intercept_``."""
+        """Predict the target of each sample.
+
+        :math:`f(x) = \\sum_i \\beta_i k(x_i, x) + b` with :math:`\\beta` = ``dual_coef_``
+        and :math:`b` = ``intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, or their kernel values against the training samples when
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted values.
+        """
         K = self._kernel_to_sv(X)
         return K @ self._dual_dense()[0] + self.intercept_[0]
 
