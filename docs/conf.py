@@ -100,7 +100,8 @@ if HAVE_GALLERY:
         "examples_dirs": "../examples",
         "gallery_dirs": "auto_examples",
         "filename_pattern": r"/plot_",
-        "ignore_pattern": r"^(?!.*/plot_[^/]*\.py$)",
+        # matched against a bare file name in one place and a path in another
+        "ignore_pattern": r"^(?!(.*/)?plot_[^/]*\.py$)",
         "within_subsection_order": "FileNameSortKey",
         "abort_on_example_error": True,
         "remove_config_comments": True,
