@@ -1,5 +1,5 @@
-"""Kernels against scikit-learn's pairwise kernels, the seed-001 feature-map identity, and
-validation errors."""
+"""Kernels against scikit-learn's pairwise kernels, explicit feature maps of the polynomial
+kernel, and validation errors."""
 
 import numpy as np
 import pytest
@@ -49,16 +49,16 @@ def test_diag_matches_block(data, name):
     np.testing.assert_allclose(ker.diag(X), np.diag(ker(X)), rtol=1e-10, atol=1e-12)
 
 
-def test_feature_map_identity_example_8_1():
-    """Seed 001 Example 8.1: Φ(x) = (x1², √2 x1 x2, x2²) gives κ(x, y) = (xᵀy)²."""
+def test_homogeneous_quadratic_kernel_is_its_feature_map_inner_product():
+    """Φ(x) = (x1², √2 x1 x2, x2²) gives κ(x, y) = (xᵀy)²."""
     rng = np.random.default_rng(1)
     X = rng.normal(size=(20, 2))
     phi = np.c_[X[:, 0] ** 2, np.sqrt(2) * X[:, 0] * X[:, 1], X[:, 1] ** 2]
     np.testing.assert_allclose(phi @ phi.T, K.polynomial_kernel(X, X, 1.0, 0.0, 2), atol=1e-12)
 
 
-def test_xor_feature_map_seed_003():
-    """Seed 003 eq. (58): Φ₂(x) = (1, √2x1, √2x2, √2x1x2, x1², x2²) for (⟨x,x'⟩ + 1)²."""
+def test_inhomogeneous_quadratic_kernel_is_its_feature_map_inner_product():
+    """Φ₂(x) = (1, √2x1, √2x2, √2x1x2, x1², x2²) for (⟨x,x'⟩ + 1)²."""
     X = np.array([[1.0, 1], [-1, 1], [-1, -1], [1, -1]])
     r2 = np.sqrt(2)
     phi = np.c_[np.ones(4), r2 * X[:, 0], r2 * X[:, 1], r2 * X[:, 0] * X[:, 1], X**2]

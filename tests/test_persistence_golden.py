@@ -1,4 +1,4 @@
-"""Model files written before the modules moved (issue #16) still load and predict.
+"""Model files written by earlier layouts of the package still load and predict.
 
 A model file names each class by module path and checks its fields, so this is the guard
 for every move of an estimator or a record it stores (``ConvergenceRecord``,

@@ -62,8 +62,7 @@ def prefetch(typingctx, arr, idx):
 
     Why: coordinate descent visits samples in random order, so on data larger than the
     cache every row starts with a memory stall; issuing the loads of the rows a few steps
-    ahead overlaps those stalls with the current row's arithmetic (the dual CD epoch on a
-    200000 x 20000 CSR problem runs ~2x faster).
+    ahead overlaps those stalls with the current row's arithmetic.
     """
     if not isinstance(arr, types.Array) or not isinstance(idx, types.Integer):
         return None

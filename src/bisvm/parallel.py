@@ -2,7 +2,7 @@ r"""Parallel searches through joblib: local processes or a Dask cluster, same re
 
 Every embarrassingly parallel piece of model selection in bisvm — the candidates × folds
 of a grid or random search, k-fold scores, the :math:`n` refits of exact leave-one-out,
-the (μ, γ) sweep of the sparsity heatmap (seed-000 Fig. 6.11) — is written as a list of
+the (μ, γ) sweep of the sparsity heatmap (González Vallejo 2024) — is written as a list of
 independent, deterministic tasks handed to :class:`joblib.Parallel`. Which machines run
 them is chosen once, around the call, by :func:`compute_backend`:
 
@@ -365,7 +365,7 @@ def loo_predictions(estimator, X, y, *, method="predict", chunk_size=8, n_jobs=N
                     progress=None):
     r"""Exact leave-one-out outputs :math:`f^{(-i)}(x_i)`, one refit per row.
 
-    The reference that approximate criteria (DiffLOO, ALO; seed-004) are checked against.
+    The reference that approximate criteria (DiffLOO, ALO) are checked against.
     Rows are grouped ``chunk_size`` to a task so that a task outweighs its dispatch.
 
     Parameters
@@ -431,7 +431,7 @@ def _sweep_cell(X, y, mu, gamma, penalty_weight, l2_penalty, penalize_intercept)
 
 def sparsity_sweep(X, y, hinge_values, l1_values, *, penalty_weight=0.1, l2_penalty=0.01,
                    threshold=1e-3, penalize_intercept=True, n_jobs=None, progress=None):
-    r"""Smoothed elastic-net SVM solutions over a (μ, γ) grid (seed-000 §6, Fig. 6.11).
+    r"""Smoothed elastic-net SVM solutions over a (μ, γ) grid (González Vallejo 2024).
 
     One joblib task per (μ, γ): the lower level
     :math:`\frac1n\sum_i\ell_\mu(y_i x_i^\top w) + \frac\alpha2\|w\|^2 +

@@ -1,5 +1,5 @@
-"""Generated data sets (no download): a table shaped like the thesis's broadband churn
-data (seed-000 §4.1, Table 7.3).
+"""Generated data sets (no download): a table shaped like the broadband churn data of
+González Vallejo (2024).
 
 The thesis's Churn table (27,405 customers; tenure, contract length, months to contract
 expiry, secured revenue, bandwidth in 9 categories, complaint calls, phone service; 16
@@ -16,7 +16,7 @@ import pandas as pd
 
 __all__ = ["make_churn_like", "BANDWIDTHS"]
 
-#: The 9 bandwidth categories of the public churn file (seed-000 §4.1 note).
+#: The 9 bandwidth categories of the public churn file used by González Vallejo (2024).
 BANDWIDTHS = ("10M", "BELOW 10M", "30M", "50M", "100M", "100M (FTTO)", "300M (FTTO)",
               "500M (FTTO)", "1000M (FTTO)")
 

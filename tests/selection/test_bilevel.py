@@ -75,7 +75,7 @@ def test_lbfgs_and_newton_lower_levels_give_the_same_hyperparameters():
 
 
 def test_importance_scores_follow_the_thesis_formula():
-    # seed-000 (6.6)-(6.10): masked beta normalised; thesis numbers reproduce exactly
+    # González Vallejo (2024): masked beta normalised; the thesis numbers reproduce exactly
     hyper = make_hyper_model("vector", 4)
     beta = np.array([0.6467, 0.3346, 0.4649, 0.5367, 0.1945])
     w = np.array([0.0065, -0.1717, 0.8545, 0.0199, 0.0000])
@@ -85,7 +85,7 @@ def test_importance_scores_follow_the_thesis_formula():
 
 
 def test_group_importance_formula_and_thesis_experiment_variant():
-    # seed-000 (6.14)-(6.18); erratum 4: formulas (4.41)-(4.42) mask beta, the experiment
+    # González Vallejo (2024), group experiment: the formulas mask beta, the experiment
     # masked group norms
     groups = {"mean": list(range(10)), "se": list(range(10, 20)), "worst": list(range(20, 30))}
     hyper = make_hyper_model("group", 30, groups=groups)

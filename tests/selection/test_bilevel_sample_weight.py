@@ -1,4 +1,4 @@
-"""``BilevelSVC(sample_weight=...)`` (issue #14): the weights enter the lower-level loss of
+"""``BilevelSVC(sample_weight=...)``: the weights enter the lower-level loss of
 every fold and of the refit, and the validation criterion's mean.
 
 References: on one fold, an integer weight is the same upper-level value and KKT

@@ -1,4 +1,4 @@
-"""The stages of BilevelSVC (issues #11 and #12): the scalar scan that starts BiSVM, the
+"""The stages of BilevelSVC: the scalar scan that starts BiSVM, the
 held-out judgement of the vector refinement, the one-standard-error rule on the pooled
 validation error, the line-search cap and the BLAS thread limit."""
 

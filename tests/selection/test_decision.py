@@ -1,4 +1,4 @@
-"""The held-out decision checks of BilevelSVC (issue #12): Platt's calibrated intercept
+"""The held-out decision checks of BilevelSVC: Platt's calibrated intercept
 shift against an independent optimiser, the paired null-model tests (the log-loss one
 against a hand calculation with scipy's Platt fit), and the
 one-standard-error balanced thresholds against an enumeration of every threshold."""

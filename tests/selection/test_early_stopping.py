@@ -1,4 +1,4 @@
-"""The held-out monitor of BiSVM L-BFGS (issue #12): the one-standard-error rule against
+"""The held-out monitor of BiSVM L-BFGS: the one-standard-error rule against
 the start, checked against a hand computation on scripted held-out terms, and the
 BilevelSVC parameter that selects it."""
 

@@ -1,5 +1,5 @@
 """KKT hypergradients of the scalar, vector and group models against central finite
-differences of the upper-level value, for the three criteria (seed-000 §2.5-2.7)."""
+differences of the upper-level value, for the three criteria (González Vallejo 2024)."""
 
 import numpy as np
 import pytest
@@ -54,7 +54,7 @@ def test_hypergradient_matches_central_differences(model, criterion, penalize_in
 
 
 def test_group_hypergradient_uses_exact_block_hessian():
-    # The thesis's diagonal (4.35) is wrong for groups of size > 1 (erratum 1): the
+    # The thesis's diagonal (4.35) is wrong for groups of size > 1 (a printing error): the
     # hypergradient built from it disagrees with finite differences, ours agrees.
     lower = LowerLevel(l2_penalty=0.05, hinge_smoothing=0.3, l1_smoothing=0.1)
     hyper = make_hyper_model("group", D, groups=GROUPS)

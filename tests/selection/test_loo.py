@@ -1,4 +1,4 @@
-"""Leave-one-out criteria of seed 004 (DiffLOO as printed, exact derivative, IJ, ALO,
+"""Leave-one-out criteria of Angulo Yauri (2020) (DiffLOO as printed, exact derivative, IJ, ALO,
 exact LOO, k-fold) and the ALO of a smooth SVM, against finite differences of weighted
 refits, refits without the object and closed forms."""
 
@@ -128,7 +128,7 @@ def test_printed_criterion_is_zero_at_the_empty_model():
     cp = criterion_path(X, y, "logistic", 0.5, n_mu=6)
     assert cp.n_active[0] == 0
     assert cp.values["diffloo"][0] == 0.0 and cp.values["diffloo_exact"][0] == 0.0
-    assert np.argmin(cp.values["diffloo"]) == 0  # the trivial minimum of erratum 5
+    assert np.argmin(cp.values["diffloo"]) == 0  # the trivial minimum at the empty model
     assert np.all(cp.values["diffloo"][1:] > 0)
     # the LOO estimates are not degenerate at the empty model
     assert cp.values["ij"][0] == pytest.approx(np.log(2.0))

@@ -1,4 +1,4 @@
-"""Selection rules and safeguards of the Selective*CV estimators (issue #12): the
+"""Selection rules and safeguards of the Selective*CV estimators: the
 one-standard-error rule against a hand computation, the empty-model warning, and the BLAS
 thread limit seen through threadpoolctl while the path runs."""
 
@@ -146,7 +146,7 @@ def test_blas_threads_by_size():
             blas_threads(10, 10, threads=bad)
 
 
-def _seed004(seed, N=200, n=400):
+def _two_informative(seed, N=200, n=400):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(N, n))
     return X, np.where(X[:, 0] + X[:, 1] > 0, 1, 0)
@@ -155,7 +155,7 @@ def _seed004(seed, N=200, n=400):
 def test_error_scoring_is_the_alo_misclassification_rate():
     from bisvm.selection.loo import alo_outputs
 
-    X, y = _seed004(0, N=80, n=40)
+    X, y = _two_informative(0, N=80, n=40)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = SelectiveLogisticRegressionCV("alo", scoring="error", n_mu=12,
@@ -171,8 +171,8 @@ def test_error_scoring_is_the_alo_misclassification_rate():
         assert est.criterion_se_path_[l] == pytest.approx(wrong.std(ddof=1) / np.sqrt(80))
 
 
-def test_one_se_error_rule_recovers_the_seed004_support():
-    X, y = _seed004(1)
+def test_one_se_error_rule_recovers_the_two_informative_features():
+    X, y = _two_informative(1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = SelectiveLogisticRegressionCV(selection_rule="1se", scoring="error").fit(X, y)
@@ -185,7 +185,7 @@ def test_error_scoring_rejected_where_it_has_no_meaning():
     X, y = _reg()
     with pytest.raises(ValueError, match="scoring"):
         SelectiveRegressionCV(scoring="error").fit(X, y)
-    Xc, yc = _seed004(0, N=40, n=10)
+    Xc, yc = _two_informative(0, N=40, n=10)
     with pytest.raises(ValueError, match="scoring"):
         SelectiveLogisticRegressionCV("diffloo", scoring="error").fit(Xc, yc)
     with pytest.raises(ValueError, match="scoring"):

@@ -1,4 +1,4 @@
-"""Validation criteria of issue #12: the class-balanced criteria (closed form: the mean over
+"""Validation criteria: the class-balanced criteria (closed form: the mean over
 classes of the per-class means) and the scale-free margin criterion (exact best scale,
 scale invariance), their gradients and the bilevel hypergradients against central finite
 differences."""

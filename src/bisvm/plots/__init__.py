@@ -1,4 +1,4 @@
-"""Figures of the bilevel sparse SVM (seed-000 Figs. 6.2-6.11), drawn with matplotlib.
+"""Figures of the bilevel sparse SVM (those of González Vallejo 2024), drawn with matplotlib.
 
 Every function takes result records (not estimators' internals) and an optional ``ax``;
 it returns the ``Axes``. Use :func:`save` to write a PNG with the non-interactive backend.
@@ -38,7 +38,7 @@ def _axes(ax, figsize=(6.4, 4.2)):
 
 def plot_validation_curve(grid, trajectory=None, *, final=None, criterion="J", ax=None):
     """Validation criterion over scalar β (the grid) with the BiSVM iterates on it
-    (seed-000 Figs. 6.2-6.4).
+    (as in González Vallejo 2024).
 
     Parameters
     ----------
@@ -74,7 +74,7 @@ def plot_validation_curve(grid, trajectory=None, *, final=None, criterion="J", a
 
 def plot_regularization_path(grid, feature_names, *, beta=None, fold=0, top=12,
                              max_lines=200, ax=None):
-    """Coefficients of the first fold's solution over the β grid (seed-000 Figs. 6.5-6.6).
+    """Coefficients of the first fold's solution over the β grid (as in González Vallejo 2024).
 
     Parameters
     ----------
@@ -116,7 +116,7 @@ def plot_regularization_path(grid, feature_names, *, beta=None, fold=0, top=12,
 
 def plot_importance(names, scores, reference=None, *, reference_label="tree-based (Gini)",
                     max_bars=60, ax=None):
-    """Importance bars, optionally beside a reference importance (seed-000 Figs. 6.7-6.10).
+    """Importance bars, optionally beside a reference importance (as in González Vallejo 2024).
 
     Parameters
     ----------
@@ -209,7 +209,7 @@ def plot_selection_frequency(names, frequency, *, threshold=None, max_bars=40,
 
 
 def plot_sparsity_heatmap(hinge_values, l1_values, counts, *, ax=None):
-    """Number of nonzero coefficients over (μ, γ) (seed-000 Fig. 6.11).
+    """Number of nonzero coefficients over (μ, γ) (as in González Vallejo 2024).
 
     Parameters
     ----------
@@ -275,7 +275,7 @@ def save(ax, path, dpi=110):
 
 
 # --------------------------------------------------------------------------------------
-# Model selection and solver figures (issue 6): leave-one-out criterion curves, decision
+# Model selection and solver figures: leave-one-out criterion curves, decision
 # boundaries of 2-D data, solver convergence.
 
 __all__ += ["plot_loo_curves", "plot_decision_boundary", "plot_convergence"]
@@ -284,7 +284,7 @@ __all__ += ["plot_loo_curves", "plot_decision_boundary", "plot_convergence"]
 def plot_loo_curves(grid, curves, *, chosen=None, xlabel="μ (selectivity)",
                     ylabel="criterion", log_x=True, ax=None):
     r"""Leave-one-out (and k-fold) criterion curves over a hyperparameter grid
-    (seed-004 §4-5: DiffLOO, approximate and exact LOO along the μ path).
+    (DiffLOO of Angulo Yauri 2020, approximate and exact LOO along the μ path).
 
     Parameters
     ----------
@@ -329,9 +329,10 @@ def plot_decision_boundary(estimator, X, y=None, *, feature_names=None, resoluti
     r"""Decision regions of a fitted classifier on 2-D data, with the points.
 
     For a binary ``decision_function`` the zero level set :math:`f(x) = 0` is drawn solid
-    and the margins :math:`f(x) = \pm 1` dashed (seed 001 §3: the support vectors of a
-    C-SVC lie on or inside them); support vectors (``support_``) are circled. Without a
-    ``decision_function`` the predicted classes are shaded.
+    and the margins :math:`f(x) = \pm 1` dashed (the support vectors of a C-SVC lie on
+    or inside them; Cortes & Vapnik 1995, "Support-vector networks"); support vectors
+    (``support_``) are circled. Without a ``decision_function`` the predicted classes are
+    shaded.
 
     Parameters
     ----------
@@ -426,7 +427,8 @@ def plot_convergence(record, *, title=None, ax=None):
     The left axis shows :math:`F(w_k) - \min_j F(w_j)` (plus a floor so that the last
     point is visible on the log scale), the right axis the stopping certificate
     :math:`\lVert\nabla F(w_k)\rVert`, both logarithmic — a straight line is linear
-    convergence, a bending one superlinear (Newton, L-BFGS; seed 002 §3).
+    convergence, a bending one superlinear (Newton, L-BFGS; Nocedal & Wright 2006,
+    *Numerical Optimization*).
 
     Parameters
     ----------
@@ -458,7 +460,8 @@ def plot_convergence(record, *, title=None, ax=None):
 
 
 # --------------------------------------------------------------------------------------
-# Regularisation paths of the L1 solvers (seed 002 §6): the Rosset–Zhu path of the
+# Regularisation paths of the L1 solvers (Rosset & Zhu 2007, "Piecewise linear
+# regularized solution paths"): the Rosset–Zhu path of the
 # L1-regularised L2-SVM (piecewise linear in λ) and the 1-norm SVM path.
 
 __all__ += ["plot_l1_path"]

@@ -71,7 +71,7 @@ def refinement_messages(est):
 
 def thesis_scores_informative(est):
     """Whether the thesis's importance scores (β masked by the support, normalised;
-    seed-000 §2.9) tell the features apart: only when per-feature or per-group weights
+    González Vallejo 2024) tell the features apart: only when per-feature or per-group weights
     were learned and kept. With one shared β every selected feature gets the same score."""
     return _resolved_model(est) in ("vector", "group") and any(
         r is True for _, r, _ in penalty_problems(est))
@@ -122,7 +122,7 @@ def bilevel_report(est, *, feature_names, X_train, y_train, X_test=None, y_test=
     rep, imp, order = _selection_head(
         est, names, title or "bisvm: bilevel feature selection",
         "Smoothed elastic-net SVM whose L1 weights are learned by BiSVM L-BFGS "
-        "(seed-000).", notes, summary, coef_units)
+        "(González Vallejo 2024).", notes, summary, coef_units)
     kept = kept_model(est)
     pw = np.ravel(est.penalty_weights_)
     if kept == "scalar":

@@ -1,4 +1,4 @@
-r"""The bilevel engine of the sparse SVM (seed-000 Ch. 4-5): four swappable roles, as
+r"""The bilevel engine of the sparse SVM (González Vallejo 2024): four swappable roles, as
 sparse-ho separates them (Bertrand et al. 2020, "Implicit differentiation of Lasso-type
 models for hyperparameter optimization"):
 

@@ -2,9 +2,9 @@ r"""One binary problem of :class:`~bisvm.estimators.sparse.BilevelSVC`, end to e
 the per-class outcomes stacked into its fitted quantities.
 
 A binary (or one-vs-rest) problem is fitted by the staged BiSVM of
-:func:`~bisvm.selection.staged.fit_staged` (scan, scalar stage, refinement, refit;
-seed-000 Algorithm 8), then scored by the thesis's importance (the learned β masked by the
-support, seed-000 §2.9-2.10) and by the coefficient shares
+(:func:`~bisvm.selection.staged.fit_staged` (scan, scalar stage, refinement, refit;
+the BiSVM L-BFGS algorithm of González Vallejo (2024)), then scored by the thesis's
+importance (the learned β masked by the support) and by the coefficient shares
 (:mod:`bisvm.selection.importance`).
 """
 

@@ -1,9 +1,9 @@
 r"""Upper-level (validation) criteria: value and gradient with respect to the lower-level
 solution ``w``, for one validation set ``(V, η)`` whose last column is the bias column.
 
-* :class:`SquaredValidation` -- the thesis's criterion (seed-000 (1.2)/(4.23))
+* :class:`SquaredValidation` -- the criterion of González Vallejo (2024),
   :math:`J(w) = \frac{1}{2m}\|V w - \eta\|_2^2`, the *halved* mean squared error of the raw
-  SVM outputs against ±1 labels (not a misclassification rate; seed-000 erratum 11);
+  SVM outputs against ±1 labels (not a misclassification rate);
 * :class:`LogisticValidation` -- a smoothed misclassification criterion (beyond the
   thesis): the mean logistic loss of the validation margins
   :math:`J(w) = \frac1m \sum_i \log(1 + e^{-\eta_i v_i^\top w})`, which, unlike the squared
@@ -17,6 +17,12 @@ minority class weighs as much as the majority, and a model that predicts the maj
 class everywhere no longer looks good (the balanced accuracy's smooth counterpart).
 
 Averaging over k folds is done by the bilevel layer (:mod:`bisvm.selection.bilevel`).
+
+References
+----------
+C. L. González Vallejo, "Selección de variables a través de máquinas de soporte vectorial
+dispersas: un enfoque de optimización binivel", master's thesis, Escuela Politécnica
+Nacional, Quito, 2024.
 """
 
 from __future__ import annotations
@@ -62,7 +68,7 @@ class Criterion(Protocol):
 @dataclass(frozen=True)
 class SquaredValidation:
     r"""Thesis criterion :math:`J = \frac{1}{2m}\|Vw-\eta\|^2`,
-    :math:`\nabla_w J = \frac1m V^\top(Vw-\eta)` (seed-000 §2.2)."""
+    :math:`\nabla_w J = \frac1m V^\top(Vw-\eta)` (González Vallejo 2024)."""
 
     V: np.ndarray
     eta: np.ndarray
@@ -81,7 +87,7 @@ class SquaredValidation:
 
 @dataclass(frozen=True)
 class LogisticValidation:
-    r"""Mean logistic loss of validation margins (beyond seed-000):
+    r"""Mean logistic loss of validation margins (not in González Vallejo 2024):
     :math:`J = \frac1m\sum\log(1+e^{-\eta_i v_i^\top w})`,
     :math:`\nabla_w J = -\frac1m V^\top(\eta \odot \sigma(-\eta \odot Vw))`."""
 
@@ -102,7 +108,7 @@ class LogisticValidation:
 
 @dataclass(frozen=True)
 class SquaredHingeValidation:
-    r"""Margin-based criterion (beyond seed-000):
+    r"""Margin-based criterion (not in González Vallejo 2024):
     :math:`J = \frac{1}{2m}\sum_i\max(0, 1-\eta_i v_i^\top w)^2`, the thesis's squared
     error with the part for confidently correct outputs (:math:`\eta_i v_i^\top w > 1`)
     removed; :math:`\nabla_w J = -\frac1m V^\top(\eta\odot\max(0, 1-\eta\odot Vw))`."""
@@ -181,8 +187,8 @@ def balanced_weights(eta, sample_weight=None):
 
 @dataclass(frozen=True)
 class ScaledSquaredHingeValidation:
-    r"""Scale-free margin criterion (beyond seed-000): the squared hinge of the validation
-    margins after the best rescaling of the outputs,
+    r"""Scale-free margin criterion (not in González Vallejo 2024): the squared hinge of
+    the validation margins after the best rescaling of the outputs,
 
     .. math::
         J(w) = \min_{s \ge 0}\ \tfrac12\sum_i \omega_i\max(0, 1 - s\,m_i)^2,
@@ -193,9 +199,8 @@ class ScaledSquaredHingeValidation:
     side, how well they are separated), not its length. Why: the plain margin criterion
     is minimised, on noisy data, by outputs shrunk towards 0 (a misclassified row costs
     :math:`(1 + |v^\top w|)^2/2`), and the only knob of the L1 weights that shrinks
-    outputs is to zero features: on the Mroz labour table the scalar model's criterion
-    fell from 0.55 to 0.46 while two informative features were removed and the test
-    accuracy fell to the majority rate (``benchmarks/bench_panel.py``). Rescaling is
+    outputs is to zero features, informative ones included, until the model predicts
+    the majority class. Rescaling is
     what a calibration step (Platt's) does after training, so nothing is lost by letting
     the criterion do it. By the envelope theorem
     :math:`\nabla_w J = -s^\star V^\top(\omega\odot\eta\odot\max(0, 1 - s^\star m))`.
@@ -292,6 +297,6 @@ def misclassification_rate(V, eta, w):
 
 
 def halved_mse(V, eta, w):
-    r"""The thesis's "validation error" :math:`\frac{1}{2m}\|Vw-\eta\|^2` (seed-000 (1.2))."""
+    r"""The "validation error" :math:`\frac{1}{2m}\|Vw-\eta\|^2` of González Vallejo (2024)."""
     r = V @ w - eta
     return float(r @ r) / (2.0 * V.shape[0])

@@ -1,4 +1,4 @@
-r"""Two held-out checks of a fitted ``BilevelSVC`` decision rule (issue #12), both on
+r"""Held-out checks of a fitted ``BilevelSVC`` decision rule, all on
 the out-of-fold outputs of its k folds at the chosen β: every training row is validated
 once (per repeat), by the fold model that did not train on it.
 
@@ -13,11 +13,9 @@ once (per repeat), by the fold model that did not train on it.
   the simpler model unless the held-out rows clearly say otherwise), paired because both
   models are judged on the same rows. Why the log-loss and not the misclassification
   rate: on an unbalanced target a model can rank the classes well and still flip no
-  majority prediction at the threshold; the misclassification test then called it
-  signal-free and returned the intercept-only model on the panel's Affairs, email and
-  NHEFS, where the model it discarded ranks the test rows with AUC 0.68, 0.84 and 0.56
-  (``benchmarks/bench_panel_auc.py``), while the log-loss, a proper scoring rule, sees
-  the ranking. Pure noise still gives the intercept-only model.
+  majority prediction at the threshold, so a misclassification test calls it
+  signal-free, while the log-loss, a proper scoring rule, sees the ranking. Pure noise
+  still gives the intercept-only model.
 * :func:`platt_shift` -- the **calibrated intercept**: Platt's logistic calibration
   :math:`P(\eta = 1\mid f) = \sigma(a f + c)` fitted on the out-of-fold outputs
   (Platt 1999, "Probabilistic outputs for support vector machines"), and the intercept
@@ -25,8 +23,7 @@ once (per repeat), by the fold model that did not train on it.
   posterior's :math:`P > 1/2`, the accuracy-optimal (Bayes) threshold. Why: the SVM's
   zero threshold is accuracy-optimal only if the outputs are symmetric around it; the
   L1 and ridge shrinkage pull the outputs of weak models towards the intercept, and on
-  unbalanced targets towards the majority class (the panel's balanced accuracy on
-  bfi, creditcard and affairs was 1-3 points below LinearSVC's).
+  unbalanced targets towards the majority class.
 * :func:`one_se_balanced_shift` -- the **one-standard-error balanced threshold**:
   between Platt's :math:`P > 1/2` and :math:`P > \text{prior}`, the thresholds whose
   error is within one paired standard error of the smallest, and of those the one of

@@ -1,4 +1,4 @@
-r"""Early stopping of BiSVM L-BFGS on held-out rows (beyond seed-000).
+r"""Early stopping of BiSVM L-BFGS on held-out rows (an extension of González Vallejo (2024)).
 
 With one L1 weight per feature, the optimised k-fold criterion can be driven down by
 fitting the noise of its validation rows (sparse-ho's users report the same for the
@@ -20,9 +20,9 @@ improved for ``patience`` iterations, and chooses the iterate to return:
   With a support ``threshold`` (``BilevelSVC(refit="support")``), when no iterate gains
   beyond one standard error, the iterate with the fewest selected features among those
   not *worse* than the start by more than one standard error is kept (the start if none
-  is sparser): glmnet's rule again, in the number of features. On the held-out panel
-  (``benchmarks/bench_panel.py``, 5 seeds) it took ``BilevelSVC()`` from 12.2 to 11.4
-  features on average (L1-CV 11.8) at −0.03 accuracy points (worst table −0.9 -> −1.3).
+  is sparser): glmnet's rule again, in the number of features (Friedman, Hastie &
+  Tibshirani 2010, "Regularization paths for generalized linear models via coordinate
+  descent").
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
-r"""Implicit (KKT) hypergradient of a smooth, strongly convex lower level (seed-000
-§2.3-2.7).
+r"""Implicit (KKT) hypergradient of a smooth, strongly convex lower level.
 
 With :math:`\nabla_w E(\hat w, \beta) = 0` and :math:`G = \nabla^2_{ww} E(\hat w,\beta)`
 positive definite, the multiplier of the single-level reformulation is
-:math:`\hat\lambda = -G^{-1}\nabla_w J` (4.11) and the hypergradient is
-:math:`\nabla_\beta J = (\nabla_{w\beta} E)^\top \hat\lambda` (4.12)-(4.13), the same as
-the implicit-function formula (4.8). ``G`` is factored by Cholesky; no inverse is formed.
+:math:`\hat\lambda = -G^{-1}\nabla_w J` and the hypergradient is
+:math:`\nabla_\beta J = (\nabla_{w\beta} E)^\top \hat\lambda`, the same as the
+implicit-function formula :math:`\partial\hat w/\partial\beta = -G^{-1}\nabla_{w\beta}E`
+(González Vallejo 2024; Pedregosa 2016, "Hyperparameter optimization with approximate
+gradient"). ``G`` is factored by Cholesky; no inverse is formed.
 """
 
 from __future__ import annotations
@@ -48,11 +49,11 @@ def implicit_hypergradient(hessian, dJ_dw, weight_jacobian, *, sensitivity=False
         :math:`\nabla_w J(\hat w)`.
     weight_jacobian : ndarray, shape (d, k)
         :math:`\nabla_{w\beta} E`, column k = derivative of :math:`\nabla_w E` in
-        :math:`\beta_k` (seed-000 Lemmas 2d, 3d, 4d; erratum 2 for groups).
+        :math:`\beta_k`.
 
     sensitivity : bool
-        Also return :math:`\partial\hat w/\partial\beta = -G^{-1}\nabla_{w\beta}E`
-        (seed-000 (4.7)), from the same factorisation.
+        Also return :math:`\partial\hat w/\partial\beta = -G^{-1}\nabla_{w\beta}E`,
+        from the same factorisation.
 
     Returns
     -------
@@ -72,10 +73,10 @@ def implicit_hypergradient(hessian, dJ_dw, weight_jacobian, *, sensitivity=False
 
 def adjoint_hypergradient(factor, dJ_dw, weight_vjp, *, lam0=None, rtol=1e-10):
     r"""Hypergradient by one adjoint solve, at a cost independent of the number of
-    hyperparameters: :math:`\hat\lambda = -G^{-1}\nabla_w J` (seed-000 (4.11)) with the
+    hyperparameters: :math:`\hat\lambda = -G^{-1}\nabla_w J` with the
     lower-level solver's Newton factor, then
     :math:`\nabla_b J = (\nabla_{wb}E)^\top\hat\lambda` as a vector-Jacobian product
-    (seed-000 (4.12)-(4.13); sparse-ho's "implicit" mode).
+    (sparse-ho's "implicit" mode).
 
     Parameters
     ----------
@@ -102,8 +103,8 @@ def adjoint_hypergradient(factor, dJ_dw, weight_vjp, *, lam0=None, rtol=1e-10):
 
 @dataclass(frozen=True)
 class ImplicitAdjoint:
-    r"""Implicit differentiation by one adjoint solve per fold (seed-000 §2.5-2.7;
-    sparse-ho's "implicit" mode), with the lower-level solver's Newton factor and
+    r"""Implicit differentiation by one adjoint solve per fold (sparse-ho's "implicit"
+    mode), with the lower-level solver's Newton factor and
     HOAG's tolerance coupling (Pedregosa 2016, "Hyperparameter optimization with
     approximate gradient"): the adjoint residual is solved to the lower level's gradient
     tolerance relative to :math:`\|\nabla_w J\|`."""
@@ -125,7 +126,7 @@ class ImplicitAdjoint:
     def predict(self, model, problem, w, factor, db, dl2):
         r"""The implicit function theorem's first-order solution after the weights move
         by ``db`` (and α by ``dl2``): :math:`\hat w - H^{-1}(\nabla_{wb}E)\,\Delta b`
-        (seed-000 (4.7)), one directional solve with the factor."""
+        one directional solve with the factor."""
         rhs = model.weight_jvp(problem, w, db)
         if dl2:
             rhs = rhs + model.l2_jvp(problem, w, dl2)

@@ -1,6 +1,6 @@
-r"""Importance scores of the bilevel sparse SVM (seed-000 §2.9-2.10).
+r"""Importance scores of the bilevel sparse SVM (González Vallejo 2024).
 
-For the vector model (4.30)-(4.32): mask the learned weights by the nonzero pattern of the
+For the vector model: mask the learned weights by the nonzero pattern of the
 solution, :math:`\bar w_j = \mathbb{1}[|\hat w_j| > \varepsilon]`,
 :math:`\tilde\beta = \bar w \odot \hat\beta`, and normalise,
 :math:`\text{Score}_j = \tilde\beta_j / \sum_l \tilde\beta_l`. At a lower-level optimum
@@ -9,12 +9,12 @@ with :math:`|\hat w_j| \gg \gamma`, stationarity gives
 of the loss's marginal pull that each surviving feature resists, which assumes features
 on one scale (standardise first).
 
-Groups (4.40)-(4.42), resolving seed-000 erratum 4: the thesis's formulas mask the learned
-group weights :math:`\bar\beta_k`, but its experiment (6.17)-(6.18) normalised masked
-*group norms*. We implement the formulas, so that the group score reduces to the vector
-score for singleton groups, and threshold the group norm :math:`\|\hat w_k\|_2 > \varepsilon`
-(not its square, as (4.40) prints: a singleton group must match (4.30)). The experiment's
-variant is available as ``method="norm"`` for reproducing Table 6.8.
+Groups: the thesis's formulas mask the learned group weights :math:`\bar\beta_k`, but its
+group experiment normalised masked *group norms*. The formulas are implemented, so that
+the group score reduces to the vector score for singleton groups, with the group norm
+thresholded as :math:`\|\hat w_k\|_2 > \varepsilon` (not its square: a singleton group
+must match the vector rule). The experiment's variant is available as ``method="norm"``
+for reproducing the thesis's group table.
 """
 
 from __future__ import annotations

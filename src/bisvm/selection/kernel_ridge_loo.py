@@ -1,5 +1,5 @@
 r"""Kernel ridge regression in closed form with its exact leave-one-out residuals
-(seed 001 §8.5/§8.8 and exercise 6): the solver behind
+(Shawe-Taylor & Cristianini 2004, *Kernel Methods for Pattern Analysis*): the solver behind
 :class:`bisvm.estimators.kernel_ridge.KernelRidge`.
 
 With :math:`f(x) = \sum_n \theta_n k(x, x_n)` (+ ``b``) and sample weights :math:`s_n`,

@@ -1,5 +1,5 @@
-r"""Leave-one-out model selection at the cost of one fit (seed 004 §2–3, with the
-extraction's errata), and the approximate leave-one-out of a smooth SVM.
+r"""Leave-one-out model selection at the cost of one fit, and the approximate
+leave-one-out of a smooth SVM.
 
 **Selective-ridge GLMs** (:mod:`bisvm.solvers.selective`). At a fitted μ the model is,
 locally, a smooth weighted problem in the *unfrozen* coordinates
@@ -8,26 +8,27 @@ features ``K`` (:math:`0 < |a_i| \le \mu`, linear penalty, no curvature) and the
 (none). With :math:`Q = \mathrm{diag}(r_t q''_t)` and
 :math:`H = \tilde X^\top Q \tilde X + 2\gamma\,\mathrm{diag}(1_F, 0_K, 0_b)`, write
 :math:`L_j = \tilde x_j^\top H^{-1}\tilde x_j` and the leverage :math:`h_j = r_j q''_j L_j
-\in [0, 1)`. Muffling object ``j`` (:math:`r_j \to r_j(1-p)`, seed 004 (13), (55)) moves
+\in [0, 1)`. Muffling object ``j`` (:math:`r_j \to r_j(1-p)`, Angulo Yauri 2020) moves
 its own output at the rate :math:`\partial_p z_j = r_j q'_j L_j`, hence
 
 .. math::
     \partial_p q_j\big|_{p=0} = h_j\,\frac{(q'_j)^2}{q''_j}
     \quad(= 2h_j(y_j - z_j)^2 \text{ regression},\ = h_j e^{-y_j z_j} \text{ logistic}),
 
-the corrected form of seed 004 (66)/(123) (erratum 4). The criteria, all averaged over
+the corrected form of the DiffLOO derivative of Angulo Yauri (2020), whose printed
+logistic formula misses the factor :math:`h_j`. The criteria, all averaged over
 the ``N`` objects:
 
 ========================  ==============================================================
-``"diffloo"``             (a) as printed, (121)/(123): :math:`(y_j - z_j)^2 h^{th}_j`
+``"diffloo"``             (a) as printed in the thesis: :math:`(y_j - z_j)^2 h^{th}_j`
                           resp. :math:`(\tilde y_j - z_j)^2 h^{th}_j`, :math:`h^{th}` from
                           :math:`D = (V_{\hat I} + \gamma\tilde G^{-1})^{-1}` on the
                           support (every active feature treated as ridge). Exactly 0 at
-                          the empty model -- its global minimum (erratum 5).
+                          the empty model -- its global minimum.
 ``"diffloo_exact"``       (b) :math:`\partial_p q_j` above; also 0 at the empty model.
 ``"ij"``                  (c) :math:`q_j + \partial_p q_j`: first-order (infinitesimal
                           jackknife) estimate of the leave-one-out loss.
-``"alo"``                 (d) rank-one update at :math:`p = 1` (seed 004 (64), Sherman–
+``"alo"``                 (d) rank-one update at :math:`p = 1` (Sherman–
                           Morrison): :math:`z_j^{(-j)} = z_j + r_j q'_j L_j/(1-h_j)`, then
                           :math:`q(y_j, z_j^{(-j)})` -- exact for the squared loss while
                           the active set does not change (PRESS).
@@ -40,8 +41,18 @@ the ``N`` objects:
 ``BilevelSVC``): deleting object ``i`` removes :math:`c_i\ell_i`, :math:`c_i = s_i/n`;
 one Newton step from :math:`\hat w` with :math:`H - c_i\ell''_i x_i x_i^\top` gives
 :func:`alo_smooth`, :math:`z_i^{(-i)} = z_i + c_i\ell'_i L_i/(1 - c_i\ell''_i L_i)`,
-:math:`L_i = x_i^\top H^{-1} x_i` (Rad & Maleki's ALO; beyond seed 004, which excluded
+:math:`L_i = x_i^\top H^{-1} x_i` (Rad & Maleki's ALO; Angulo Yauri (2020) excluded
 SVMs).
+
+References
+----------
+B. F. Angulo Yauri, "A method of differential cross-validation for choosing the complexity
+level of generalized linear dependence models" (in Russian), master's thesis, MIPT,
+Moscow, 2020.
+
+K. Rad and A. Maleki, "A scalable estimate of the out-of-sample prediction error via
+approximate leave-one-out cross-validation", *Journal of the Royal Statistical Society:
+Series B* 82(4), 2020.
 """
 
 from __future__ import annotations
@@ -134,7 +145,7 @@ def leverage_factors(problem, result):
     r"""Leverages of a converged :func:`~bisvm.solvers.selective.solve_dual_newton` fit.
 
     Everything comes from one factorisation of the solver's Newton matrix
-    :math:`A = X_F X_F^\top + 2\gamma\,\mathrm{diag}(1/Q)` (seed 004 (42)/(48), the
+    :math:`A = X_F X_F^\top + 2\gamma\,\mathrm{diag}(1/Q)` (Angulo Yauri 2020, the
     :math:`V_F + \gamma\tilde G^{-1}` of the final face), reused from
     ``result.factor`` (a :class:`~bisvm.solvers.selective.SelectiveNewtonFactor`) when
     the solver left the factor of this face there, else formed once:

@@ -7,8 +7,9 @@ Two pieces, as sparse-ho's models separate them:
   reaches it only through the :class:`LowerModel` interface below, checked once by
   :func:`check_role`;
 * :class:`HyperModel` maps the learned hyperparameters β onto the model's penalty
-  weights: one scalar for every coordinate (seed-000 (4.21)), one per coordinate (4.28),
-  or one per group (4.37), with the ridge weight α last when it is learned too.
+  weights: one scalar for every coordinate, one per coordinate, or one per group (the
+  scalar, vector and group models of González Vallejo (2024)), with the ridge weight α
+  last when it is learned too.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..solvers.primal.lower_level import LowerLevel
+from .splits import check_indices
 
 __all__ = ["HyperModel", "make_hyper_model", "LowerModel", "check_role", "LowerLevel",
            "beta_upper_bound"]
@@ -107,8 +109,8 @@ class HyperModel:
     group_names : tuple of str
         One name per penalty group (for the scalar model: per coordinate).
     learn_l2 : bool
-        Whether the last hyperparameter is the ridge weight α (beyond seed-000, which
-        fixes α = 0.01; its Fig. 4.5 searches (α, β) on a grid).
+        Whether the last hyperparameter is the ridge weight α (González Vallejo (2024)
+        fixes α = 0.01 and searches (α, β) on a grid).
     """
 
     kind: str
@@ -146,10 +148,9 @@ def make_hyper_model(kind, n_features, *, groups=None, penalize_intercept=True,
     Parameters
     ----------
     kind : {"scalar", "vector", "group"}
-        Scalar β for every coordinate (seed-000 (4.21)); one β_j per coordinate (4.28);
-        one β_k per group (4.37). The scalar and vector models both use singleton
-        penalty groups (erratum 3): the scalar model is the vector model with all
-        entries tied.
+        Scalar β for every coordinate; one β_j per coordinate; one β_k per group. The
+        scalar and vector models both use singleton penalty groups: the scalar model is
+        the vector model with all entries tied.
     n_features : int
         Number of features ``d`` (the bias is coordinate ``d``).
     groups : dict of str -> list of int, or sequence of lists, optional
@@ -159,7 +160,7 @@ def make_hyper_model(kind, n_features, *, groups=None, penalize_intercept=True,
         Whether the bias has its own β entry (thesis) or no penalty at all.
     feature_names : sequence of str, optional
     learn_l2 : bool
-        Append the ridge weight α as a last hyperparameter (beyond seed-000).
+        Append the ridge weight α as a last hyperparameter (not in the thesis).
     """
     hm = _make_hyper_model(kind, n_features, groups, penalize_intercept, feature_names)
     if not learn_l2:
@@ -197,12 +198,10 @@ def _make_hyper_model(kind, n_features, groups, penalize_intercept, feature_name
     hyper_names = []
     for name, idx in items:
         idx = np.asarray(idx)
-        if idx.size == 0:
-            raise ValueError(f"group {name!r} is empty")
-        if not np.issubdtype(idx.dtype, np.integer):
-            raise TypeError(f"group {name!r} must list integer feature indices")
-        if idx.min() < 0 or idx.max() >= d:
-            raise ValueError(f"group {name!r} has a feature index outside 0..{d - 1}")
+        check_indices(idx, d, empty=f"group {name!r} is empty",
+                      not_integer=f"group {name!r} must list integer feature indices",
+                      out_of_range=f"group {name!r} has a feature index outside 0..{d - 1}",
+                      integer_error=TypeError)
         if np.any(pg[idx] >= 0) or len(np.unique(idx)) != idx.size:
             raise ValueError(f"group {name!r} overlaps another group or repeats a feature")
         pg[idx] = len(hyper_names)

@@ -12,13 +12,13 @@ the whole problem. With the class coefficients :math:`W \in \mathbb{R}^{K\times 
         + \sum_{j=1}^d \beta_j\,H_\gamma\big(\|W_{:,j}\|_2\big),
 
 with :math:`y_{ik} = +1` if row i is of class k and -1 otherwise (the K one-vs-rest
-smoothed-hinge problems of seed-000 §1.5, each with its own ridge α) and the
+smoothed-hinge problems of González Vallejo (2024), each with its own ridge α) and the
 Pseudo-Huber :math:`H_\gamma(t) = \sqrt{\gamma^2 + t^2} - \gamma` of the *column* norm:
 a smoothed group lasso whose groups are the K coefficients of one feature, the
 joint covariate selection of multi-task learning (Obozinski, Taskar & Jordan 2010,
 "Joint covariate selection and joint subspace selection for multiple classification
 problems"). A feature enters all classes or none; the weights β are learned by the
-same bilevel machinery as the binary model (seed-000 Ch. 4-5).
+same bilevel machinery as the binary model.
 
 **Why a stacked binary problem.** :math:`E` is exactly the binary lower level of
 :class:`~bisvm.solvers.primal.lower_level.LowerLevel` on a stacked design of :math:`nK`
@@ -214,7 +214,7 @@ class SharedFit:
     feature_importance : ndarray, shape (d,)
         Share of each selected feature in :math:`\sum_j\|W_{:,j}\|_2`.
     importance : ndarray
-        The thesis's importance score of each penalty group (seed-000 §2.9-2.10).
+        The importance score of each penalty group (González Vallejo 2024).
     value : float
         The criterion at ``beta``.
     n_iter : int

@@ -1,4 +1,4 @@
-r"""The *outer optimiser* role of the bilevel engine: BiSVM L-BFGS (seed-000 Algorithm 8)
+r"""The *outer optimiser* role of the bilevel engine: BiSVM L-BFGS (González Vallejo 2024)
 on log-scale hyperparameters, with HOAG's inexact inner solves and warm starts
 (Pedregosa 2016) and early stopping on held-out rows.
 
@@ -93,7 +93,7 @@ def _n_nonzero(coefs, threshold):
 
 @dataclass(frozen=True)
 class BiSVMLBFGS:
-    r"""BiSVM L-BFGS (seed-000 Algorithm 8) in log-scale coordinates
+    r"""BiSVM L-BFGS (González Vallejo 2024) in log-scale coordinates
     :math:`\beta = \beta_{\max}\,\sigma(\theta)` (:math:`\theta \approx \log\beta` for
     :math:`\beta \ll \beta_{\max}`).
 
@@ -104,7 +104,7 @@ class BiSVMLBFGS:
     Every trial point costs one lower-level solve per fold, warm-started from the last
     solution.
 
-    Why the log parametrisation: the thesis leaves β ≥ 0 unenforced (erratum 9). Bounds
+    Why the log parametrisation: the thesis leaves β ≥ 0 unenforced. Bounds
     (L-BFGS-B) or projection would let a weight sit at exactly 0, but β spans orders of
     magnitude (0.01 to > 1) and the natural steps are relative ones: in log space a unit
     step multiplies β by e, the start 0.01 is not a "jump to 1" away from the optimum,
@@ -143,7 +143,7 @@ class BiSVMLBFGS:
         \min(10^{-5}, 10^{-3}\|\nabla_\theta f_k\|))`, tightening as the outer
         gradient shrinks; ``False`` solves every trial to ``inner_tol``.
     monitor : BilevelObjective, optional
-        Early stopping on held-out folds (beyond seed-000): its value (the same
+        Early stopping on held-out folds (not in the thesis): its value (the same
         criterion on folds whose validation rows the optimised criterion never sees) is
         computed at every accepted iterate; the run stops when it has not improved for
         ``patience`` iterations and returns the iterate with the best monitor value.

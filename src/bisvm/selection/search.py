@@ -1,9 +1,9 @@
 r"""Searches over the scalar L1 weight β, warm-started along a path:
 
-* :func:`grid_search` -- the thesis's baseline for BiSVM L-BFGS (seed-000 §2.11, §4.3);
+* :func:`grid_search` -- the baseline for BiSVM L-BFGS in González Vallejo (2024);
 * :func:`scalar_scan` -- a short log-spaced path (:func:`scan_betas`: 7 points over the
   four decades below :math:`\beta_{\max}/10`, the zero-model end) whose best point starts
-  BiSVM L-BFGS instead of the thesis's fixed β = 0.01 (beyond seed-000).
+  BiSVM L-BFGS instead of the thesis's fixed β = 0.01 (not in the thesis).
 
 Why a scan: the validation criterion of the scalar model is not convex in
 :math:`\log\beta`. Started at 0.01, BiSVM L-BFGS settled in the local minimum nearest
@@ -30,7 +30,7 @@ __all__ = ["THESIS_GRID", "GridResult", "grid_search", "ScanResult", "scan_betas
 SCAN_POINTS = 7
 SCAN_DECADES = 4.0
 
-#: The thesis's 149-point grid β = 0.01, 0.02, ..., 1.49 (seed-000 §2.11).
+#: The 149-point grid β = 0.01, 0.02, ..., 1.49 of González Vallejo (2024).
 THESIS_GRID = np.round(np.arange(1, 150) * 0.01, 2)
 
 
@@ -49,7 +49,7 @@ class GridResult:
 
 
 def grid_search(objective, grid=THESIS_GRID, *, inner_tol=1e-9, progress=None):
-    """Grid search over a scalar β broadcast to every hyperparameter (seed-000 §4.3),
+    """Grid search over a scalar β broadcast to every hyperparameter (the thesis's baseline),
     warm-starting each solve from the previous grid point's solution.
 
     Parameters

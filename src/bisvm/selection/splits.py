@@ -19,7 +19,7 @@ from sklearn.model_selection import (
     StratifiedShuffleSplit,
 )
 
-__all__ = ["validation_splits", "holdout_splits", "is_splitter", "check_cv_param",
+__all__ = ["check_indices", "validation_splits", "holdout_splits", "is_splitter", "check_cv_param",
            "training_size"]
 
 
@@ -70,18 +70,42 @@ def check_cv_param(cv, n_samples, *, repeats=1):
     return tuple(pairs)
 
 
+def check_indices(a, n, *, empty, not_integer, out_of_range, integer_error=ValueError):
+    """Check that an index array is non-empty, of an integer dtype and within ``[0, n)``.
+
+    Parameters
+    ----------
+    a : ndarray
+        The indices.
+    n : int
+        The number of rows (or features) they index.
+    empty, not_integer, out_of_range : str
+        The message of each failure, in the caller's terms.
+    integer_error : type, default=ValueError
+        The exception raised for a non-integer dtype.
+
+    Raises
+    ------
+    ValueError
+        For an empty array or an index out of range.
+    """
+    if a.size == 0:
+        raise ValueError(empty)
+    if not np.issubdtype(a.dtype, np.integer):
+        raise integer_error(not_integer)
+    if a.min() < 0 or a.max() >= n:
+        raise ValueError(out_of_range)
+
+
 def _indices(idx, n, k, side):
     a = np.asarray(idx)
     if a.dtype == bool:
         if a.shape != (n,):
             raise ValueError(f"cv's split {k}: a boolean {side} mask must have {n} entries")
         a = np.flatnonzero(a)
-    if a.size == 0:
-        raise ValueError(f"cv's split {k} has an empty {side} side")
-    if not np.issubdtype(a.dtype, np.integer):
-        raise ValueError(f"cv's split {k}: {side} indices must be integers")
-    if a.min() < 0 or a.max() >= n:
-        raise ValueError(f"cv's split {k}: {side} index out of range for {n} samples")
+    check_indices(a, n, empty=f"cv's split {k} has an empty {side} side",
+                  not_integer=f"cv's split {k}: {side} indices must be integers",
+                  out_of_range=f"cv's split {k}: {side} index out of range for {n} samples")
     return a.astype(np.intp, copy=False)
 
 

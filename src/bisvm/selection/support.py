@@ -1,24 +1,18 @@
 r"""The selected features of a fitted ``BilevelSVC`` and the model restricted to them
-(``refit="support"``, beyond seed-000, issue #12).
+(``refit="support"``, an extension of González Vallejo (2024)).
 
-The thesis selects the features with :math:`|\hat w_j| > \varepsilon` (seed-000 §2.9),
-but its Pseudo-Huber L1 smoothing leaves every other coefficient small and nonzero, and
-the refit it returns predicts with all of them: ``support_`` then names features that
-the model does not depend on alone. The panel (``benchmarks/bench_panel.py``) shows how
-much they carry:
+The thesis selects the features with :math:`|\hat w_j| > \varepsilon`, but its
+Pseudo-Huber L1 smoothing leaves every other coefficient small and nonzero, and the refit
+it returns predicts with all of them: ``support_`` then names features that the model
+does not depend on alone. Two effects follow:
 
-* **Leakage.** Below ε a coefficient still moves the outputs: on the 200 × 2,000
-  problem (20 informative features, seeds 0-2) the 1,980 sub-ε coefficients of the
-  thesis's refit spread the test outputs with a standard deviation of 0.17-0.19, beside
-  0.51-0.66 from the 20 selected ones. Solved with them fixed at zero, the same
-  procedure gives 88.1 % test accuracy instead of 86.0 %, and 97.4 % instead of 96.6 %
-  on seed-004's 200 × 400 problem (5 seeds each).
+* **Leakage.** Below ε a coefficient still moves the outputs; many sub-ε coefficients
+  together spread the test outputs and cost accuracy.
 * **Whole-model shrinkage.** The scale-free criterion ``"scaled_margin"`` judges the
   direction of :math:`\hat w`, not its length. Far above the zero-model weight the
   smoothed penalty acts as a ridge of weight :math:`\beta/\gamma` on every
-  coefficient, and the criterion can prefer that ridge-limit direction: on the biopsy
-  table (seeds 0 and 2) BiSVM went to β = 3.4, every :math:`|\hat w_j| \approx
-  0.002`; the thesis's ε reported no feature while the model used all nine.
+  coefficient, and the criterion can prefer that ridge-limit direction, where no
+  coefficient exceeds ε although the model uses every feature.
 
 So the final model is solved with the unselected coefficients fixed at zero
 (:func:`restrict_hyper`, :func:`restrict_folds`): the lower level at the learned β on
@@ -32,12 +26,12 @@ iterates the same way (:class:`~bisvm.selection.early_stopping.HeldOutMonitor`'s
 ``threshold``): a candidate carried by sub-ε coefficients (the ridge limit) loses to
 one whose selected features carry it. The one-standard-error path of the wide tables
 (:func:`~bisvm.selection.one_se.one_se_scalar`) must stay within one standard error
-under both readings, as fitted and as returned: judged as fitted only, it walked to the
-ridge limit on bench_wide's leukemia-shaped problem (72 × 7,129, seeds 0 and 2: β ≈ 9,
-no feature above ε, the restricted model empty); judged as returned only, it dropped
-informative features on the 200 × 2,000 one (16-18 of 20 kept instead of 20).
-(Re-solving each candidate on its support instead of zeroing chose the same scalar β on
-every panel table but seed-004's, at 25 % more CPU time.)
+under both readings, as fitted and as returned: judged as fitted only, it can walk to
+the ridge limit (no feature above ε, the restricted model empty); judged as returned
+only, it can drop informative features. Zeroing the unselected coefficients, rather than
+re-solving each candidate on its support, gives nearly the same choices at less cost.
+The measurements behind these rules are on the selection notes page of the
+documentation, with the commands that produced them.
 """
 
 from __future__ import annotations

@@ -1,14 +1,12 @@
 r"""BLAS threads for the many small dense solves of model selection.
 
-A μ path of the selective models (seed 004 Algorithm B with the leave-one-out criteria)
-and the BiSVM lower level on narrow data run hundreds of Cholesky factorisations and
-triangular solves of matrices of a few hundred rows. A multi-threaded BLAS pays a thread
-wake-up and a barrier on each of those calls, and on a machine whose other cores are busy
-its threads spin waiting for one another. On a shared 2-core machine (load average 7.7,
-``benchmarks/bench_panel_alo.py``), the 20-point ALO path of seed 004's 200 × 400
-logistic problem took 47 s of wall time (18 s CPU) with OpenBLAS's default 2 threads and
-1.0 s (0.4 s CPU) with one; on an 80 × 60 regression 0.77 s against 0.09 s.
-scikit-learn limits threads the same way around its small solves
+A μ path of the selective models (the dual Newton algorithm of Angulo Yauri (2020) with
+the leave-one-out criteria) and the BiSVM lower level on narrow data run hundreds of
+Cholesky factorisations and triangular solves of matrices of a few hundred rows. A
+multi-threaded BLAS pays a thread wake-up and a barrier on each of those calls, and on a
+machine whose other cores are busy its threads spin waiting for one another, so one
+thread is many times faster on such sizes (the measurement is on the selection notes
+page). scikit-learn limits threads the same way around its small solves
 (``threadpoolctl.threadpool_limits``).
 
 :func:`blas_threads` decides by size; :func:`limit_blas` applies the decision for the
@@ -17,11 +15,9 @@ duration of a ``with`` block and restores the previous limits afterwards.
 :func:`gram_threads` decides for ``BilevelSVC``, whose lower level factorises a Gram-sized
 matrix per fold and per trial point: the d × d Hessian :math:`X^\top DX` when d <= n,
 the n × n sample-space system :math:`XDX^\top` when d > n (Woodbury), each costing about
-:math:`n\,d\min(n, d)` flops to form. On the 200 × 2,000 problem of
-``benchmarks/bench_wide.py`` (~8e7 flops per fold's system) a fit took 3.8 s of wall time
-with one BLAS thread and 27 s with OpenBLAS's default two on the shared 2-core machine
-(load average 4.2 from other jobs), and 6.9 s against 160 s with one more core kept busy
-(``benchmarks/bench_bilevel_threads.py``, median of 3).
+:math:`n\,d\min(n, d)` flops to form; below :data:`SMALL_GRAM` one thread is faster,
+most of all on a machine whose other cores are busy (the measurement is on the selection
+notes page).
 """
 
 from __future__ import annotations
@@ -38,7 +34,7 @@ SMALL_DENSE = 1000
 
 
 #: Largest Gram product :math:`n\,d\min(n, d)` (flops) kept on one BLAS thread by
-#: :func:`gram_threads`: 1e9 flops is ~0.1-0.5 s on one core; below it the many
+#: :func:`gram_threads`: 1e9 flops is a fraction of a second on one core; below it the many
 #: factorisations of a BiSVM fit are too small to amortise a thread team's wake-ups.
 SMALL_GRAM = 1e9
 
