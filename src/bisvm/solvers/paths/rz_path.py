@@ -316,23 +316,8 @@ def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=
     >>> coef.nonzero()[0].tolist()
     [2]
     """
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
-    C = check_real("C", C, positive=True)
-    alpha = check_real("l2_penalty", l2_penalty)
-    lambda_min = check_real("lambda_min", lambda_min, allow_none=True)
-    ratio = check_real("lambda_min_ratio", lambda_min_ratio, allow_none=True)
-    if ratio is not None and not 0 < ratio < 1:
-        raise ValueError(f"lambda_min_ratio must be in (0, 1), got {lambda_min_ratio!r}")
-    if ratio is not None and lambda_min is not None:
-        raise ValueError("give lambda_min or lambda_min_ratio, not both")
-    tol = check_real("tol", tol, positive=True)
-    if not isinstance(fit_intercept, bool | np.bool_):
-        raise TypeError(f"fit_intercept must be a bool, got {fit_intercept!r}")
-    if max_events is not None and (isinstance(max_events, bool)
-                                   or not isinstance(max_events, Integral) or max_events < 1):
-        raise ValueError(f"max_events must be a positive integer, got {max_events!r}")
-
+    C, alpha, lambda_min, ratio, tol = _check_options(
+        loss, C, l2_penalty, lambda_min, lambda_min_ratio, tol, fit_intercept, max_events)
     Z, t, K, kern, X_fit, classes = _prepare_inputs(X, y, kernel, gamma, degree, coef0)
     n, p = Z.shape
     max_events = 20 * (n + p) if max_events is None else int(max_events)
@@ -353,6 +338,29 @@ def l1_sqhinge_path(X, y, *, kernel=None, gamma="scale", degree=3, coef0=0.0, C=
         loss=loss, C=C, l2_penalty=alpha, fit_intercept=bool(fit_intercept), kernel=kern,
         X_fit=X_fit, labels=t if kern is not None else None, classes=classes,
     )
+
+
+def _check_options(loss, C, l2_penalty, lambda_min, lambda_min_ratio, tol, fit_intercept,
+                   max_events):
+    """The options of :func:`l1_sqhinge_path`, checked: ``(C, alpha, lambda_min, ratio,
+    tol)`` as floats (None where not given); ValueError or TypeError naming the option."""
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+    C = check_real("C", C, positive=True)
+    alpha = check_real("l2_penalty", l2_penalty)
+    lambda_min = check_real("lambda_min", lambda_min, allow_none=True)
+    ratio = check_real("lambda_min_ratio", lambda_min_ratio, allow_none=True)
+    if ratio is not None and not 0 < ratio < 1:
+        raise ValueError(f"lambda_min_ratio must be in (0, 1), got {lambda_min_ratio!r}")
+    if ratio is not None and lambda_min is not None:
+        raise ValueError("give lambda_min or lambda_min_ratio, not both")
+    tol = check_real("tol", tol, positive=True)
+    if not isinstance(fit_intercept, bool | np.bool_):
+        raise TypeError(f"fit_intercept must be a bool, got {fit_intercept!r}")
+    if max_events is not None and (isinstance(max_events, bool)
+                                   or not isinstance(max_events, Integral) or max_events < 1):
+        raise ValueError(f"max_events must be a positive integer, got {max_events!r}")
+    return C, alpha, lambda_min, ratio, tol
 
 
 def _check_psd(K):

@@ -1,146 +1,36 @@
-r"""Penalties on the primal coefficients ``w``: value, gradient, Hessian or prox, and the
-derivative of the gradient with respect to the penalty's own weights.
-
-Every penalty is *weighted*: a plain penalty is the weighted one with all weights equal.
-Smooth penalties provide ``value``, ``gradient`` and ``hessian`` (a dense ``(d, d)``
-matrix -- the problems this package differentiates through have at most a few thousand
-coefficients); non-smooth ones provide ``prox``. The bilevel layer needs
-``weight_jacobian(w)``, the matrix :math:`\partial \nabla_w P(w; \beta) / \partial \beta`
-that enters the implicit-function hypergradient (González Vallejo 2024, "Selección de
-variables a través de máquinas de soporte vectorial dispersas: un enfoque de
-optimización binivel").
-
-Each capability a solver uses is declared as a small runtime-checkable interface
-(:class:`Penalty`, :class:`SmoothPenalty`, :class:`OnePassPenalty`,
-:class:`InPlaceHessianPenalty`, :class:`CurvaturePenalty`,
-:class:`StructuredHessianPenalty`, :class:`StopAtZeroPenalty`, :class:`ProxPenalty`),
-which each penalty subclasses; a problem reads them once when it is built (the
-datafit/penalty split of skglm: Bertrand et al. 2022, "Beyond L1: faster and better
-sparse models with skglm").
-
-Groups are given as an integer array ``groups`` of length ``d``: ``groups[j] = k`` puts
-coefficient ``j`` in group ``k`` (``0 <= k < n_groups``), and ``-1`` leaves it out of the
-penalty (an unpenalised intercept, for instance).
+r"""The smooth penalties of the smoothed elastic-net SVM (González Vallejo 2024,
+"Selección de variables a través de máquinas de soporte vectorial dispersas: un enfoque
+de optimización binivel"): the ridge :class:`L2`, the weighted group Pseudo-Huber
+:class:`GroupPseudoHuber`, their :class:`SumPenalty`, the structured
+:class:`BlockDiagonalHessian` of the sum, and the group-index check.
 """
 
 from __future__ import annotations
 
 import copy
-from abc import abstractmethod
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .losses import provides
+from ..losses import provides
+from .interfaces import (
+    CurvaturePenalty,
+    InPlaceHessianPenalty,
+    OnePassPenalty,
+    Penalty,
+    SmoothPenalty,
+    StopAtZeroPenalty,
+    StructuredHessianPenalty,
+)
 
 __all__ = [
-    "Penalty",
-    "SmoothPenalty",
-    "OnePassPenalty",
-    "InPlaceHessianPenalty",
-    "CurvaturePenalty",
-    "StructuredHessianPenalty",
-    "StopAtZeroPenalty",
-    "ProxPenalty",
-    "BlockDiagonalHessian",
+    "STOP_REACH",
+    "check_groups",
     "L2",
     "GroupPseudoHuber",
-    "WeightedL1",
     "SumPenalty",
-    "check_groups",
+    "BlockDiagonalHessian",
 ]
-
-
-@runtime_checkable
-class Penalty(Protocol):
-    """The interface every penalty :math:`P(w)` provides: its value."""
-
-    @abstractmethod
-    def value(self, w):
-        """:math:`P(w)`."""
-
-
-@runtime_checkable
-class SmoothPenalty(Penalty, Protocol):
-    """A twice differentiable penalty: the interface the smooth primal solvers need."""
-
-    @abstractmethod
-    def gradient(self, w):
-        r""":math:`\nabla P(w)`, shape ``(d,)``."""
-
-    @abstractmethod
-    def hessian(self, w):
-        r""":math:`\nabla^2 P(w)` as a dense ``(d, d)`` matrix."""
-
-
-@runtime_checkable
-class OnePassPenalty(Protocol):
-    """A penalty that returns its value and gradient together, sharing the group norms
-    both need (Newton and L-BFGS evaluate both at every trial point)."""
-
-    @abstractmethod
-    def value_and_gradient(self, w):
-        r"""``(P(w), ∇P(w))``."""
-
-
-@runtime_checkable
-class InPlaceHessianPenalty(Protocol):
-    """A penalty that adds its Hessian to a dense matrix in place, without a second
-    ``(d, d)`` array."""
-
-    @abstractmethod
-    def add_hessian(self, H, w):
-        r"""Add :math:`\nabla^2 P(w)` to the square matrix ``H`` in place; return ``H``."""
-
-
-@runtime_checkable
-class CurvaturePenalty(Protocol):
-    """A penalty whose Hessian is a diagonal minus one rank-one term per group, the form
-    :class:`BlockDiagonalHessian` stores."""
-
-    @abstractmethod
-    def curvature(self, w):
-        r"""``(c, u)``: block k of the Hessian is :math:`\mathrm{diag}(c_k) - u_k u_k^\top`
-        (``u`` is None when every block is diagonal)."""
-
-
-@runtime_checkable
-class StructuredHessianPenalty(Protocol):
-    """A penalty whose Hessian is available as a :class:`BlockDiagonalHessian`, so that
-    the Newton-CG and Woodbury solvers never form a ``(d, d)`` matrix."""
-
-    @abstractmethod
-    def structured_hessian(self, w):
-        """The Hessian at ``w`` as a :class:`BlockDiagonalHessian`."""
-
-
-@runtime_checkable
-class StopAtZeroPenalty(Protocol):
-    """A penalty whose line search stops groups at zero: the trial point of a step is
-    not the plain ray (:meth:`GroupPseudoHuber.stop_at_zero`)."""
-
-    @abstractmethod
-    def stop_at_zero(self, w, v):
-        """The trial point ``v`` of a step from ``w``, with groups stopped at zero."""
-
-
-@runtime_checkable
-class ProxPenalty(Penalty, Protocol):
-    """A non-smooth penalty used through its proximal operator (proximal gradient and
-    coordinate methods; Parikh & Boyd 2014, "Proximal algorithms")."""
-
-    @abstractmethod
-    def prox(self, v, step):
-        r""":math:`\operatorname{prox}_{tP}(v) = \arg\min_u tP(u) + \tfrac12\|u - v\|^2`
-        with :math:`t` = ``step``."""
-
-    @abstractmethod
-    def subdiff_distance(self, w, grad):
-        r"""Per coordinate, the distance of ``-grad`` to :math:`\partial P(w)` (0 at an
-        optimum of the loss plus the penalty)."""
-
-
 
 #: The group norm, in units of γ, beyond which a Newton step that carries a group through
 #: zero stops it there (:meth:`GroupPseudoHuber.stop_at_zero`): inside it the
@@ -429,44 +319,6 @@ class GroupPseudoHuber(SmoothPenalty, OnePassPenalty, InPlaceHessianPenalty,
 
 
 @dataclass(frozen=True)
-class WeightedL1(ProxPenalty):
-    r"""Weighted lasso :math:`\sum_j \beta_j |w_j|` (Zou 2006, "The adaptive lasso and
-    its oracle properties"); non-smooth.
-
-    Provides the proximal operator
-    :math:`\operatorname{prox}_{t P}(v)_j = \operatorname{sign}(v_j)\max(|v_j| - t\beta_j, 0)`.
-
-    Parameters
-    ----------
-    weights : float or ndarray, shape (d,)
-        :math:`\beta_j \ge 0`; a scalar applies to every coefficient.
-    """
-
-    weights: float | np.ndarray = 1.0
-
-    def __post_init__(self):
-        wts = np.asarray(self.weights, dtype=float)
-        if not np.all(np.isfinite(wts)) or np.any(wts < 0):
-            raise ValueError("L1 weights must be finite and non-negative")
-
-    def value(self, w):
-        return float(np.sum(np.asarray(self.weights) * np.abs(w)))
-
-    def prox(self, v, step):
-        t = step * np.asarray(self.weights)
-        return np.sign(v) * np.maximum(np.abs(v) - t, 0.0)
-
-    def subdiff_distance(self, w, grad):
-        """Distance of ``-grad`` to the subdifferential at ``w`` (0 at an optimum)."""
-        b = np.broadcast_to(np.asarray(self.weights, float), w.shape)
-        nz = w != 0
-        out = np.empty_like(w, dtype=float)
-        out[nz] = np.abs(grad[nz] + b[nz] * np.sign(w[nz]))
-        out[~nz] = np.maximum(np.abs(grad[~nz]) - b[~nz], 0.0)
-        return out
-
-
-@dataclass(frozen=True)
 class SumPenalty(SmoothPenalty, OnePassPenalty, InPlaceHessianPenalty,
                  StructuredHessianPenalty, StopAtZeroPenalty):
     """The sum of smooth penalties (e.g. ``L2 + GroupPseudoHuber`` = the smoothed
@@ -552,77 +404,6 @@ class SumPenalty(SmoothPenalty, OnePassPenalty, InPlaceHessianPenalty,
                     raise ValueError("at most one grouped penalty term is supported")
                 u, groups = ut, t.groups
         return BlockDiagonalHessian(diag, u, groups)
-
-
-@dataclass(frozen=True)
-class SelectiveRidge(ProxPenalty):
-    r"""Selective-ridge ("reverse Huber") penalty, times the ridge weight (Angulo Yauri 2020,
-    "A method of differential cross-validation for choosing the complexity level of
-    generalized linear dependence models").
-
-    .. math::
-        \gamma \sum_i \mathrm{pen}_\mu(w_i),\qquad
-        \mathrm{pen}_\mu(a) = \begin{cases} 2\mu|a| & |a| \le \mu \\
-                                             \mu^2 + a^2 & |a| > \mu, \end{cases}
-
-    i.e. :math:`\mathrm{pen}_\mu = 2\mu\,\mathrm{berhu}_\mu`, the reverse Huber of Owen
-    (2007, "A robust hybrid of lasso and ridge regression"): L1-like near zero (exact
-    zeros), ridge-like for large coefficients. Convex, C¹ except at 0, not C² at
-    :math:`|a| = \mu`. ``mu = 0`` is ordinary ridge :math:`\gamma\|w\|^2`.
-
-    Non-smooth at 0, so it provides ``prox`` (closed form: soft-threshold by
-    :math:`2t\gamma\mu` while the result stays in :math:`[-\mu, \mu]`, otherwise the
-    ridge shrinkage :math:`v/(1 + 2t\gamma)`).
-
-    Parameters
-    ----------
-    selectivity : float
-        The thesis's :math:`\mu \ge 0`.
-    ridge : float
-        The thesis's :math:`\gamma > 0`.
-    mask : ndarray of bool, shape (d,), optional
-        Which coefficients are penalised (all by default; ``False`` for an intercept).
-    """
-
-    selectivity: float
-    ridge: float = 1.0
-    mask: np.ndarray | None = None
-
-    def __post_init__(self):
-        if not (np.isfinite(self.selectivity) and self.selectivity >= 0):
-            raise ValueError(f"selectivity must be a finite float >= 0, got {self.selectivity!r}")
-        if not (np.isfinite(self.ridge) and self.ridge > 0):
-            raise ValueError(f"ridge must be a finite float > 0, got {self.ridge!r}")
-
-    def _m(self, w):
-        return np.ones(w.shape, bool) if self.mask is None else np.asarray(self.mask, bool)
-
-    def value(self, w):
-        mu, a = self.selectivity, np.abs(w[self._m(w)])
-        return self.ridge * float(np.sum(np.where(a <= mu, 2.0 * mu * a, mu * mu + a * a)))
-
-    def gradient(self, w):
-        """Gradient where it exists; the minimal-norm subgradient 0 at ``w_i = 0``."""
-        mu, m = self.selectivity, self._m(w)
-        a = np.abs(w)
-        g = np.where(a <= mu, 2.0 * mu * np.sign(w), 2.0 * w) * self.ridge
-        return np.where(m, g, 0.0)
-
-    def prox(self, v, step):
-        r""":math:`\arg\min_a t\gamma\,\mathrm{pen}_\mu(a) + \tfrac12 (a - v)^2` per entry."""
-        mu, c = self.selectivity, step * self.ridge
-        soft = np.sign(v) * np.maximum(np.abs(v) - 2.0 * c * mu, 0.0)
-        out = np.where(np.abs(soft) <= mu, soft, v / (1.0 + 2.0 * c))
-        return np.where(self._m(v), out, v)
-
-    def subdiff_distance(self, w, grad):
-        """Distance of ``-grad`` (loss gradient) to the penalty's subdifferential at ``w``."""
-        m = self._m(w)
-        nz = w != 0
-        out = np.abs(grad + self.gradient(w))
-        zero = (~nz) & m
-        out[zero] = np.maximum(np.abs(grad[zero]) - 2.0 * self.ridge * self.selectivity, 0.0)
-        return out
 
 
 class BlockDiagonalHessian:
