@@ -1,4 +1,4 @@
-"""BilevelSVC's issue-#12 defaults: model="auto", scalar_rule="auto", the null-model test
+"""BilevelSVC's defaults: model="auto", scalar_rule="auto", the null-model test
 and the calibrated threshold."""
 
 import numpy as np

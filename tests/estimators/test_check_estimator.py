@@ -1,4 +1,4 @@
-"""scikit-learn's estimator checks on the estimators added for issue #14.
+"""scikit-learn's estimator checks on the kernel and linear estimators.
 
 ``parametrize_with_checks`` runs every check of ``sklearn.utils.estimator_checks`` (fit
 and predict contracts, input validation, sparse input, pickling, clone, sample weights,

@@ -1,4 +1,4 @@
-"""Kernel logistic regression (seed 002 §2.2) against independent references: with the
+"""Kernel logistic regression against independent references: with the
 linear kernel it is scikit-learn's LogisticRegression; with any kernel its objective is
 the minimum found by scipy's L-BFGS-B; the kernel problem's derivatives match finite
 differences; check_estimator."""

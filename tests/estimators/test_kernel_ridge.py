@@ -1,4 +1,4 @@
-"""KernelRidge: seed 001's primal = dual identity, exact leave-one-out residuals against
+"""KernelRidge: the primal = dual identity, exact leave-one-out residuals against
 refitting, parity with scikit-learn, conformance and bad input."""
 
 import numpy as np
@@ -119,7 +119,7 @@ def test_param_validation():
     check_param_validation("KernelRidge", KernelRidge())
 
 
-def test_parameters_named_and_numbers_accepted_as_before(data):
+def test_bad_parameters_named_and_numeric_spellings_fit_the_same_model(data):
     X, y = data
     for r in (0, True, np.nan, None):
         with pytest.raises(InvalidParameterError,

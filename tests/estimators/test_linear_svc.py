@@ -103,7 +103,7 @@ def test_param_validation():
     check_param_validation("LinearSVC", LinearSVC())
 
 
-def test_accepted_values_as_before():
+def test_numeric_spellings_of_parameters_fit_the_same_model():
     """Ints for floats, numpy scalars, and ``dual`` equal to True or False (1, 0, numpy
     bools), as ``dual in ("auto", True, False)`` always took; intercept_scaling is free
     without an intercept."""

@@ -61,7 +61,7 @@ def test_bad_parameter_is_named(cls, params):
         cls(**params).fit(X, y)
 
 
-def test_numbers_accepted_as_before():
+def test_numeric_spellings_of_parameters_fit_the_same_model():
     # Python and numpy integers where floats are expected, numpy scalars, the bounds
     X, y = _reg(N=30, n=4)
     a = SelectiveRegression(selectivity=np.float32(0.25), ridge=1, max_iter=np.int64(50),

@@ -167,7 +167,7 @@ def test_bad_parameter_is_named(cls, params):
         cls(**params).fit(X, y)
 
 
-def test_numbers_accepted_as_before():
+def test_numeric_spellings_of_parameters_fit_the_same_model():
     # numpy scalars, ints where floats are expected, l1_smoothing=0 (exact L1)
     X, y = _bc(80)
     a = ElasticNetSVC(penalty_weight=np.float32(0.05), l2_penalty=np.float64(0.01),

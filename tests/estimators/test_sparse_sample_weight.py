@@ -1,4 +1,4 @@
-"""``ElasticNetSVC(sample_weight=...)`` (issue #14): an integer weight fits the same model as
+"""``ElasticNetSVC(sample_weight=...)``: an integer weight fits the same model as
 copies of the row, a zero weight the model without it, on every lower-level solver
 (dense Newton, truncated Newton-CG on sparse X, the exact weighted-L1 mode); bad weights
 are refused naming the parameter."""

@@ -125,8 +125,8 @@ def test_linear_svr_coef_matches_libsvm():
     np.testing.assert_allclose(ours.intercept_, ref.intercept_, atol=1e-4)
 
 
-# ------------------------------------------------------------- documents' reference cases
-def test_xor_seed_003():
+# ------------------------------------------------------ worked cases of the SVM tutorials
+def test_xor_poly2_machine_is_the_product_x1_x2_with_margin_sqrt2():
     X = np.array([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])
     y = np.array([1, -1, 1, -1])
     m = SVC(C=1.0, kernel="poly", degree=2, gamma=1.0, coef0=1.0, tol=1e-10).fit(X, y)
@@ -141,8 +141,8 @@ def test_xor_seed_003():
     assert 1.0 / np.sqrt(c @ K @ c) == pytest.approx(np.sqrt(2.0))
 
 
-def test_breast_cancer_table_seed_001():
-    """Seed 001 §1.5: accuracies of SVC on the random_state=0 split, unscaled and
+def test_breast_cancer_accuracies_unscaled_and_min_max_scaled():
+    """The accuracies of SVC on the random_state=0 split, unscaled and
     min-max scaled on the training rows, reproduced within ±0.01."""
     X, y = load_breast_cancer(return_X_y=True)
     Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
