@@ -1,4 +1,4 @@
-"""The solver contract (issue #16) on every entry point of the dual family: a frozen
+"""The solver contract on every entry point of the dual family: a frozen
 SolverResult with typed fields, a named certificate within its tolerance when converged,
 and the record's last certificate equal to the result's. Small problems (n = 30, d = 5,
 seed 0); each solver's own tests check its mathematics."""

@@ -1,5 +1,5 @@
 """SMO against the active-set QP solver (an independent finite method), KKT conditions,
-the XOR example of seed 003, warm starts, the cache paths and bad input."""
+the XOR example in closed form, warm starts, the cache paths and bad input."""
 
 import warnings
 import zlib
@@ -87,9 +87,9 @@ def test_hard_margin_separable_matches_active_set():
     assert margins.min() == pytest.approx(1.0, abs=1e-6)  # support vectors on the margin
 
 
-def test_xor_seed_003():
-    """Seed 003 §5: K = (<x, x'> + 1)^2 on XOR gives alpha = 1/8 for all four points,
-    b = 0 and D(x) = x1 x2."""
+def test_xor_polynomial_kernel_closed_form():
+    """XOR with K = (<x, x'> + 1)^2 (Haykin 1999, "Neural networks", §6.6) gives
+    alpha = 1/8 for all four points, b = 0 and D(x) = x1 x2."""
     X = np.array([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]])
     y = np.array([1.0, -1.0, 1.0, -1.0])
     ker = make_kernel("poly", gamma=1.0, coef0=1.0, degree=2)

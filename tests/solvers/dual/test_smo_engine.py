@@ -1,4 +1,4 @@
-"""The blocked kernel columns, the threaded SMO and the profile (issue 15).
+"""The blocked kernel columns, the threaded SMO and the profile.
 
 References: scikit-learn's pairwise kernels (columns), numpy's exp, LIBSVM through
 ``sklearn.svm.SVC`` (dual objective and support set), the serial solver (threads change
@@ -17,7 +17,7 @@ from sklearn.metrics.pairwise import (
 )
 from sklearn.svm import SVC as SkSVC
 
-import bisvm.kernels as bk
+import bisvm.kernel_checks as kernel_checks
 from bisvm import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 from bisvm.kernels import make_kernel, resolve_gamma
 from bisvm.solvers.dual._smo_blocks import block_column, block_matvec, exp_block
@@ -180,7 +180,7 @@ def test_sparse_gamma_scale_is_the_exact_variance(monkeypatch):
     X[X != 0] += 1e4  # a large mean: E[x^2] - mean^2 would cancel
     S = sp.csr_matrix(X)
     assert resolve_gamma("scale", S) == resolve_gamma("scale", X)
-    monkeypatch.setattr(bk, "SPARSE_VAR_DENSE_BYTES", 0)  # the no-copy path
+    monkeypatch.setattr(kernel_checks, "SPARSE_VAR_DENSE_BYTES", 0)  # the no-copy path
     vals = X.ravel().tolist()
     mean = math.fsum(vals) / len(vals)
     var = math.fsum((v - mean) ** 2 for v in vals) / len(vals)

@@ -1,4 +1,7 @@
-r"""The dual family: solvers of the SVM duals (seed 002 §4-5; LIBSVM, LIBLINEAR).
+r"""The dual family: the SVM duals by decomposition, coordinate descent and active sets.
+
+Decomposition follows LIBSVM (Chang & Lin 2011), coordinate descent LIBLINEAR (Hsieh et
+al. 2008).
 
 ======================  ================================================================
 ``smo``                 :func:`solve_smo` (SMO / decomposition, LIBSVM's rules) on a

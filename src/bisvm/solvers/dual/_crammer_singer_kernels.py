@@ -15,7 +15,7 @@ import numpy as np
 
 from ..._numba import njit, prefetch
 from ._dual_cd_kernels import rng_state, shuffle_prefix
-from ._smo_blocks import cycles
+from ._smo_timer import cycles
 
 __all__ = ["cs_epoch", "cs_run", "cs_subproblem", "cs_dual_objective", "rng_state"]
 
@@ -55,50 +55,53 @@ def cs_subproblem(A, B, yi, Cy, na, out, D):
         out[m] = min(bound, (beta - B[m]) / A)
 
 
-@njit(fastmath=True)
-def _scores_active(dense, X, data, indices, indptr, i, d, bias, W, ax, na, G):
-    """``G[m] += w_{ax[m]}^T x_i`` over the ``na`` active classes only (indirect)."""
+@njit
+def _gather_row(dense, X, data, indices, indptr, i, d, cols, vals):
+    """The nonzeros of row ``i`` into ``cols[:nnz]``, ``vals[:nnz]`` in increasing column
+    order (dense: the entries that are not 0; CSR: the stored entries); returns ``nnz``.
+    Read once per visited sample, the row then serves the scores and the update of ``W``
+    whatever its layout."""
+    nnz = 0
     if dense:
         for j in range(d):
             v = X[i, j]
             if v != 0.0:
-                for m in range(na):
-                    G[m] += W[j, ax[m]] * v
+                cols[nnz] = j
+                vals[nnz] = v
+                nnz += 1
     else:
         for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            v = data[p]
-            for m in range(na):
-                G[m] += W[j, ax[m]] * v
-    if bias > 0.0:
-        for m in range(na):
-            G[m] += W[d, ax[m]] * bias
+            cols[nnz] = indices[p]
+            vals[nnz] = data[p]
+            nnz += 1
+    return nnz
 
 
 @njit(fastmath=True)
-def _scores(dense, X, data, indices, indptr, i, d, bias, W, ax, na, G, full):
-    """``G[m] += w_{ax[m]}^T x_i`` for the ``na`` active classes. While at least half the
-    classes are active, all ``k`` scores are accumulated in ``full`` over contiguous rows
-    of ``W`` (a vectorisable loop) and then gathered; once most are shrunk, only the
-    active ones are computed."""
+def _scores(cols, vals, nnz, d, bias, W, ax, na, G, full):
+    """``G[m] += w_{ax[m]}^T x_i`` for the ``na`` active classes, over the row's nonzeros
+    ``cols[:nnz]``, ``vals[:nnz]`` (:func:`_gather_row`). While at least half the classes
+    are active, all ``k`` scores are accumulated in ``full`` over contiguous rows of
+    ``W`` (a vectorisable loop) and then gathered; once most are shrunk, only the active
+    ones are computed (an indirect loop over ``ax``)."""
     k = W.shape[1]
     if 2 * na < k:
-        _scores_active(dense, X, data, indices, indptr, i, d, bias, W, ax, na, G)
+        for p in range(nnz):
+            j = cols[p]
+            v = vals[p]
+            for m in range(na):
+                G[m] += W[j, ax[m]] * v
+        if bias > 0.0:
+            for m in range(na):
+                G[m] += W[d, ax[m]] * bias
         return
     for m in range(k):
         full[m] = 0.0
-    if dense:
-        for j in range(d):
-            v = X[i, j]
-            if v != 0.0:
-                for m in range(k):
-                    full[m] += W[j, m] * v
-    else:
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            v = data[p]
-            for m in range(k):
-                full[m] += W[j, m] * v
+    for p in range(nnz):
+        j = cols[p]
+        v = vals[p]
+        for m in range(k):
+            full[m] += W[j, m] * v
     if bias > 0.0:
         for m in range(k):
             full[m] += W[d, m] * bias
@@ -107,20 +110,14 @@ def _scores(dense, X, data, indices, indptr, i, d, bias, W, ax, na, G, full):
 
 
 @njit(fastmath=True)
-def _update(dense, X, data, indices, indptr, i, d, bias, W, cls, delta, nz):
-    """``w_{cls[t]} += delta[t] x_i`` for the ``nz`` classes that moved."""
-    if dense:
-        for j in range(d):
-            v = X[i, j]
-            if v != 0.0:
-                for t in range(nz):
-                    W[j, cls[t]] += delta[t] * v
-    else:
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            v = data[p]
-            for t in range(nz):
-                W[j, cls[t]] += delta[t] * v
+def _update(cols, vals, nnz, d, bias, W, cls, delta, nz):
+    """``w_{cls[t]} += delta[t] x_i`` for the ``nz`` classes that moved, over the row's
+    nonzeros (:func:`_gather_row`)."""
+    for p in range(nnz):
+        j = cols[p]
+        v = vals[p]
+        for t in range(nz):
+            W[j, cls[t]] += delta[t] * v
     if bias > 0.0:
         for t in range(nz):
             W[d, cls[t]] += delta[t] * bias
@@ -194,6 +191,13 @@ def cs_epoch(dense, X, data, indices, indptr, d, bias, W, alpha, QD, y, cost, ai
     full = np.empty(k)
     cls = np.empty(k, dtype=np.int64)
     delta = np.empty(k)
+    # room for the longest row (a CSR row may store more entries than d columns)
+    width = d
+    if not dense:
+        for r in range(indptr.shape[0] - 1):
+            width = max(width, indptr[r + 1] - indptr[r])
+    cols = np.empty(width, dtype=np.int64)
+    vals = np.empty(width)
     shuffle_prefix(index, active_size, state)
     stopping = -np.inf
     s = 0
@@ -210,7 +214,8 @@ def cs_epoch(dense, X, data, indices, indptr, d, bias, W, alpha, QD, y, cost, ai
             G[m] = 1.0
         if yi < na:
             G[yi] = 0.0
-        _scores(dense, X, data, indices, indptr, i, d, bias, W, ax, na, G, full)
+        nnz = _gather_row(dense, X, data, indices, indptr, i, d, cols, vals)
+        _scores(cols, vals, nnz, d, bias, W, ax, na, G, full)
         minG = np.inf
         maxG = -np.inf
         for m in range(na):
@@ -243,7 +248,7 @@ def cs_epoch(dense, X, data, indices, indptr, d, bias, W, alpha, QD, y, cost, ai
                 cls[nz] = ax[m]
                 delta[nz] = dm
                 nz += 1
-        _update(dense, X, data, indices, indptr, i, d, bias, W, cls, delta, nz)
+        _update(cols, vals, nnz, d, bias, W, cls, delta, nz)
     return active_size, stopping
 
 

@@ -35,15 +35,14 @@ import numpy as np
 
 from ..._numba import njit, prefetch
 
-__all__ = ["rng_state", "pack_state", "epoch_dense", "epoch_csr", "dual_objective",
-           "svr_epoch_dense", "svr_epoch_csr", "svr_dual_objective", "row_sq_norms_csr",
-           "shuffle_prefix", "loss_sum", "ALPHA"]
+__all__ = ["rng_state", "pack_state", "epoch", "dual_objective", "svr_dual_objective",
+           "row_sq_norms_csr", "shuffle_prefix", "loss_sum", "ALPHA"]
 
 
 def rng_state(seed):
     """State of the epochs' permutation generator (SplitMix64, one ``uint64``): explicit
     rather than numba's global ``np.random`` so that concurrent fits (``nogil`` threads)
-    do not share a stream, and ~5x cheaper per draw than ``np.random.randint``."""
+    do not share a stream, and cheaper per draw than ``np.random.randint``."""
     return np.array([int(seed) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
 
 
@@ -92,8 +91,9 @@ def _axpy_dense(X, i, w, d, bias, step):
         w[d] += step * bias
 
 
-# samples of look-ahead for the prefetches of the rows (4-16 measured equivalent on
-# x86-64) and of the entries of w a row reads (its indices are in cache by then)
+# samples of look-ahead for the prefetches of the rows (far enough for a memory access,
+# near enough for the lines to stay in cache) and of the entries of w a row reads (its
+# indices are in cache by then)
 _AHEAD = 4
 _W_AHEAD = 2
 
@@ -216,7 +216,7 @@ def _svm_gap_term(a, m1, diag, upper, squared):
 
 @njit(fastmath=True)
 def _svm_step(S, i, dot, pgmax_old, pgmin_old, squared):
-    """The coordinate step of sample ``i`` given ``dot`` :math:`= w^\top x_i` (``S``
+    r"""The coordinate step of sample ``i`` given ``dot`` :math:`= w^\top x_i` (``S``
     updated in place). Returns ``(shrink, PG, step of w along x_i, change of the dual
     objective, gap term before the step)``: the exact one-variable minimisation zeroes
     the sample's own term, so the term is read on arrival; what the sweep adds up is the
@@ -239,69 +239,6 @@ def _svm_step(S, i, dot, pgmax_old, pgmin_old, squared):
     gap = _svm_gap_term(old, m1, diag, upper, squared)
     # f(α + δe_i) - f(α) = Gδ + ½Q̄_ii δ²
     return False, PG, delta * S[i, Y], delta * (G + 0.5 * S[i, QD] * delta), gap
-
-
-@njit(fastmath=True)
-def epoch_dense(X, bias, S, w, index, active_size, pgmax_old, pgmin_old, state, squared):
-    """One epoch on dense ``X`` (shrinking off: pass ``±inf`` thresholds; ``squared``:
-    the squared hinge, else the hinge). Returns ``(active_size, PGmax_new, PGmin_new,
-    change of the dual objective, Σ gap terms of the visited samples)``."""
-    d = X.shape[1]
-    shuffle_prefix(index, active_size, state)
-    pgmax_new = -np.inf
-    pgmin_new = np.inf
-    ddual = 0.0
-    gap = 0.0
-    s = 0
-    while s < active_size:
-        _prefetch_dense(X, index, s, active_size, S)
-        i = index[s]
-        shrink, PG, step, dd, g = _svm_step(S, i, _dot_dense(X, i, w, d, bias), pgmax_old,
-                                            pgmin_old, squared)
-        if shrink:
-            active_size -= 1
-            index[s] = index[active_size]
-            index[active_size] = i
-            continue
-        pgmax_new = max(pgmax_new, PG)
-        pgmin_new = min(pgmin_new, PG)
-        ddual += dd
-        gap += g
-        if step != 0.0:
-            _axpy_dense(X, i, w, d, bias, step)
-        s += 1
-    return active_size, pgmax_new, pgmin_new, ddual, gap
-
-
-@njit(fastmath=True)
-def epoch_csr(data, indices, indptr, d, bias, S, w, index, active_size, pgmax_old,
-              pgmin_old, state, squared):
-    """One epoch on CSR ``X``; as :func:`epoch_dense`."""
-    shuffle_prefix(index, active_size, state)
-    pgmax_new = -np.inf
-    pgmin_new = np.inf
-    ddual = 0.0
-    gap = 0.0
-    s = 0
-    while s < active_size:
-        _prefetch_csr(data, indices, indptr, index, s, active_size, S, w)
-        i = index[s]
-        shrink, PG, step, dd, g = _svm_step(
-            S, i, _dot_csr(data, indices, indptr, i, w, d, bias), pgmax_old, pgmin_old,
-            squared)
-        if shrink:
-            active_size -= 1
-            index[s] = index[active_size]
-            index[active_size] = i
-            continue
-        pgmax_new = max(pgmax_new, PG)
-        pgmin_new = min(pgmin_new, PG)
-        ddual += dd
-        gap += g
-        if step != 0.0:
-            _axpy_csr(data, indices, indptr, i, w, d, bias, step)
-        s += 1
-    return active_size, pgmax_new, pgmin_new, ddual, gap
 
 
 @njit(fastmath=True)
@@ -376,7 +313,7 @@ def _svr_gap_term(b, r, eps, diag, upper, squared):
 
 @njit(fastmath=True)
 def _svr_update(S, i, dot, eps, gmax_old, squared):
-    """The SVR coordinate step of sample ``i`` given ``dot`` :math:`= w^\top x_i` (``S``
+    r"""The SVR coordinate step of sample ``i`` given ``dot`` :math:`= w^\top x_i` (``S``
     updated in place): returns ``(shrink, violation, step of w, change of the dual
     objective, gap term before the step)``."""
     old = S[i, ALPHA]
@@ -396,66 +333,62 @@ def _svr_update(S, i, dot, eps, gmax_old, squared):
 
 
 @njit(fastmath=True)
-def svr_epoch_dense(X, bias, eps, S, w, index, active_size, gmax_old, state, squared):
-    """One SVR epoch on dense ``X`` (``S[:, Y]`` holds the targets, ``S[:, ALPHA]`` β;
-    shrinking off: ``gmax_old = inf``). Returns ``(active_size, Gmax_new, Gnorm1_new,
-    change of the dual objective, Σ gap terms)``: the largest and the summed violations
-    first."""
-    d = X.shape[1]
+def epoch(dense, X, data, indices, indptr, d, bias, eps, S, w, index, active_size, old_hi,
+          old_lo, state, squared, svr):
+    """One epoch over the active samples of dense ``X`` (``dense``) or of CSR ``(data,
+    indices, indptr)`` (the unused layout gets empty placeholders), in a fresh random order.
+
+    Classification (``svr`` false): the hinge or, with ``squared``, the squared hinge;
+    ``old_hi``, ``old_lo`` are the previous epoch's shrinking thresholds ``PGmax_old``,
+    ``PGmin_old`` (shrinking off: ``±inf``). Returns ``(active_size, PGmax_new,
+    PGmin_new, change of the dual objective, Σ gap terms of the visited samples)``.
+
+    Regression (``svr``): ``S[:, Y]`` holds the targets and ``S[:, ALPHA]`` β, ``eps`` the
+    tube; ``old_hi`` is ``Gmax_old`` (shrinking off: ``inf``) and ``old_lo`` unused.
+    Returns ``(active_size, Gmax_new, Gnorm1_new, change of the dual objective, Σ gap
+    terms)``: the largest and the summed violations first.
+
+    One loop serves the four cases: the layout decides how a row is read (prefetch,
+    inner product, update of ``w``), the task which coordinate step is taken; both are
+    fixed for the epoch, so their branches cost nothing the CPU does not predict."""
     shuffle_prefix(index, active_size, state)
-    gmax_new = 0.0
-    gnorm1 = 0.0
+    # classification: the extreme projected gradients; regression: the largest and the
+    # summed violations, both from zero
+    top = 0.0 if svr else -np.inf
+    other = 0.0 if svr else np.inf
     ddual = 0.0
     gap = 0.0
     s = 0
     while s < active_size:
-        _prefetch_dense(X, index, s, active_size, S)
+        if dense:
+            _prefetch_dense(X, index, s, active_size, S)
+        else:
+            _prefetch_csr(data, indices, indptr, index, s, active_size, S, w)
         i = index[s]
-        shrink, viol, step, dd, g = _svr_update(S, i, _dot_dense(X, i, w, d, bias), eps,
-                                                gmax_old, squared)
+        if dense:
+            dot = _dot_dense(X, i, w, d, bias)
+        else:
+            dot = _dot_csr(data, indices, indptr, i, w, d, bias)
+        if svr:
+            shrink, v, step, dd, g = _svr_update(S, i, dot, eps, old_hi, squared)
+        else:
+            shrink, v, step, dd, g = _svm_step(S, i, dot, old_hi, old_lo, squared)
         if shrink:
             active_size -= 1
             index[s] = index[active_size]
             index[active_size] = i
             continue
-        gmax_new = max(gmax_new, viol)
-        gnorm1 += viol
+        top = max(top, v)
+        other = other + v if svr else min(other, v)
         ddual += dd
         gap += g
         if step != 0.0:
-            _axpy_dense(X, i, w, d, bias, step)
+            if dense:
+                _axpy_dense(X, i, w, d, bias, step)
+            else:
+                _axpy_csr(data, indices, indptr, i, w, d, bias, step)
         s += 1
-    return active_size, gmax_new, gnorm1, ddual, gap
-
-
-@njit(fastmath=True)
-def svr_epoch_csr(data, indices, indptr, d, bias, eps, S, w, index, active_size, gmax_old,
-                  state, squared):
-    """One SVR epoch on CSR ``X``; as :func:`svr_epoch_dense`."""
-    shuffle_prefix(index, active_size, state)
-    gmax_new = 0.0
-    gnorm1 = 0.0
-    ddual = 0.0
-    gap = 0.0
-    s = 0
-    while s < active_size:
-        _prefetch_csr(data, indices, indptr, index, s, active_size, S, w)
-        i = index[s]
-        shrink, viol, step, dd, g = _svr_update(
-            S, i, _dot_csr(data, indices, indptr, i, w, d, bias), eps, gmax_old, squared)
-        if shrink:
-            active_size -= 1
-            index[s] = index[active_size]
-            index[active_size] = i
-            continue
-        gmax_new = max(gmax_new, viol)
-        gnorm1 += viol
-        ddual += dd
-        gap += g
-        if step != 0.0:
-            _axpy_csr(data, indices, indptr, i, w, d, bias, step)
-        s += 1
-    return active_size, gmax_new, gnorm1, ddual, gap
+    return active_size, top, other, ddual, gap
 
 
 @njit(fastmath=True)
@@ -491,7 +424,7 @@ def _loss_term(y, z, squared, regression, eps, delta):
 
 
 # Sequential passes over X use dots compiled without reassociation: with it LLVM turns
-# the sparse dot into AVX2 gathers, about twice slower than scalar loads on these rows.
+# the sparse dot into AVX2 gathers, slower than scalar loads on rows this short.
 # Each returns the dot and the sum of its terms' magnitudes (for its rounding error bound).
 @njit(fastmath={"contract"})
 def _dot_csr_seq(data, indices, indptr, i, w):

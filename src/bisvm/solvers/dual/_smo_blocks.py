@@ -29,9 +29,6 @@ LIBSVM's own sparse/dense summation orders the working-set ties differ).
 support vectors) multiplies blocks of rows with the support vectors by BLAS (sparse rows
 scattered into dense blocks, so both forms make the same BLAS calls) and applies the same
 transform, so it too is identical for dense and sparse data.
-
-The profile counters use the CPU's cycle counter (:func:`cycles`, LLVM's
-``readcyclecounter``); :func:`bisvm.solvers.dual.smo.solve_smo` converts them to seconds.
 """
 
 from __future__ import annotations
@@ -39,11 +36,23 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
 from ..._numba import njit
+from ._smo_layout import (
+    KD_COEF0,
+    KD_DATA,
+    KD_DEGREE,
+    KD_GAMMA,
+    KD_INDICES,
+    KD_INDPTR,
+    KD_KCODE,
+    KD_SQN,
+    KD_WORK,
+    KD_X,
+    SX_DOTBUF,
+    SX_MARK,
+    SX_TOUCHED,
+)
 
 #: targets per block: an accumulator of 1024 doubles (8 kB) stays in the L1 cache
 BQ = 1024
@@ -64,22 +73,6 @@ LN2_LO = 1.90821492927058770002e-10
 LOG2E = 1.44269504088896338700e00
 # below this exp(x) is under 2**-1022: the result is returned as 0
 EXP_MIN = -708.0
-
-
-@intrinsic
-def _readcyclecounter(typingctx):
-    def codegen(context, builder, signature, args):
-        fnty = ir.FunctionType(ir.IntType(64), [])
-        fn = builder.module.declare_intrinsic("llvm.readcyclecounter", fnty=fnty)
-        return builder.call(fn, [])
-
-    return types.int64(), codegen
-
-
-@njit
-def cycles():
-    """The CPU's cycle (time-stamp) counter; differences measure elapsed time."""
-    return _readcyclecounter()
 
 
 @njit
@@ -202,8 +195,9 @@ def dense_dots(xs, XT, q0, nb, acc):
 
 @njit
 def acc4(nb):
-    """Four accumulator rows of ``nb`` entries, ``nb + ACC_PAD`` apart (rows 4 kB apart
-    alias in L1: 512 unpadded entries made the four-column kernel 3x slower)."""
+    """Four accumulator rows of ``nb`` entries, ``nb + ACC_PAD`` apart: rows a multiple
+    of 4 kB apart map to the same L1 sets and evict each other in the four-column
+    kernel."""
     return np.empty((4, nb + ACC_PAD))
 
 
@@ -312,9 +306,9 @@ def csc_dots(s, data, ind, ptr, sx):
 
 @njit
 def clear_dots(m, sx):
-    dotbuf = sx[4]
-    mark = sx[5]
-    touched = sx[6]
+    dotbuf = sx[SX_DOTBUF]
+    mark = sx[SX_MARK]
+    touched = sx[SX_TOUCHED]
     for q in range(m):
         j = touched[q]
         dotbuf[j] = 0.0
@@ -391,8 +385,8 @@ def block_column(out, s, pos_s, W, kd):
     acc = np.empty(BQ)
     bits = np.empty(BQ, dtype=np.int64)
     for q0 in range(0, W, BQ):
-        column_block(out, s, pos_s, q0, min(BQ, W - q0), X, sqn, XT, sqa, act_s, sx[4], sparse,
-                     kcode, gamma, coef0, degree, acc, bits)
+        column_block(out, s, pos_s, q0, min(BQ, W - q0), X, sqn, XT, sqa, act_s,
+                     sx[SX_DOTBUF], sparse, kcode, gamma, coef0, degree, acc, bits)
     if sparse:
         clear_dots(m, sx)
 
@@ -445,10 +439,10 @@ def matvec_rows_dense(rows, r0, nr, cols, coef, X, sqn, XTc, sqc, kcode, gamma, 
 def dense_rows(kd, rows, r0, nb, XR):
     """``XR[:nb] = X[rows[r0:r0+nb]]`` as dense rows (CSR rows scattered into zeros);
     reads only ``kd[:10]``."""
-    X = kd[0]
-    data = kd[2]
-    ind = kd[3]
-    ptr = kd[4]
+    X = kd[KD_X]
+    data = kd[KD_DATA]
+    ind = kd[KD_INDICES]
+    ptr = kd[KD_INDPTR]
     for u in range(nb):
         s = rows[r0 + u]
         if ptr.shape[0] == 0:
@@ -461,15 +455,15 @@ def dense_rows(kd, rows, r0, nb, XR):
 
 @njit
 def n_features(kd):
-    return kd[5].shape[0] if kd[4].shape[0] > 0 else kd[0].shape[1]
+    return kd[KD_WORK].shape[0] if kd[KD_INDPTR].shape[0] > 0 else kd[KD_X].shape[1]
 
 
 @njit
 def gemm_rows(rows, r0, nb, cols, coef, kd, XCt, sqc, XR, out):
     r"""``out[r0 + u]`` for ``u < nb`` by one BLAS product of the dense rows with
     ``XCt = X[cols].T``, then the vectorised transform and a sequential sum over ``c``."""
-    sqn = kd[1]
-    kcode = kd[6]
+    sqn = kd[KD_SQN]
+    kcode = kd[KD_KCODE]
     m = cols.shape[0]
     dense_rows(kd, rows, r0, nb, XR)
     D = np.dot(XR[:nb], XCt)
@@ -481,7 +475,8 @@ def gemm_rows(rows, r0, nb, cols, coef, kd, XCt, sqc, XR, out):
         for c0 in range(0, m, BQ):
             n_c = min(BQ, m - c0)
             a = row[c0:c0 + n_c]
-            transform(a, n_c, sqn[rows[r0 + u]], sqc, c0, kcode, kd[7], kd[8], kd[9], bits)
+            transform(a, n_c, sqn[rows[r0 + u]], sqc, c0, kcode, kd[KD_GAMMA], kd[KD_COEF0],
+                      kd[KD_DEGREE], bits)
             accumulate(total, np.int64(0), a, n_c, c0, cols, coef, rows[r0 + u], kcode)
         out[r0 + u] = total[0]
 
@@ -495,7 +490,7 @@ def gemm_operands(kd, cols):
     dense_rows(kd, cols, np.int64(0), m, XC)
     sqc = np.empty(m)
     for c in range(m):
-        sqc[c] = kd[1][cols[c]]
+        sqc[c] = kd[KD_SQN][cols[c]]
     return np.ascontiguousarray(XC.T), sqc
 
 
@@ -536,7 +531,7 @@ def block_matvec(rows, n_rows, cols, coef, kd, out):
             matvec_rows_dense(rows, r0, min(4, n_rows - r0), cols, coef, X, sqn, XTc, sqc,
                               kcode, gamma, coef0, degree, out, acc, bits)
         return
-    dotbuf = sx[4]
+    dotbuf = sx[SX_DOTBUF]
     a = np.empty(BQ)
     total = np.zeros(1)
     for r in range(n_rows):

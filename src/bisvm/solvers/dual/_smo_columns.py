@@ -8,6 +8,8 @@ Every routine reaches the data through one *kernel-data tuple* ``kd`` built by
           XT, sqa, act, n_threads)
     sx = (tdata, tindices, tindptr, unused, dotbuf, mark, touched)
 
+Their positions are named ``KD_*`` and ``SX_*`` in :mod:`bisvm.solvers.dual._smo_layout`.
+
 * dense rows: ``X`` is the ``(n, d)`` matrix (or the ``(n, n)`` Gram matrix for
   ``PRECOMPUTED``) and ``indptr`` is empty;
 * CSR rows: ``X`` is an empty ``(n, 0)`` array that only carries ``n``, and
@@ -39,7 +41,6 @@ from ._smo_blocks import (
     block_columns4,
     block_matvec,
     compact_active,
-    cycles,
 )
 from ._smo_direct import (
     LAPLACIAN,
@@ -49,11 +50,36 @@ from ._smo_direct import (
     matvec_dense_direct,
     matvec_laplacian_sparse,
 )
+from ._smo_layout import (
+    CACHE_ACT,
+    CACHE_CTR,
+    CACHE_OWNER,
+    CACHE_POOL,
+    CACHE_POS_OF,
+    CACHE_SLOT_OF,
+    CACHE_SPEC,
+    CTR_CLOCK,
+    CTR_COMPUTED,
+    CTR_GENERATION,
+    CTR_GUESSED,
+    CTR_GUESSES_USED,
+    CTR_RUNS,
+    CTR_SLOTS,
+    CTR_SPACING,
+    CTR_USED,
+    CTR_WIDTH,
+    KD_INDPTR,
+    KD_KCODE,
+    KD_THREADS,
+    KD_X,
+    PROF_COLUMNS,
+)
 from ._smo_threads import (
     parallel_block_column,
     parallel_block_columns4,
     parallel_block_matvec,
 )
+from ._smo_timer import charge, tick
 
 
 @njit
@@ -63,7 +89,7 @@ def fill_column(out, s, pos_s, W, kd):
 
     NumPy equivalent: ``out[:W] = kernel(X[s:s+1], X[act_s[:W]])[0]``. The inner-product
     kernels are computed in blocks (:mod:`bisvm.solvers.dual._smo_blocks`, threaded when
-    ``kd[14] > 1``); for ``PRECOMPUTED`` ``X`` is the symmetric Gram matrix and the
+    ``kd[KD_THREADS] > 1``); for ``PRECOMPUTED`` ``X`` is the symmetric Gram matrix and the
     column is read from row ``s``.
     """
     X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx, XT, sqa, act_s, nth = kd
@@ -81,7 +107,7 @@ def fill_column(out, s, pos_s, W, kd):
 def kernel_matvec(rows, n_rows, cols, coef, kd, out):
     """``out[r] = sum_c coef[c] k(x_{rows[r]}, x_{cols[c]})``: the inner-product kernels
     by the blocked products of :mod:`bisvm.solvers.dual._smo_blocks` (identical for dense and
-    sparse rows, threaded when ``kd[14] > 1``), the others entry by entry.
+    sparse rows, threaded when ``kd[KD_THREADS] > 1``), the others entry by entry.
 
     NumPy equivalent: ``out[:n_rows] = kernel(X[rows[:n_rows]], X[cols]) @ coef``.
     """
@@ -89,12 +115,12 @@ def kernel_matvec(rows, n_rows, cols, coef, kd, out):
         out[r] = 0.0
     if cols.shape[0] == 0 or n_rows == 0:
         return
-    kcode = kd[6]
-    if kcode == LAPLACIAN and kd[4].shape[0] > 0:
+    kcode = kd[KD_KCODE]
+    if kcode == LAPLACIAN and kd[KD_INDPTR].shape[0] > 0:
         matvec_laplacian_sparse(rows, n_rows, cols, coef, kd, out)
     elif kcode == LAPLACIAN or kcode == PRECOMPUTED:
         matvec_dense_direct(rows, n_rows, cols, coef, kd, out)
-    elif kd[14] > 1:
+    elif kd[KD_THREADS] > 1:
         parallel_block_matvec(rows, n_rows, cols, coef, kd, out)
     else:
         block_matvec(rows, n_rows, cols, coef, kd, out)
@@ -111,21 +137,23 @@ MAX_GENERATIONS = 32
 def new_cache(pool, n, prof):
     """Empty column cache over the pool, every sample active.
 
-    ``cache = (pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof, spec, sgen, runs)``:
+    ``cache = (pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof, spec, sgen, runs)``
+    (positions named ``CACHE_*`` in :mod:`bisvm.solvers.dual._smo_layout`):
     ``slot_of[s]`` is the slot of sample ``s``'s column (-1: not cached), ``owner[k]`` the
-    sample of slot ``k``, ``stamp`` the LRU clock values, ``ctr = [clock, W,
-    n_computed_columns, n_slots, n_used_slots, n_guessed, n_guesses_used, S, generation,
-    n_runs]`` with ``W`` the column length (number of active samples) and ``S >= W`` the
-    spacing of the slots in the pool (slot ``k`` at offset ``k S``), ``act_s`` the active
-    samples in increasing order, ``pos_of[s]`` the position of sample ``s`` in a column,
-    ``prof`` the profile counters (``prof[0]``: cycles spent computing columns), ``spec[s]``
-    whether the cached column of ``s`` was a guess (:func:`get_column_batch`) not read
-    yet, ``sgen[k]`` the layout generation of slot ``k``'s column and ``runs = (src, dst,
-    length, first)`` the compactions between generations (see :func:`restrict_cache`)."""
+    sample of slot ``k``, ``stamp`` the LRU clock values, ``ctr`` the counters named
+    ``CTR_*`` (the clock, the column length ``W``, the columns computed, the slots that
+    fit and those in use, the guesses made and read, the slot spacing ``S >= W`` with
+    slot ``k`` at offset ``k S``, the layout generation and the number of compaction
+    runs), ``act_s`` the active samples in increasing order, ``pos_of[s]`` the position of
+    sample ``s`` in a column, ``prof`` the profile counters (``prof[PROF_COLUMNS]``: cycles
+    spent computing columns), ``spec[s]`` whether the cached column of ``s`` was a guess
+    (:func:`get_column_batch`) not read yet, ``sgen[k]`` the layout generation of slot
+    ``k``'s column and ``runs = (src, dst, length, first)`` the compactions between
+    generations (see :func:`restrict_cache`)."""
     ctr = np.zeros(10, dtype=np.int64)
-    ctr[1] = n
-    ctr[3] = min(n, pool.shape[0] // max(n, 1))
-    ctr[7] = n
+    ctr[CTR_WIDTH] = n
+    ctr[CTR_SLOTS] = min(n, pool.shape[0] // max(n, 1))
+    ctr[CTR_SPACING] = n
     runs = (np.empty(n + MAX_GENERATIONS + 1, dtype=np.int64),
             np.empty(n + MAX_GENERATIONS + 1, dtype=np.int64),
             np.empty(n + MAX_GENERATIONS + 1, dtype=np.int64),
@@ -138,15 +166,15 @@ def new_cache(pool, n, prof):
 @njit
 def _slot(s, cache):
     """A slot for sample ``s``: the next free one (occupied slots are always a prefix,
-    ``ctr[4]`` long), else the least recently used one, whose column is evicted."""
+    ``ctr[CTR_USED]`` long), else the least recently used one, whose column is evicted."""
     pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof, spec, sgen, runs = cache
-    if ctr[4] < ctr[3]:
-        best = ctr[4]
-        ctr[4] += 1
+    if ctr[CTR_USED] < ctr[CTR_SLOTS]:
+        best = ctr[CTR_USED]
+        ctr[CTR_USED] += 1
     else:
         best = 0
         best_stamp = stamp[0]
-        for k in range(ctr[3]):
+        for k in range(ctr[CTR_SLOTS]):
             if stamp[k] < best_stamp:
                 best_stamp = stamp[k]
                 best = k
@@ -154,8 +182,8 @@ def _slot(s, cache):
         spec[owner[best]] = False
     owner[best] = s
     slot_of[s] = best
-    stamp[best] = ctr[0]
-    sgen[best] = ctr[8]  # about to be computed in the current layout
+    stamp[best] = ctr[CTR_CLOCK]
+    sgen[best] = ctr[CTR_GENERATION]  # about to be computed in the current layout
     return best
 
 
@@ -164,25 +192,25 @@ def get_column(s, cache, kd):
     """Offset in ``pool`` of the (active-sample) kernel column of sample ``s``, computed on
     a miss with least-recently-used eviction."""
     pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof, spec, sgen, runs = cache
-    W = ctr[1]
-    S = ctr[7]
-    ctr[0] += 1
+    W = ctr[CTR_WIDTH]
+    S = ctr[CTR_SPACING]
+    ctr[CTR_CLOCK] += 1
     slot = slot_of[s]
     if slot >= 0:
-        stamp[slot] = ctr[0]
+        stamp[slot] = ctr[CTR_CLOCK]
         if spec[s]:  # a guessed column is used
             spec[s] = False
-            ctr[6] += 1
-        if sgen[slot] != ctr[8]:  # compactions deferred by restrict_cache
-            t0 = cycles()
-            _catch_up(slot, cache, ctr[8])
-            prof[0] += cycles() - t0
+            ctr[CTR_GUESSES_USED] += 1
+        if sgen[slot] != ctr[CTR_GENERATION]:  # compactions deferred by restrict_cache
+            t0 = tick()
+            _catch_up(slot, cache, ctr[CTR_GENERATION])
+            charge(prof, PROF_COLUMNS, t0)
         return slot * S
     best = _slot(s, cache)
-    t0 = cycles()
+    t0 = tick()
     fill_column(pool[best * S:best * S + W], s, pos_of[s], W, kd)
-    prof[0] += cycles() - t0
-    ctr[2] += 1
+    charge(prof, PROF_COLUMNS, t0)
+    ctr[CTR_COMPUTED] += 1
     return best * S
 
 
@@ -198,38 +226,39 @@ def cached_offset(s, slot_of, stamp, ctr, spec, sgen):
     some thirty arrays), which on a small active set costs more than the iteration's
     arithmetic; the hit path touches five arrays only."""
     slot = slot_of[s]
-    if slot < 0 or sgen[slot] != ctr[8]:
+    if slot < 0 or sgen[slot] != ctr[CTR_GENERATION]:
         return -1
-    ctr[0] += 1
-    stamp[slot] = ctr[0]
+    ctr[CTR_CLOCK] += 1
+    stamp[slot] = ctr[CTR_CLOCK]
     if spec[s]:
         spec[s] = False
-        ctr[6] += 1
-    return slot * ctr[7]
+        ctr[CTR_GUESSES_USED] += 1
+    return slot * ctr[CTR_SPACING]
 
 
 @njit(inline="always")
 def still_cached(s, base, slot_of, ctr):
     """:func:`is_cached` on the cache's own arrays (see :func:`cached_offset`)."""
     slot = slot_of[s]
-    return slot >= 0 and slot * ctr[7] == base
+    return slot >= 0 and slot * ctr[CTR_SPACING] == base
 
 
 @njit
 def batchable(kd):
     """Whether columns can be computed four at a time: dense rows, inner-product kernel."""
-    return kd[4].shape[0] == 0 and kd[6] != LAPLACIAN and kd[6] != PRECOMPUTED
+    return kd[KD_INDPTR].shape[0] == 0 and kd[KD_KCODE] != LAPLACIAN and kd[KD_KCODE] != PRECOMPUTED
 
 
 @njit
 def guessing(cache):
     """Whether a miss may also compute guessed columns: while at least about half of the
-    guesses so far were used. Fewer (poly-3 3,750 x 20: 40 %, digits: 30 %; large RBF
-    problems: 80-90 %) and a guess costs more than it saves (its share of the four-column
-    pass and of the transform); guessing resumes once enough earlier guesses are read.
+    guesses so far were used. With fewer (small or polynomial problems, where the next
+    working set is harder to foresee) a guess costs more than it saves (its share of the
+    four-column pass and of the transform); guessing resumes once enough earlier guesses
+    are read.
     The iterates do not depend on it (a column has the same values either way)."""
-    ctr = cache[4]
-    return 2 * ctr[6] + SPEC_SLACK >= ctr[5]
+    ctr = cache[CACHE_CTR]
+    return 2 * ctr[CTR_GUESSES_USED] + SPEC_SLACK >= ctr[CTR_GUESSED]
 
 
 @njit
@@ -238,13 +267,13 @@ def get_column_batch(s, cache, kd, cand, n_cand):
     (samples likely to be needed soon, not cached) computed in the same pass over the
     data, into free slots only (a guess never evicts a column)."""
     pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof, spec, sgen, runs = cache
-    if slot_of[s] >= 0 or n_cand == 0 or not batchable(kd) or ctr[4] + 1 >= ctr[3]:
+    if slot_of[s] >= 0 or n_cand == 0 or not batchable(kd) or ctr[CTR_USED] + 1 >= ctr[CTR_SLOTS]:
         return get_column(s, cache, kd)
     if not guessing(cache):
         return get_column(s, cache, kd)
-    W = ctr[1]
-    S = ctr[7]
-    ctr[0] += 1
+    W = ctr[CTR_WIDTH]
+    S = ctr[CTR_SPACING]
+    ctr[CTR_CLOCK] += 1
     rows = np.empty(4, dtype=np.int64)
     bases = np.empty(4, dtype=np.int64)
     pos = np.empty(4, dtype=np.int64)
@@ -255,47 +284,47 @@ def get_column_batch(s, cache, kd, cand, n_cand):
     nr = np.int64(1)
     for c in range(n_cand):
         t = cand[c]
-        if nr < 4 and slot_of[t] < 0 and ctr[4] < ctr[3]:
+        if nr < 4 and slot_of[t] < 0 and ctr[CTR_USED] < ctr[CTR_SLOTS]:
             rows[nr] = t
             bases[nr] = _slot(t, cache) * S
             spec[t] = True
-            ctr[5] += 1
+            ctr[CTR_GUESSED] += 1
             nr += 1
     for u in range(4):
         if u >= nr:
             rows[u] = rows[nr - 1]
         pos[u] = pos_of[rows[u]]
-    t0 = cycles()
-    if kd[14] > 1:
+    t0 = tick()
+    if kd[KD_THREADS] > 1:
         parallel_block_columns4(pool, bases, rows, nr, pos, W, kd)
     else:
         block_columns4(pool, bases, rows, nr, pos, W, kd)
-    prof[0] += cycles() - t0
-    ctr[2] += nr
+    charge(prof, PROF_COLUMNS, t0)
+    ctr[CTR_COMPUTED] += nr
     return bases[0]
 
 
 @njit
 def is_cached(s, base, cache):
     """Whether the column at pool offset ``base`` still belongs to sample ``s``."""
-    slot = cache[1][s]
-    return slot >= 0 and slot * cache[4][7] == base
+    slot = cache[CACHE_SLOT_OF][s]
+    return slot >= 0 and slot * cache[CACHE_CTR][CTR_SPACING] == base
 
 
 @njit
 def clear_cache(cache):
     """Forget every cached column."""
-    slot_of = cache[1]
-    owner = cache[2]
-    spec = cache[8]
+    slot_of = cache[CACHE_SLOT_OF]
+    owner = cache[CACHE_OWNER]
+    spec = cache[CACHE_SPEC]
     for k in range(owner.shape[0]):
         if owner[k] >= 0:
             slot_of[owner[k]] = -1
             spec[owner[k]] = False
             owner[k] = -1
-    cache[4][4] = 0
-    cache[4][8] = 0  # no column left to catch up
-    cache[4][9] = 0
+    cache[CACHE_CTR][CTR_USED] = 0
+    cache[CACHE_CTR][CTR_GENERATION] = 0  # no column left to catch up
+    cache[CACHE_CTR][CTR_RUNS] = 0
 
 
 @njit
@@ -322,7 +351,7 @@ def gradient_since(which, kd, sidx, y, shift, alpha, alpha_ref, G_ref, G):
     variables enter the rebuild: between two rebuilds of a converging solve, the
     variables that move are essentially the free ones, and no full-length column is
     needed each time a variable reaches or leaves its upper bound."""
-    n = kd[0].shape[0]
+    n = kd[KD_X].shape[0]
     l = y.shape[0]
     c = np.zeros(n)
     for u in range(l):
@@ -377,7 +406,7 @@ def _catch_up(slot, cache, g):
     """Bring the column of ``slot`` from its layout generation to generation ``g``."""
     pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof, spec, sgen, runs = cache
     src, dst, length, first = runs
-    base = slot * ctr[7]
+    base = slot * ctr[CTR_SPACING]
     for h in range(sgen[slot] + 1, g + 1):
         _move(pool, base, base, src, dst, length, first[h], first[h + 1])
     sgen[slot] = g
@@ -413,14 +442,14 @@ def restrict_cache(cache, active, n_active, sidx, kd):
     compacted now and the slots are packed closer (spacing ``S = W``), so that the freed
     room becomes new slots. Otherwise the compaction is recorded as a new layout
     generation and applied to a column only when it is next read (:func:`get_column`,
-    counted as column time): moving every cached column at every shrink was most of the
-    shrinking time, and a column never read again is then never moved. A cache with a
+    counted as column time): moving every cached column at every shrink would dominate
+    the shrinking time, and a column never read again is then never moved. A cache with a
     slot for every sample (all columns fit) always defers: packing gains it nothing.
     The transposed active rows of the blocked columns are compacted now.
     Returns the new column length ``W``."""
     pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof, spec, sgen, runs = cache
     n = slot_of.shape[0]
-    W = ctr[1]
+    W = ctr[CTR_WIDTH]
     old_pos = pos_of.copy()
     mark = np.zeros(n, dtype=np.bool_)
     for k in range(n_active):
@@ -438,50 +467,50 @@ def restrict_cache(cache, active, n_active, sidx, kd):
             subset = False
             break
     compact_active(kd, act_s, old_pos, m, not subset)
-    ctr[1] = m
+    ctr[CTR_WIDTH] = m
     if not subset:
         clear_cache(cache)
-        ctr[7] = m
+        ctr[CTR_SPACING] = m
     elif m < W:
         src, dst, length, first = runs
-        g = ctr[8]
-        at = ctr[9]
+        g = ctr[CTR_GENERATION]
+        at = ctr[CTR_RUNS]
         n_runs = _compaction_runs(act_s, old_pos, m, src, dst, length, at)
         # packing the slots closer only helps a cache that lacks a slot for some sample;
         # one that has n slots (every column fits) defers every compaction
-        roomy = 4 * ctr[4] < 3 * ctr[3] or ctr[3] >= n
+        roomy = 4 * ctr[CTR_USED] < 3 * ctr[CTR_SLOTS] or ctr[CTR_SLOTS] >= n
         if roomy and g < MAX_GENERATIONS and at + n_runs <= src.shape[0]:
             first[g + 1] = at
             first[g + 2] = at + n_runs
-            ctr[8] = g + 1
-            ctr[9] = at + n_runs
+            ctr[CTR_GENERATION] = g + 1
+            ctr[CTR_RUNS] = at + n_runs
             return m
-        S = ctr[7]
-        for k in range(ctr[4]):
+        S = ctr[CTR_SPACING]
+        for k in range(ctr[CTR_USED]):
             if owner[k] < 0:
                 continue
             if sgen[k] != g:
                 _catch_up(k, cache, g)
             _move(pool, k * S, k * m, src, dst, length, at, at + n_runs)
             sgen[k] = 0
-        ctr[7] = m
-        ctr[8] = 0
-        ctr[9] = 0
-    ctr[3] = min(n, pool.shape[0] // max(ctr[7], 1))
+        ctr[CTR_SPACING] = m
+        ctr[CTR_GENERATION] = 0
+        ctr[CTR_RUNS] = 0
+    ctr[CTR_SLOTS] = min(n, pool.shape[0] // max(ctr[CTR_SPACING], 1))
     return m
 
 
 @njit
 def reset_cache(cache, kd):
     """Every sample active again, the cache emptied (its columns cover fewer samples)."""
-    n = cache[1].shape[0]
-    act_s = cache[5]
-    pos_of = cache[6]
+    n = cache[CACHE_SLOT_OF].shape[0]
+    act_s = cache[CACHE_ACT]
+    pos_of = cache[CACHE_POS_OF]
     for s in range(n):
         act_s[s] = s
         pos_of[s] = s
     compact_active(kd, act_s, pos_of, n, np.bool_(True))
     clear_cache(cache)
-    cache[4][1] = n
-    cache[4][7] = n
-    cache[4][3] = min(n, cache[0].shape[0] // max(n, 1))
+    cache[CACHE_CTR][CTR_WIDTH] = n
+    cache[CACHE_CTR][CTR_SPACING] = n
+    cache[CACHE_CTR][CTR_SLOTS] = min(n, cache[CACHE_POOL].shape[0] // max(n, 1))

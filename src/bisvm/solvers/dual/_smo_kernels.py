@@ -32,7 +32,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..._numba import njit
-from ._smo_blocks import cycles
 from ._smo_columns import (
     cached_offset,
     get_column,
@@ -42,6 +41,30 @@ from ._smo_columns import (
     reset_cache,
     restrict_cache,
     still_cached,
+)
+from ._smo_layout import (
+    CACHE_CTR,
+    CACHE_POS_OF,
+    CACHE_PROF,
+    CMP_G,
+    CMP_POS,
+    CMP_VAR,
+    CTR_COMPUTED,
+    KD_THREADS,
+    KD_X,
+    PROF_REBUILD,
+    PROF_SELECT,
+    PROF_SHRINK,
+    PROF_TIMED,
+    PROF_TOTAL,
+    PROF_UPDATE,
+    STAT_COLUMNS,
+    STAT_CONVERGED,
+    STAT_GAP,
+    STAT_ITER,
+    STAT_MEAN_ACTIVE,
+    STAT_NU_R,
+    STAT_RHO,
 )
 from ._smo_select import (
     fetch,
@@ -53,10 +76,11 @@ from ._smo_select import (
     update_contiguous,
     update_max,
 )
-from ._smo_threads import MIN_PARALLEL, TAU, parallel_pick_j, parallel_update
+from ._smo_threads import MIN_PARALLEL, TAU, parallel_pick_j, parallel_update, signed_update
+from ._smo_timer import PROFILE, charge, phase_start, phase_stop, tick
 
 LOWER, UPPER, FREE = 0, 1, 2
-#: one iteration in this many has its selection and step timed for the profile
+#: one iteration in this many has its selection and step timed: counter reads cost time too
 PROFILE_STRIDE = 16
 
 
@@ -107,8 +131,8 @@ def _in_column_order(pa, n_active):
 
 @njit
 def _scatter(n_active, cmp, G):
-    Ga = cmp[1]
-    va = cmp[5]
+    Ga = cmp[CMP_G]
+    va = cmp[CMP_VAR]
     for k in range(n_active):
         G[va[k]] = Ga[k]
 
@@ -159,9 +183,9 @@ def _shrink(kd, sidx, y, ref, shift, alpha, G, status, flags, apos, QD, active, 
             # usually keeps a subset of the old active samples, so the cached columns can
             # be compacted instead of recomputed
             inactive = np.logical_not(is_active)
-            t0 = cycles()
+            t0 = tick()
             _rebuild(inactive, kd, sidx, y, shift, alpha, G, ref)
-            cache[7][4] += cycles() - t0
+            charge(cache[CACHE_PROF], PROF_REBUILD, t0)
             for t in range(l):
                 active[t] = t
                 is_active[t] = True
@@ -186,7 +210,7 @@ def _shrink(kd, sidx, y, ref, shift, alpha, G, status, flags, apos, QD, active, 
     if kept < n_active or stale:
         n_active = kept
         restrict_cache(cache, active, n_active, sidx, kd)
-        pos_of = cache[6]
+        pos_of = cache[CACHE_POS_OF]
         for k in range(n_active):
             t = active[k]
             apos[t] = pos_of[sidx[t]]
@@ -221,12 +245,12 @@ def _grow(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, cache):
 
 @njit(inline="always")
 def _two_variable_update(ai, aj, gi, gj, same_sign, a, ci, cj):
-    """New ``(alpha_i, alpha_j)`` minimising the dual along the pair's feasible line and
+    r"""New ``(alpha_i, alpha_j)`` minimising the dual along the pair's feasible line and
     clipped to the box ``[0, c_i] x [0, c_j]`` (Fan, Chen & Lin 2005, §6).
 
     Along the line one quantity is conserved: :math:`\alpha_i + \alpha_j` when
     :math:`y_i = y_j`, :math:`\alpha_i - \alpha_j` otherwise. The unconstrained
-    minimiser moves by :math:`\\delta = (\\mp G_i - G_j)/a` (raw gradients); a coordinate
+    minimiser moves by :math:`\delta = (\mp G_i - G_j)/a` (raw gradients); a coordinate
     that leaves the box is set to its bound and the other recovered from the conserved
     quantity, so that a variable clipped to a bound sits exactly on it and the other
     carries all the rounding (LIBSVM's arithmetic, which decides whether a variable is
@@ -314,25 +338,7 @@ def _step(ki, kj, base_i, base_j, ya, Ga, qa, fa, pa, va, n_active, C, shift, al
         else:
             k, g = update_max(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active)
         return k, g, -1, -np.inf
-    gp = -np.inf
-    gn = -np.inf
-    kp = -1
-    kn = -1
-    for k in range(n_active):
-        q = pa[k]
-        yk = ya[k]
-        g = Ga[k] + yk * (dai * pool[base_i + q] + daj * pool[base_j + q])
-        Ga[k] = g
-        if fa[k] & 1:
-            v = -yk * g
-            if yk > 0:
-                if v >= gp:
-                    gp = v
-                    kp = k
-            elif v >= gn:
-                gn = v
-                kn = k
-    return kp, gp, kn, gn
+    return signed_update(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, 0, n_active)
 
 
 @njit
@@ -388,7 +394,7 @@ def _initial_state(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, prof, t_star
     ``G`` the gradient :math:`Q\alpha + p` (one kernel-vector product over the support
     when ``alpha`` is not zero), its snapshot ``ref`` and the compact copies ``cmp``.
     Returns ``(cache, QD, status, flags, apos, active, is_active, cmp, ref)``."""
-    n = kd[0].shape[0]
+    n = kd[KD_X].shape[0]
     l = y.shape[0]
     cache = new_cache(pool, n, prof)
     QD = np.empty(l)
@@ -407,7 +413,7 @@ def _initial_state(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, prof, t_star
     G[:] = p
     if np.any(alpha > 0.0):
         gradient_from_scratch(is_active, kd, sidx, y, p, shift, alpha, G)
-        prof[4] += cycles() - t_start
+        charge(prof, PROF_REBUILD, t_start)
     ref = (alpha.copy(), G.copy())
     _compact(active, l, y, G, QD, flags, apos, cmp)
     return cache, QD, status, flags, apos, active, is_active, cmp, ref
@@ -421,13 +427,11 @@ def _shrink_phase(kd, sidx, y, ref, shift, alpha, G, status, flags, apos, QD, ac
 
     A call of its own (the tuples are taken once per shrink, every 1000 iterations),
     not inlined into the per-iteration path of :func:`smo_solve`."""
-    t0 = cycles()
-    c0 = prof[0]
-    r0 = prof[4]
+    mark = phase_start(prof)
     n_active, unshrunk = _shrink(kd, sidx, y, ref, shift, alpha, G, status, flags, apos, QD,
                                  active, n_active, is_active, cmp, cache, tol, nu, unshrunk)
-    contiguous = _in_column_order(cmp[4], n_active)
-    prof[3] += cycles() - t0 - (prof[0] - c0) - (prof[4] - r0)
+    contiguous = _in_column_order(cmp[CMP_POS], n_active)
+    phase_stop(prof, PROF_SHRINK, mark)
     return n_active, unshrunk, contiguous
 
 
@@ -437,12 +441,12 @@ def _unshrink(kd, sidx, y, ref, shift, alpha, G, QD, flags, apos, active, is_act
     """Every variable active again, its gradient rebuilt (counted as reconstruction), when
     the active set is optimal but the whole problem may not be. Returns ``(n_active,
     contiguous)``."""
-    t0 = cycles()
+    t0 = tick()
     _scatter(n_active, cmp, G)
     n_active = _grow(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, cache)
     _compact(active, n_active, y, G, QD, flags, apos, cmp)
-    contiguous = _in_column_order(cmp[4], n_active)
-    prof[4] += cycles() - t0
+    contiguous = _in_column_order(cmp[CMP_POS], n_active)
+    charge(prof, PROF_REBUILD, t0)
     return n_active, contiguous
 
 
@@ -460,7 +464,7 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     live in the compact copies ``cmp`` of :func:`_initial_state`.
     """
     l = y.shape[0]
-    t_start = cycles()
+    t_start = tick()
     cache, QD, status, flags, apos, active, is_active, cmp, ref = _initial_state(
         kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, prof, t_start)
     n_active = l
@@ -473,15 +477,14 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
     # data or cmp tuples (misses, shrinking, ν) takes a reference to each of their arrays
     pool, slot_of, owner, stamp, ctr, act_s, pos_of, prof_c, spec, sgen, runs = cache
     ya, Ga, qa, fa, pa, va = cmp
-    nth = kd[14]
+    nth = kd[KD_THREADS]
     scratch, scratch2 = np.empty(l), np.empty(l)
     contiguous = _in_column_order(pa, n_active)
     # the next i per sign class when found during the gradient update (kp = -2: not found)
     pre = (np.int64(-2), 0.0, np.int64(-1), 0.0)
-    # one iteration in PROFILE_STRIDE is timed (a counter read costs a tenth of a cheap one)
-    t_mark = cycles()
+    mark = phase_start(prof)
     while max_iter < 0 or n_iter < max_iter:
-        timed = n_iter % PROFILE_STRIDE == 0
+        timed = PROFILE and n_iter % PROFILE_STRIDE == 0
         counter -= 1
         if counter == 0:
             counter = min(l, 1000)
@@ -490,10 +493,9 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
                 n_active, unshrunk, contiguous = _shrink_phase(
                     kd, sidx, y, ref, shift, alpha, G, status, flags, apos, QD, active,
                     n_active, is_active, cmp, cache, tol, nu, unshrunk, prof)
-        if timed:
-            t_mark = cycles()
         for attempt in range(2):
-            c0 = prof[0]
+            if timed:
+                mark = phase_start(prof)
             if nu:
                 ki, kj, gap, base_i = select_nu(second_order, cmp, n_active, sidx, cache, kd,
                                                 tol, pre)
@@ -527,16 +529,13 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
                 if ki < 0 or gap < tol:
                     kj = -1
             if timed:
-                t1 = cycles()
-                prof[1] += t1 - t_mark - (prof[0] - c0)
-                t_mark = t1
+                phase_stop(prof, PROF_SELECT, mark)
             if kj >= 0 or n_active == l or attempt == 1:
                 break
             # optimal on the active set: bring every variable back and check again
             n_active, contiguous = _unshrink(kd, sidx, y, ref, shift, alpha, G, QD, flags,
                                              apos, active, is_active, n_active, cmp, cache,
                                              prof)
-            t_mark = cycles()
             pre = (np.int64(-2), 0.0, np.int64(-1), 0.0)
             counter = 1  # shrink again at the next iteration
         if kj < 0:
@@ -545,7 +544,8 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
 
         n_iter += 1
         sum_active += n_active
-        c0 = prof[0]
+        if timed:
+            mark = phase_start(prof)
         si = sidx[va[ki]]
         sj = sidx[va[kj]]
         if base_i < 0 or not still_cached(si, base_i, slot_of, ctr):
@@ -560,8 +560,8 @@ def smo_solve(kd, kdiag, sidx, y, p, C, shift, alpha, G, pool, tol, second_order
         pre = _step(ki, kj, base_i, base_j, ya, Ga, qa, fa, pa, va, n_active, C, shift, alpha,
                     status, flags, pool, nth, nu, contiguous, scratch)
         if timed:  # the step and its columns' cache hits
-            prof[2] += cycles() - t_mark - (prof[0] - c0)
-            prof[6] += 1
+            phase_stop(prof, PROF_UPDATE, mark)
+            prof[PROF_TIMED] += 1
 
     _finish(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, n_active, cmp, cache,
             status, nu, n_iter, converged, gap, sum_active, out_stats, prof, t_start)
@@ -579,19 +579,22 @@ def _finish(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, n_active
     whole solve and the number of timed iterations."""
     _scatter(n_active, cmp, G)
     if n_active < y.shape[0]:
-        t0 = cycles()
+        t0 = tick()
         _grow(kd, sidx, y, ref, shift, alpha, G, active, is_active, apos, cache)
-        prof[4] += cycles() - t0
+        charge(prof, PROF_REBUILD, t0)
     if nu:  # the bias: two per-class averages for ν
         r1 = bias(y, G, status, 1.0, not nu)  # use_y False, typed (one compiled bias)
         r2 = bias(y, G, status, -1.0, not nu)
         rho = 0.5 * (r1 - r2)
-        out_stats[6] = 0.5 * (r1 + r2)
+        out_stats[STAT_NU_R] = 0.5 * (r1 + r2)
     else:
         rho = bias(y, G, status, 0.0, not nu)
-        out_stats[6] = 0.0
-    out_stats[0], out_stats[1], out_stats[2] = n_iter, 1.0 if converged else 0.0, gap
-    out_stats[3], out_stats[4], out_stats[5] = rho, cache[4][2], sum_active / max(n_iter, 1)
-    if prof[6] > 0:  # the timed iterations extrapolated to all of them
-        prof[1:3] = (prof[1:3] * (n_iter / prof[6])).astype(np.int64)
-    prof[5] += cycles() - t_start
+        out_stats[STAT_NU_R] = 0.0
+    out_stats[STAT_ITER], out_stats[STAT_CONVERGED] = n_iter, 1.0 if converged else 0.0
+    out_stats[STAT_GAP], out_stats[STAT_RHO] = gap, rho
+    out_stats[STAT_COLUMNS] = cache[CACHE_CTR][CTR_COMPUTED]
+    out_stats[STAT_MEAN_ACTIVE] = sum_active / max(n_iter, 1)
+    if prof[PROF_TIMED] > 0:  # the timed iterations extrapolated to all of them
+        sampled = prof[PROF_SELECT:PROF_UPDATE + 1]
+        sampled[:] = (sampled * (n_iter / prof[PROF_TIMED])).astype(np.int64)
+    charge(prof, PROF_TOTAL, t_start)

@@ -8,7 +8,8 @@ On the compact active arrays ``cmp = (ya, Ga, qa, fa, pa, va)`` of
 * ``i`` maximises :math:`-y_tG_t` over :math:`I_{up}` (usually found during the previous
   gradient update and passed in);
 * ``j`` either minimises :math:`-y_tG_t` over :math:`I_{low}` (the maximal violating pair,
-  seed 002 §4.4.2) or minimises the second-order decrease
+  Keerthi et al. 2001, "Improvements to Platt's SMO algorithm for SVM classifier
+  design") or minimises the second-order decrease
   :math:`-(m + y_tG_t)^2/a_{it}` over the violators, with
   :math:`a_{it} = Q_{ii} + Q_{tt} - 2y_iy_tQ_{it}` (Fan, Chen & Lin 2005, LIBSVM's rule,
   which needs the kernel column of ``i``);
@@ -38,7 +39,15 @@ import numpy as np
 
 from ..._numba import njit
 from ._smo_columns import get_column, get_column_batch, guessing, is_cached
-from ._smo_threads import TAU, second_order_gain
+from ._smo_layout import CACHE_POOL, CACHE_SLOT_OF
+from ._smo_threads import (
+    TAU,
+    gradient_entry,
+    keep_second_order,
+    keep_signed,
+    pick_range,
+    pick_result,
+)
 
 
 @njit
@@ -47,7 +56,7 @@ def candidates(cmp, n_active, sidx, cache, s, cand):
     largest violation (:math:`-y_tG_t` over :math:`I_{up}`, :math:`y_tG_t` over
     :math:`I_{low}`): the likeliest next working-set members. Returns their number."""
     ya, Ga, qa, fa, pa, va = cmp
-    slot_of = cache[1]
+    slot_of = cache[CACHE_SLOT_OF]
     score = np.full(3, -np.inf)
     n_c = 0
     for k in range(n_active):
@@ -84,7 +93,7 @@ def candidates(cmp, n_active, sidx, cache, s, cand):
 def fetch(s, cache, kd, cmp, n_active, sidx):
     """The pool offset of the column of sample ``s``; on a miss with dense data, the
     columns of :func:`candidates` are computed in the same pass."""
-    if cache[1][s] >= 0 or not guessing(cache):
+    if cache[CACHE_SLOT_OF][s] >= 0 or not guessing(cache):
         return get_column(s, cache, kd)
     cand = np.empty(3, dtype=np.int64)
     n_c = candidates(cmp, n_active, sidx, cache, s, cand)
@@ -98,30 +107,9 @@ def pick_j(k_i, base_i, gmax, sign, ya, Ga, qa, fa, pa, n_active, pool, second_o
     largest :math:`y_tG_t` over those :math:`I_{low}` variables. Takes the compact arrays
     one by one, not as the ``cmp`` tuple: it runs once per iteration, and a tuple argument
     costs a reference count operation per member on entry and exit."""
-    gmax2 = -np.inf
-    kj = -1
-    best = np.inf
-    qd_i = qa[k_i] if k_i >= 0 else 0.0
-    for k in range(n_active):
-        if not (fa[k] & 2) or (sign != 0 and ya[k] != sign):
-            continue
-        yg = ya[k] * Ga[k]
-        if yg >= gmax2:
-            gmax2 = yg
-            if not second_order:
-                kj = k
-                best = -(gmax + yg)
-        if second_order and k_i >= 0:
-            gd = gmax + yg
-            if gd > 0.0:
-                a = qd_i + qa[k] - 2.0 * pool[base_i + pa[k]]
-                obj = second_order_gain(gd, a)
-                if obj <= best:
-                    best = obj
-                    kj = k
-    if k_i < 0:
-        kj = -1
-    return kj, best, gmax2
+    kg, gmax2, kj, best = pick_range(k_i, base_i, gmax, sign, ya, Ga, qa, fa, pa, pool,
+                                     second_order, 0, n_active)
+    return pick_result(k_i, gmax, kg, gmax2, kj, best, second_order)
 
 
 #: relative slack of the division-free test of :func:`pick_j_second_order`: more than the
@@ -265,17 +253,7 @@ def last_max(v, n):
         if v[k] >= m0:
             m0 = v[k]
             k0 = k
-    m = max(max(m0, m1), max(m2, m3))
-    k = -1
-    if m0 == m and k0 > k:
-        k = k0
-    if m1 == m and k1 > k:
-        k = k1
-    if m2 == m and k2 > k:
-        k = k2
-    if m3 == m and k3 > k:
-        k = k3
-    return k, m
+    return _last_of_lanes(m0, k0, m1, k1, m2, k2, m3, k3)
 
 
 @njit(inline="always")
@@ -312,14 +290,7 @@ def select_nu(second_order, cmp, n_active, sidx, cache, kd, tol, pre):
         kn = -1
         for k in range(n_active):
             if fa[k] & 1:
-                v = -ya[k] * Ga[k]
-                if ya[k] > 0:
-                    if v >= gp:
-                        gp = v
-                        kp = k
-                elif v >= gn:
-                    gn = v
-                    kn = k
+                kp, gp, kn, gn = keep_signed(k, -ya[k] * Ga[k], ya[k], kp, gp, kn, gn)
     bp = -1
     bn = -1
     if second_order:
@@ -329,7 +300,7 @@ def select_nu(second_order, cmp, n_active, sidx, cache, kd, tol, pre):
             bn = get_column(sidx[va[kn]], cache, kd)
             if kp >= 0 and not is_cached(sidx[va[kp]], bp, cache):
                 bp = get_column(sidx[va[kp]], cache, kd)  # evicted (tiny cache only)
-    pool = cache[0]
+    pool = cache[CACHE_POOL]
     qp = qa[kp] if kp >= 0 else 0.0
     qn = qa[kn] if kn >= 0 else 0.0
     gp2 = -np.inf
@@ -352,12 +323,7 @@ def select_nu(second_order, cmp, n_active, sidx, cache, kd, tol, pre):
             continue
         gd = g_i + yg
         if second_order:
-            if gd > 0.0:
-                a = q_i + qa[k] - 2.0 * pool[b_i + pa[k]]
-                obj = second_order_gain(gd, a)
-                if obj <= best:
-                    best = obj
-                    kj = k
+            kj, best = keep_second_order(k, gd, q_i, b_i, qa, pa, pool, kj, best)
         elif -gd <= best:
             best = -gd
             kj = k
@@ -367,16 +333,6 @@ def select_nu(second_order, cmp, n_active, sidx, cache, kd, tol, pre):
     if ya[kj] > 0:
         return kp, kj, gap, bp
     return kn, kj, gap, bn
-
-
-@njit(inline="always")
-def _gradient_entry(k, Ga, ya, pa, pool, base_i, base_j, dai, daj):
-    """``G_k += y_k (Q_{ik} da_i + Q_{jk} da_j)`` in place; returns :math:`-y_kG_k`."""
-    q = pa[k]
-    yk = ya[k]
-    g = Ga[k] + yk * (dai * pool[base_i + q] + daj * pool[base_j + q])
-    Ga[k] = g
-    return -yk * g
 
 
 @njit(_nrt=False)
@@ -395,10 +351,10 @@ def update_max(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active):
     k0 = k1 = k2 = k3 = -1
     n4 = n_active - n_active % 4
     for k in range(0, n4, 4):
-        v0 = _gradient_entry(k, Ga, ya, pa, pool, base_i, base_j, dai, daj)
-        v1 = _gradient_entry(k + 1, Ga, ya, pa, pool, base_i, base_j, dai, daj)
-        v2 = _gradient_entry(k + 2, Ga, ya, pa, pool, base_i, base_j, dai, daj)
-        v3 = _gradient_entry(k + 3, Ga, ya, pa, pool, base_i, base_j, dai, daj)
+        v0 = gradient_entry(k, Ga, ya, pa, pool, base_i, base_j, dai, daj)
+        v1 = gradient_entry(k + 1, Ga, ya, pa, pool, base_i, base_j, dai, daj)
+        v2 = gradient_entry(k + 2, Ga, ya, pa, pool, base_i, base_j, dai, daj)
+        v3 = gradient_entry(k + 3, Ga, ya, pa, pool, base_i, base_j, dai, daj)
         if ((fa[k] & 1) != 0) & (v0 >= m0):
             m0 = v0
             k0 = k
@@ -412,7 +368,7 @@ def update_max(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active):
             m3 = v3
             k3 = k + 3
     for k in range(n4, n_active):
-        v = _gradient_entry(k, Ga, ya, pa, pool, base_i, base_j, dai, daj)
+        v = gradient_entry(k, Ga, ya, pa, pool, base_i, base_j, dai, daj)
         if ((fa[k] & 1) != 0) & (v >= m0):
             m0 = v
             k0 = k

@@ -13,11 +13,13 @@ r"""Multi-threaded pieces of the SMO solver (numba ``prange``) and the thread co
   dense data; sparse rows share one scatter buffer and stay serial).
 
 Every entry is computed by the same arithmetic as in the serial code, so threading
-changes the time, never the result. Short loops (fewer than :data:`MIN_PARALLEL`
-variables) stay serial: below that a thread launch costs more than it saves.
+changes the time, never the result: a chunk runs the serial loop itself over its range
+(:func:`signed_update`, :func:`pick_range`, inlined into both the serial and the
+threaded callers). Short loops (fewer than :data:`MIN_PARALLEL` variables) stay serial:
+below that a thread launch costs more than it saves.
 
-The first threaded fit compiles these functions (about half a minute; the machine code is
-then cached on disk).
+The first threaded fit compiles these functions, which takes a while; the machine code is
+then cached on disk.
 """
 
 from __future__ import annotations
@@ -43,6 +45,17 @@ from ._smo_blocks import (
     gemm_rows,
     use_gemm,
 )
+from ._smo_layout import (
+    KD_COEF0,
+    KD_DEGREE,
+    KD_GAMMA,
+    KD_KCODE,
+    KD_SQA,
+    KD_SQN,
+    KD_X,
+    KD_XT,
+    SX_DOTBUF,
+)
 
 __all__ = ["resolve_n_jobs", "threaded_smo_solve"]
 
@@ -61,6 +74,95 @@ def second_order_gain(gd, a):
     if a <= 0.0:
         a = TAU
     return -(gd * gd) / a
+
+
+@njit(inline="always")
+def gradient_entry(k, Ga, ya, pa, pool, base_i, base_j, dai, daj):
+    """``G_k += y_k (Q_{ik} da_i + Q_{jk} da_j)`` in place (unsigned kernel columns at
+    ``pool[base + pa[k]]``); returns :math:`-y_kG_k`."""
+    q = pa[k]
+    yk = ya[k]
+    g = Ga[k] + yk * (dai * pool[base_i + q] + daj * pool[base_j + q])
+    Ga[k] = g
+    return -yk * g
+
+
+@njit(inline="always")
+def keep_signed(k, v, yk, kp, gp, kn, gn):
+    """The per-sign running maxima ``(kp, gp, kn, gn)`` with entry ``k`` of value ``v``
+    and sign ``yk`` taken in, the later index on a tie (LIBSVM's scan order)."""
+    if yk > 0:
+        if v >= gp:
+            return k, v, kn, gn
+    elif v >= gn:
+        return kp, gp, k, v
+    return kp, gp, kn, gn
+
+
+@njit(inline="always")
+def signed_update(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, lo, hi):
+    """The gradient update (:func:`gradient_entry`) of the entries ``lo <= k < hi``, fused
+    with the per-sign maximisers ``(kp, gp, kn, gn)`` of :math:`-y_kG_k` over
+    :math:`I_{up}`: the next ``i`` of each sign class for the ν solver, and one chunk's
+    candidates for :func:`parallel_update`."""
+    gp = -np.inf
+    gn = -np.inf
+    kp = -1
+    kn = -1
+    for k in range(lo, hi):
+        v = gradient_entry(k, Ga, ya, pa, pool, base_i, base_j, dai, daj)
+        if fa[k] & 1:
+            kp, gp, kn, gn = keep_signed(k, v, ya[k], kp, gp, kn, gn)
+    return kp, gp, kn, gn
+
+
+@njit(inline="always")
+def keep_second_order(k, gd, qd_i, base_i, qa, pa, pool, kj, best):
+    """``(kj, best)`` with entry ``k`` taken in when it violates (``gd > 0``) and its
+    gain :func:`second_order_gain` is the smallest so far (the later on a tie); ``qd_i``
+    and ``pool[base_i:]`` are :math:`Q_{ii}` and the column of ``i``."""
+    if gd > 0.0:
+        a = qd_i + qa[k] - 2.0 * pool[base_i + pa[k]]
+        obj = second_order_gain(gd, a)
+        if obj <= best:
+            return k, obj
+    return kj, best
+
+
+@njit(inline="always")
+def pick_range(k_i, base_i, gmax, sign, ya, Ga, qa, fa, pa, pool, second_order, lo, hi):
+    """The candidates for ``j`` among the entries ``lo <= k < hi`` of :math:`I_{low}`
+    (``sign`` 0: any sign, else only ``y_k = sign``): ``(kg, gmax2, kj, best)`` with
+    ``gmax2`` the largest :math:`y_kG_k` at ``kg`` and, under the second-order rule,
+    ``best`` the smallest gain :func:`second_order_gain` at ``kj`` (the last on a tie)."""
+    gmax2 = -np.inf
+    kg = -1
+    kj = -1
+    best = np.inf
+    qd_i = qa[k_i] if k_i >= 0 else 0.0
+    for k in range(lo, hi):
+        if not (fa[k] & 2) or (sign != 0 and ya[k] != sign):
+            continue
+        yg = ya[k] * Ga[k]
+        if yg >= gmax2:
+            gmax2 = yg
+            kg = k
+        if second_order and k_i >= 0:
+            kj, best = keep_second_order(k, gmax + yg, qd_i, base_i, qa, pa, pool, kj, best)
+    return kg, gmax2, kj, best
+
+
+@njit(inline="always")
+def pick_result(k_i, gmax, kg, gmax2, kj, best, second_order):
+    """``(kj, best, gmax2)`` of the scan for ``j``: under the first-order rule ``j`` is the
+    maximiser of :math:`y_tG_t` and ``best`` :math:`-(m + y_jG_j)`; none without an
+    ``i``."""
+    if not second_order:
+        kj = kg
+        best = -(gmax + gmax2)
+    if k_i < 0:
+        kj = -1
+    return kj, best, gmax2
 
 
 def readonly(a):
@@ -118,7 +220,7 @@ def parallel_block_column(out, s, pos_s, W, kd):
     X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx, XT, sqa, act_s, nth = kd
     sparse = ptr.shape[0] > 0
     m = csc_dots(s, data, ind, ptr, sx) if sparse else 0
-    _parallel_column(out, s, pos_s, W, X, sqn, XT, sqa, act_s, sx[4], sparse, kcode, gamma,
+    _parallel_column(out, s, pos_s, W, X, sqn, XT, sqa, act_s, sx[SX_DOTBUF], sparse, kcode, gamma,
                      coef0, degree)
     if sparse:
         clear_dots(m, sx)
@@ -139,8 +241,8 @@ def _parallel_columns4(pool, bases, rows, nr, pos, W, X, sqn, XT, sqa, kcode, ga
 @njit
 def parallel_block_columns4(pool, bases, rows, nr, pos, W, kd):
     """:func:`~bisvm.solvers.dual._smo_blocks.block_columns4` with its blocks on threads."""
-    _parallel_columns4(pool, bases, rows, nr, pos, W, kd[0], kd[1], kd[11], kd[12], kd[6],
-                       kd[7], kd[8], kd[9])
+    _parallel_columns4(pool, bases, rows, nr, pos, W, kd[KD_X], kd[KD_SQN], kd[KD_XT],
+                       kd[KD_SQA], kd[KD_KCODE], kd[KD_GAMMA], kd[KD_COEF0], kd[KD_DEGREE])
 
 
 @njit(parallel=True)
@@ -162,8 +264,9 @@ def parallel_block_matvec(rows, n_rows, cols, coef, kd, out):
         block_matvec(rows, n_rows, cols, coef, kd, out)
         return
     XCt, sqc = gemm_operands(kd, cols)
-    _parallel_gemm(rows, n_rows, cols, coef, kd[0], kd[1], kd[2], kd[3], kd[4], kd[5], kd[6],
-                   kd[7], kd[8], kd[9], XCt, sqc, out)
+    X, sqn, data, ind, ptr, work, kcode, gamma, coef0, degree, sx, XT, sqa, act_s, nth = kd
+    _parallel_gemm(rows, n_rows, cols, coef, X, sqn, data, ind, ptr, work, kcode, gamma, coef0,
+                   degree, XCt, sqc, out)
 
 
 @njit(parallel=True)
@@ -171,24 +274,8 @@ def _update_chunks(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj, n_active, res
     n_chunks = idx.shape[0] // 2
     size = (n_active + n_chunks - 1) // n_chunks
     for c in prange(n_chunks):
-        gp = -np.inf
-        gn = -np.inf
-        kp = -1
-        kn = -1
-        for k in range(c * size, min(n_active, (c + 1) * size)):
-            q = pa[k]
-            yk = ya[k]
-            g = Ga[k] + yk * (dai * pool[base_i + q] + daj * pool[base_j + q])
-            Ga[k] = g
-            if fa[k] & 1:
-                v = -yk * g
-                if yk > 0:
-                    if v >= gp:
-                        gp = v
-                        kp = k
-                elif v >= gn:
-                    gn = v
-                    kn = k
+        kp, gp, kn, gn = signed_update(Ga, ya, fa, pa, pool, base_i, base_j, dai, daj,
+                                       c * size, min(n_active, (c + 1) * size))
         res[2 * c] = gp
         res[2 * c + 1] = gn
         idx[2 * c] = kp
@@ -223,27 +310,10 @@ def _pick_chunks(k_i, base_i, gmax, sign, cmp, n_active, pool, second_order, res
     ya, Ga, qa, fa, pa, va = cmp
     n_chunks = idx.shape[0] // 2
     size = (n_active + n_chunks - 1) // n_chunks
-    qd_i = qa[k_i] if k_i >= 0 else 0.0
     for c in prange(n_chunks):
-        gmax2 = -np.inf
-        kg = -1
-        kj = -1
-        best = np.inf
-        for k in range(c * size, min(n_active, (c + 1) * size)):
-            if not (fa[k] & 2) or (sign != 0 and ya[k] != sign):
-                continue
-            yg = ya[k] * Ga[k]
-            if yg >= gmax2:
-                gmax2 = yg
-                kg = k
-            if second_order and k_i >= 0:
-                gd = gmax + yg
-                if gd > 0.0:
-                    a = qd_i + qa[k] - 2.0 * pool[base_i + pa[k]]
-                    obj = second_order_gain(gd, a)
-                    if obj <= best:
-                        best = obj
-                        kj = k
+        kg, gmax2, kj, best = pick_range(k_i, base_i, gmax, sign, ya, Ga, qa, fa, pa, pool,
+                                         second_order, c * size,
+                                         min(n_active, (c + 1) * size))
         res[2 * c] = gmax2
         res[2 * c + 1] = best
         idx[2 * c] = kg
@@ -268,9 +338,4 @@ def parallel_pick_j(k_i, base_i, gmax, sign, cmp, n_active, pool, second_order, 
         if idx[2 * c + 1] >= 0 and res[2 * c + 1] <= best:
             best = res[2 * c + 1]
             kj = idx[2 * c + 1]
-    if not second_order:
-        kj = kg
-        best = -(gmax + gmax2)
-    if k_i < 0:
-        kj = -1
-    return kj, best, gmax2
+    return pick_result(k_i, gmax, kg, gmax2, kj, best, second_order)

@@ -44,8 +44,8 @@ CHUNK = 512
 @njit
 def _rbf_chunk(src, dst, sqn, sa, g, bits):
     r"""``dst[u] = exp(-g max(0, sa + sqn[u] - 2 src[u]))`` in float32 (a chunk of a row;
-    ``dst`` must not overlap ``src``: with overlap, LLVM's runtime check takes the scalar
-    loop, ~2x slower).
+    ``dst`` must not overlap ``src``: with overlap, LLVM's runtime alias check takes the
+    scalar loop instead of the vectorised one).
 
     :math:`e^v = 2^k e^r` with :math:`k = \mathrm{round}(v/\log 2)` (by the float32
     rounding constant :data:`ROUND`), :math:`r = v - k\log 2` (Cody–Waite) and
@@ -108,8 +108,9 @@ def transform_into(T, R, r0, c0, sq_rows, sqn, kcode, gamma, coef0, degree):
     \lVert x_a\rVert^2 + \lVert x_u\rVert^2 - 2T)}` (``sq_rows``, ``sqn``: float32 squared
     norms of the rows' and the columns' samples), poly :math:`(\gamma T + c_0)^p`, sigmoid
     :math:`\tanh(\gamma T + c_0)`, linear :math:`T`. The product is written to a small
-    contiguous block that stays in the core's cache, and the rows are written once (a
-    product written straight into the strided rows of ``R`` was ~20 % slower)."""
+    contiguous block that stays in the core's cache, and the rows are written once
+    (a product written straight into the strided rows of ``R`` would leave the cache
+    for every row)."""
     w = T.shape[1]
     bits = np.empty(CHUNK, dtype=np.int32)
     for a in range(T.shape[0]):
@@ -139,7 +140,11 @@ def _worse(k1, i1, k2, i2):
 def _offer(hk, hi, n, k, key, idx):
     """Offer ``(key, idx)`` to the ``k`` best candidates kept in the heap ``hk[:n]``,
     ``hi[:n]`` (its root the worst, :func:`_worse`); returns the new size. Most offers
-    are turned away by one comparison with the root, a branch the CPU predicts."""
+    are turned away by one comparison with the root, a branch the CPU predicts.
+
+    A full heap replaces its root and sifts the new entry down; a heap with room places
+    it at the end and sifts it up. Either way the entries on the path move by one level
+    and the new one lands in the hole left at ``j``."""
     if n == k:
         if not _worse(hk[0], hi[0], key, idx):
             return n
@@ -155,20 +160,18 @@ def _offer(hk, hi, n, k, key, idx):
             hk[j] = hk[c]
             hi[j] = hi[c]
             j = c
-        hk[j] = key
-        hi[j] = idx
-        return n
-    j = n
-    while j > 0:
-        par = (j - 1) >> 1
-        if not _worse(key, idx, hk[par], hi[par]):
-            break
-        hk[j] = hk[par]
-        hi[j] = hi[par]
-        j = par
+    else:
+        j = n
+        n += 1
+        while j > 0:
+            par = (j - 1) >> 1
+            if not _worse(key, idx, hk[par], hi[par]):
+                break
+            hk[j], hi[j] = hk[par], hi[par]
+            j = par
     hk[j] = key
     hi[j] = idx
-    return n + 1
+    return n
 
 
 @njit
@@ -410,7 +413,7 @@ def build_q(Kw, var, sample_index, y, kdiag, shift, Q, kd, lo, hi):
 def column_sums(R, rows, c, nz, out, u0, u1):
     """``out[u0:u1] = sum_k c[k] R[rows[k], u0:u1]`` over ``k < nz`` in float64 (eight
     rows per pass over the range; one range per thread). The rows are sliced so that the
-    loop vectorises (offset indices defeat it: 4-5x slower)."""
+    loop vectorises (offset indices defeat the vectoriser)."""
     acc = np.zeros(u1 - u0)
     w = u1 - u0
     k = 0

@@ -1,4 +1,6 @@
-r"""Primal active-set QP solver for small SVM duals (seed 002 §5).
+r"""Primal active-set QP solver for small SVM duals.
+
+The method of Nocedal & Wright 2006, "Numerical Optimization", §16.5.
 
 Solves the same problem as :mod:`bisvm.solvers.dual.smo`,
 
@@ -7,7 +9,7 @@ Solves the same problem as :mod:`bisvm.solvers.dual.smo`,
     \quad\text{s.t.}\quad y^\top\alpha = \Delta,\quad 0 \le \alpha_t \le C_t,
 
 but with an explicit ``Q`` and a finite method, so that it serves as an independent check
-of SMO. Variables are split into the groups of seed 002 §5: O (``α = 0``), C
+of SMO. Variables are split into three groups: O (``α = 0``), C
 (``α = C_t``) and the free set A. Each iteration solves the equality-constrained QP on A,
 
 .. math::
@@ -19,11 +21,11 @@ for a step ``d`` from the current feasible point (the feasible-direction form of
 method, which cannot cycle through infeasible points as the "move the first violator"
 variant can). If the full step leaves the box, the step is shortened to the first
 blocking bound, which joins O or C. If it is feasible, the multipliers of the bounds,
-:math:`r_t = g_t + b\,y_t` (KKT of seed 002 §4.4.1: :math:`r_t \ge 0` at 0,
+:math:`r_t = g_t + b\,y_t` (the KKT conditions of the dual: :math:`r_t \ge 0` at 0,
 :math:`r_t \le 0` at :math:`C_t`), are checked and the most violating variable is
-released into A (the rule the document calls the original one). When ``Q_AA`` is singular
-along the constraint, a null-space descent direction is taken instead. The bias is
-:math:`\rho = -b`.
+released into A (the classical rule: one constraint leaves the working set per step).
+When ``Q_AA`` is singular along the constraint, a null-space descent direction is taken
+instead. The bias is :math:`\rho = -b`.
 """
 
 from __future__ import annotations

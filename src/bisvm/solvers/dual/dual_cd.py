@@ -1,6 +1,7 @@
 r"""Dual coordinate descent for the linear L1- and L2-loss SVM (the LIBLINEAR algorithm:
-Hsieh, Chang, Lin, Keerthi & Sundararajan, ICML 2008, Algorithm 1 with shrinking; block
-coordinate descent with blocks of one variable, seed 002 §3.5).
+Hsieh, Chang, Lin, Keerthi & Sundararajan 2008, "A dual coordinate descent method for
+large-scale linear SVM", Algorithm 1 with shrinking: block coordinate descent with blocks
+of one variable).
 
 Primal, with per-sample costs :math:`C_i` (``C`` times sample and class weights):
 
@@ -77,15 +78,12 @@ from ._dual_cd_driver import relative_gap, run_epochs
 from ._dual_cd_kernels import (
     ALPHA,
     dual_objective,
-    epoch_csr,
-    epoch_dense,
+    epoch,
     loss_sum,
     pack_state,
     rng_state,
     row_sq_norms_csr,
     svr_dual_objective,
-    svr_epoch_csr,
-    svr_epoch_dense,
 )
 from ._smo_threads import readonly
 
@@ -348,19 +346,16 @@ def _svm_epochs(D, bias, S, w, index, state, shrink, eps, y, alpha0, squared):
     """The classification epoch of :func:`~bisvm.solvers.dual._dual_cd_driver.run_epochs`:
     LIBLINEAR's certificate is the projected-gradient spread, the shrinking thresholds
     the epoch's extreme projected gradients."""
-    def epoch(active, old):
+    rows = D.arrays()
+
+    def svm_epoch(active, old):
         hi, lo = (np.inf, -np.inf) if old is None or not shrink else old
-        if D.sparse:
-            active, pgmax, pgmin, dd, est = epoch_csr(
-                D.data, D.indices, D.indptr, D.d, bias, S, w, index, active, hi, lo, state,
-                squared)
-        else:
-            active, pgmax, pgmin, dd, est = epoch_dense(
-                D.X, bias, S, w, index, active, hi, lo, state, squared)
+        active, pgmax, pgmin, dd, est = epoch(*rows, D.d, bias, 0.0, S, w, index, active, hi,
+                                              lo, state, squared, False)
         spread = pgmax - pgmin if active > 0 else 0.0
         return (active, spread, (pgmax if pgmax > 0 else np.inf,
                                  pgmin if pgmin < 0 else -np.inf), dd, est)
-    return epoch
+    return svm_epoch
 
 
 def _svr_epochs(D, bias, S, w, index, state, shrink, eps, y, alpha0, squared):
@@ -369,19 +364,16 @@ def _svr_epochs(D, bias, S, w, index, state, shrink, eps, y, alpha0, squared):
     arbitrarily strict, so it gets the summed violation at β = 0, Σ max(0, |y_i| - ε)."""
     first = [] if alpha0 is None else [float(np.maximum(np.abs(y[index]) - eps, 0.0).sum())]
 
-    def epoch(active, old):
+    rows = D.arrays()
+
+    def svr_epoch(active, old):
         gmax_old = np.inf if old is None or not shrink else old
-        if D.sparse:
-            active, gmax, gnorm1, dd, est = svr_epoch_csr(
-                D.data, D.indices, D.indptr, D.d, bias, eps, S, w, index, active, gmax_old,
-                state, squared)
-        else:
-            active, gmax, gnorm1, dd, est = svr_epoch_dense(
-                D.X, bias, eps, S, w, index, active, gmax_old, state, squared)
+        active, gmax, gnorm1, dd, est = epoch(*rows, D.d, bias, eps, S, w, index, active,
+                                              gmax_old, -np.inf, state, squared, True)
         if not first:
             first.append(gnorm1)
         return active, gnorm1 / first[0] if first[0] > 0 else 0.0, gmax, dd, est
-    return epoch
+    return svr_epoch
 
 
 _COMMON_PARAMS = """    tol : float

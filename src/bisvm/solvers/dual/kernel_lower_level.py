@@ -400,11 +400,15 @@ def l2svm_hypergradient(pair, sol, e, KVF):
     Parameters
     ----------
     pair : KernelPair
+        The training and validation rows the solution was fitted and is evaluated on.
     sol : L2SVMSolution
+        The lower-level solution: its free set ``F``, dual coefficients and factor.
     e : ndarray, shape (n_val,)
-        :math:`\partial E/\partial f_V`.
+        :math:`\partial E/\partial f_V`, the validation function's derivative with
+        respect to the decision values.
     KVF : ndarray, shape (n_val, |F|)
-        From :func:`decision_values`.
+        Kernel between the validation rows and the free training rows, from
+        :func:`decision_values`.
 
     Returns
     -------

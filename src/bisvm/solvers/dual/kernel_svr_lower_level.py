@@ -271,11 +271,16 @@ def l2svr_hypergradient(fold, sol, e, KVF):
     Parameters
     ----------
     fold : SVRFold
+        The training and validation rows and targets of the fold.
     sol : L2SVRSolution
+        The lower-level solution: its free set ``F``, coefficients, signs and the
+        bordered factor.
     e : ndarray, shape (n_val,)
-        :math:`\partial E/\partial f_V`.
+        :math:`\partial E/\partial f_V` (the validation function's derivative with
+        respect to the predictions).
     KVF : ndarray, shape (n_val, |F|)
-        From :func:`l2svr_outputs`.
+        Kernel between the validation rows and the free training rows, as returned by
+        :func:`l2svr_outputs`.
 
     Returns
     -------

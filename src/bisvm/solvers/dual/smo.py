@@ -1,4 +1,4 @@
-r"""SMO / decomposition solver for the generic SVM dual (seed 002 §4, LIBSVM's rules).
+r"""SMO / decomposition solver for the generic SVM dual (Platt 1998; Chang & Lin 2011).
 
 The problem solved is
 
@@ -11,7 +11,7 @@ with :math:`Q_{tu} = y_t y_u\,k(x_{s_t}, x_{s_u}) + \delta_{tu}\,\mathrm{shift}_
 ``(sample_index, y, p, C, shift)``:
 
 * C-SVC (hinge loss): :math:`p = -e`, :math:`C_t = C\,w_t` (class and sample weights);
-* L2-SVM (squared hinge :math:`\tfrac12\xi^2`, seed 002 §2.2.3): :math:`p = -e`,
+* L2-SVM (squared hinge :math:`\tfrac12\xi^2`; Keerthi & DeCoste 2005): :math:`p = -e`,
   :math:`C_t = \infty`, :math:`\mathrm{shift}_t = 1/(C w_t)`;
 * hard margin: :math:`C_t = \infty`;
 * ε-SVR: :math:`2n` variables on :math:`n` samples, :math:`y = (e, -e)`,
@@ -26,9 +26,9 @@ kernel values are computed on the sparse rows, :mod:`bisvm.solvers.dual._smo_col
 Algorithm (run entirely in :mod:`bisvm.solvers.dual._smo_kernels`): start from a feasible α
 (zero by default) with :math:`G = Q\alpha + p`; at each iteration choose
 :math:`i \in \arg\max_{I_{up}} -y_tG_t` and :math:`j` either by the maximal violating
-pair (seed 002 §4.4.2) or by the second-order rule (LIBSVM); take the analytic step along
-:math:`(y_i, -y_j)` clipped to the box; update :math:`G` with two kernel columns over the
-active set (seed 002 §4.4.3); stop when :math:`m(\alpha) - M(\alpha) \le` ``tol``.
+pair (Keerthi et al. 2001) or by the second-order rule (Fan, Chen & Lin 2005); take the
+analytic step along :math:`(y_i, -y_j)` clipped to the box (Platt 1998); update :math:`G`
+with two kernel columns over the active set; stop when :math:`m(\alpha) - M(\alpha) \le` ``tol``.
 Shrinking drops bounded variables that cannot enter a violating pair; their gradients
 are rebuilt by blocked (BLAS) kernel products over the support vectors before stopping.
 (``method="auto"`` hands large dense RBF problems to the working-set solver of
@@ -106,7 +106,7 @@ def csvc_dual(X, y, kernel, C=1.0, *, weights=None, loss="hinge"):
     loss : Hinge, SquaredHinge, "hinge" or "squared_hinge"
         A loss of :mod:`bisvm.losses` (or its name); the box and the diagonal shift come
         from its ``dual_box``. Hinge: :math:`0 \le \alpha_i \le C w_i`. Squared hinge with
-        the loss :math:`\tfrac12\max(0, 1 - y f)^2` (seed 002 §2.2.1, i.e. the squared
+        the loss :math:`\tfrac12\max(0, 1 - y f)^2` (the L2-SVM's, i.e. the squared
         hinge of cost :math:`C w_i / 2`): :math:`\alpha_i \ge 0` and
         :math:`Q + \mathrm{diag}(1/(C w_i))`.
     """
@@ -119,20 +119,21 @@ def csvc_dual(X, y, kernel, C=1.0, *, weights=None, loss="hinge"):
     elif isinstance(loss, SquaredHinge):
         if not np.all(np.isfinite(c)):
             raise ValueError("C must be finite for loss='squared_hinge'")
-        shift, upper = loss.dual_box(0.5 * c)  # the ½ of seed 002: cost C w / 2
+        shift, upper = loss.dual_box(0.5 * c)  # the loss carries the ½: cost C w / 2
     else:
         raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {loss!r}")
     return DualProblem(X, kernel, np.arange(n), y, -np.ones(n), upper, shift)
 
 
 def epsilon_svr_dual(X, z, kernel, C=1.0, epsilon=0.1, *, weights=None):
-    r"""Build the ε-SVR dual on :math:`2n` variables (seed 003 eq. (77), LIBSVM's signs).
+    r"""Build the ε-SVR dual on :math:`2n` variables (LIBSVM's signs).
 
     :math:`\alpha_{1..n}` carry :math:`y = +1`, :math:`p = \varepsilon - z`;
     :math:`\alpha_{n+1..2n}` carry :math:`y = -1`, :math:`p = \varepsilon + z`; the
     regressor is :math:`f(x) = \sum_s (\alpha_s - \alpha_{s+n})k(x, x_s) - \rho`.
-    In seed 003's notation :math:`\alpha_s = \alpha_s^-` and
-    :math:`\alpha_{s+n} = \alpha_s^+`.
+    In the notation of Smola & Schölkopf 2004, "A tutorial on support vector
+    regression", :math:`\alpha_{1..n}` are their :math:`\alpha_i` and
+    :math:`\alpha_{n+1..2n}` their :math:`\alpha_i^*`.
     """
     z = np.asarray(z, dtype=float)
     n = z.shape[0]
@@ -311,7 +312,7 @@ def solve_smo(
     method="auto",
     progress=None,
 ):
-    """Solve a :class:`DualProblem` by SMO (or by working sets of many variables).
+    r"""Solve a :class:`DualProblem` by SMO (or by working sets of many variables).
 
     Parameters
     ----------
@@ -321,7 +322,7 @@ def solve_smo(
         for ν problems its sum fixes :math:`e^\top\alpha`). ``problem.alpha_start``, or
         zero (Δ = 0), by default.
     tol : float > 0
-        Stop when :math:`m(\\alpha) - M(\\alpha) \\le` ``tol``.
+        Stop when :math:`m(\alpha) - M(\alpha) \le` ``tol``.
     selection : {"second_order", "max_violating_pair"}
     shrinking : bool
     cache_size : float
@@ -341,7 +342,7 @@ def solve_smo(
         :func:`~bisvm.solvers.dual.working_set.solve_working_set` (working sets of many
         variables, kernel rows by BLAS, no shrinking; ``selection`` and ``shrinking`` do
         not apply; its ``stats["profile"]`` has its own phases); ``"auto"``: the
-        working-set solver where it was measured faster
+        working-set solver where it is faster
         (:func:`~bisvm.solvers.dual.working_set.working_set_suits`: dense data, RBF
         kernel, many samples), SMO otherwise. When every kernel column fits in SMO's
         cache (:math:`8n^2` bytes within ``cache_size``) and the working-set solve has
@@ -356,17 +357,17 @@ def solve_smo(
     Returns
     -------
     SolverResult
-        ``dual_coef`` = α; ``intercept`` = :math:`-\\rho` (decision values are
-        :math:`\\sum_t \\alpha_t y_t k(x, x_{s_t}) - \\rho`); ``coef`` the same expansion
-        over the training samples, :math:`\\sum_{t: s_t = s} y_t\\alpha_t` (before the
+        ``dual_coef`` = α; ``intercept`` = :math:`-\rho` (decision values are
+        :math:`\sum_t \alpha_t y_t k(x, x_{s_t}) - \rho`); ``coef`` the same expansion
+        over the training samples, :math:`\sum_{t: s_t = s} y_t\alpha_t` (before the
         ν-SVC scaling of :func:`~bisvm.solvers.dual.nu_smo.nu_svc_scaling`);
-        ``objective`` the dual :math:`\\tfrac12\\alpha^\\top Q\\alpha + p^\\top\\alpha`;
-        certificate ``"max_violating_pair"``: the final :math:`m(\\alpha) - M(\\alpha)`;
-        ``active_set`` the indices with :math:`\\alpha_t > 0`; ``record`` one entry (the
+        ``objective`` the dual :math:`\tfrac12\alpha^\top Q\alpha + p^\top\alpha`;
+        certificate ``"max_violating_pair"``: the final :math:`m(\alpha) - M(\alpha)`;
+        ``active_set`` the indices with :math:`\alpha_t > 0`; ``record`` one entry (the
         final objective, certificate and seconds). ``stats``: ``dual_gradient``
-        (:math:`Q\\alpha + p`), ``n_kernel_columns`` (kernel columns computed, i.e. cache
+        (:math:`Q\alpha + p`), ``n_kernel_columns`` (kernel columns computed, i.e. cache
         misses), ``mean_active_size`` (mean number of unshrunk variables per iteration),
-        ``nu_multiplier`` (ν problems: the multiplier of :math:`e^\\top\\alpha =` const,
+        ``nu_multiplier`` (ν problems: the multiplier of :math:`e^\top\alpha =` const,
         LIBSVM's ``si->r``: ν-SVC divides α and ρ by it, ν-SVR's tube half-width is
         :math:`-r`; 0 otherwise) and ``profile`` (seconds per phase of the solve:
         ``columns``, ``selection``, ``update``, ``shrinking``, ``reconstruction``,

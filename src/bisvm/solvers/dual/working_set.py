@@ -41,9 +41,9 @@ by the gradient update, are computed on the pool while the calling thread builds
 :math:`Q_{WW}` (from ``X``), runs the inner SMO and sums the kept members' part of the
 update, :math:`\sum_{a\ \mathrm{kept}} y_a\Delta\alpha_a k(x_{s_a}, \cdot)`; then it
 joins the pool on the rows left, and the new members' part is summed on all threads. The
-kept part streams rows computed at earlier iterations from memory: on these machines one
-thread already takes the whole memory bandwidth (24.8 GB/s on one thread, 24.3 on two),
-so that part is overlapped with the products (compute-bound) instead of split. Every sum
+kept part streams rows computed at earlier iterations from memory, and one thread
+already takes about the whole memory bandwidth, so that part is overlapped with the
+products (compute-bound) instead of split. Every sum
 is made in the same order whatever the number of threads, and the candidates are ranked
 by a total order: the iterates do not depend on ``n_jobs``.
 
@@ -83,15 +83,13 @@ from ._ws_kernels import (
 __all__ = ["solve_working_set", "supports_working_set", "working_set_suits",
            "working_set_size", "PROFILE_PHASES"]
 
-#: samples from which ``solve_smo(method="auto")`` takes this solver for the RBF kernel
-#: (one thread, CPU time, RBF C-SVC and ε-SVR on make_classification/make_regression data
-#: of 20-50 features: 0.9-1.5x SMO's time at 1,000-2,000 samples, 0.74-0.85x at 3,000,
-#: 0.63-0.70x at 5,000)
+#: samples from which ``solve_smo(method="auto")`` takes this solver for the RBF kernel:
+#: below it SMO, whose per-iteration cost falls with the active set, is as fast or faster
+#: (the measurements are in the design notes on the dual solvers)
 AUTO_MIN_SAMPLES = 3000
 #: working-set size (smaller when its rows would not fit in the cache size) and the
-#: share of it renewed per outer iteration (measured on the RBF workloads of
-#: benchmarks/bench_kernel_speed.py: 768 / 256 computed 25-50 % fewer kernel rows than
-#: 512 / 256 and beat 384 / 128 and 1024 / 256)
+#: share of it renewed per outer iteration: the pair that computed the fewest kernel rows
+#: on the RBF workloads of ``benchmarks/bench_kernel_speed.py``
 WS_SIZE = 768
 NEW_SHARE = 3
 #: samples (columns) per block of the kernel rows: the block's float32 product, 768 x
@@ -102,6 +100,7 @@ COL_BLOCK = 2048
 #: members), rows (kernel rows: product and transform), subproblem (Q_WW and the inner
 #: SMO), update (the gradient, with the scan for the next selection fused in)
 PROFILE_PHASES = ("selection", "rows", "subproblem", "update")
+SELECTION, ROWS, SUBPROBLEM, UPDATE = range(len(PROFILE_PHASES))
 
 _CODES = (KERNEL_CODES["linear"], KERNEL_CODES["poly"], KERNEL_CODES["rbf"],
           KERNEL_CODES["sigmoid"])
@@ -117,8 +116,8 @@ def supports_working_set(problem):
 
 def working_set_suits(problem):
     """Whether ``solve_smo(method="auto")`` takes this solver: it solves the problem, the
-    kernel is RBF and there are at least :data:`AUTO_MIN_SAMPLES` samples (where it was
-    measured faster than SMO; LIBSVM's iterates are kept below)."""
+    kernel is RBF and there are at least :data:`AUTO_MIN_SAMPLES` samples (where it is
+    faster than SMO; below, LIBSVM's iterates are kept)."""
     return (supports_working_set(problem) and problem.kernel.name == "rbf"
             and problem.X.shape[0] >= AUTO_MIN_SAMPLES)
 
@@ -298,7 +297,7 @@ class _Rows:
 
 
 def _initial_gradient(rows, alpha, y, p, shift, sample_index, q):
-    """:math:`G = Q\alpha + p` from the rows of the support (blocks of ``q`` rows)."""
+    r""":math:`G = Q\alpha + p` from the rows of the support (blocks of ``q`` rows)."""
     G = np.array(p, dtype=np.float64)
     sv = np.flatnonzero(alpha > 0)
     for b0 in range(0, sv.size, q):
@@ -445,19 +444,17 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
     blocks = [np.empty(0, dtype=np.int64) for _ in range(n_blocks)]
     Qbuf = np.empty(q * q)
     kdbuf = np.empty(q)
-    prof = np.zeros(len(PROFILE_PHASES))
+    clock = _PhaseClock()
     n_inner = n_outer = n_rows = 0
     converged = False
-    t0 = time.process_time()
     scan = rows.scan(G, y, sidx, False, alpha, upper, in_ws, q)
-    prof[0] += time.process_time() - t0
+    clock.lap(SELECTION)
     while True:
-        t0 = time.process_time()
+        clock.restart()
         oldest = n_outer % n_blocks
         gap = scan[0] - scan[1]
         cnt = merge_selection(*scan, in_ws, q if n_outer == 0 else nb, new)
-        t1 = time.process_time()
-        prof[0] += t1 - t0
+        clock.lap(SELECTION)
         if gap <= tol:
             converged = True
             break
@@ -472,7 +469,7 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
         else:
             blocks[oldest] = fresh
         n_rows += cnt
-        t2 = time.process_time()
+        clock.lap(ROWS)
         var = np.concatenate(blocks)
         rws = np.concatenate([b * nb + np.arange(blocks[b].size) for b in range(n_blocks)])
         m = var.size
@@ -497,11 +494,10 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
                                       serial=True))
         kept_cpu = time.thread_time() - kept_cpu
         row_cpu = rows.finish(pending)
-        t3 = time.process_time()
         # CPU of the rows: the whole call on one thread, the jobs' own clocks on threads
-        prof[1] += (t2 - t1) + row_cpu
-        prof[2] += t3 - t2 - row_cpu - kept_cpu
-        prof[3] += kept_cpu
+        clock.lap(SUBPROBLEM, row_cpu, kept_cpu)
+        clock.charge(ROWS, row_cpu)
+        clock.charge(UPDATE, kept_cpu)
         alpha[var] = aw
         add = rows.member_sums(rws, var, delta, y, summed)
         G[var] += shift[var] * delta
@@ -512,13 +508,42 @@ def _loop(rows, G, alpha, y, upper, shift, sidx, kdiag, q, nb, tol, cap, max_inn
         scan = rows.scan(G, y, sidx, add, alpha, upper, in_ws, nb)
         for mem in nxt:
             in_ws[mem] = False
-        prof[3] += time.process_time() - t3
+        clock.lap(UPDATE)
         n_outer += 1
         if progress is not None:
             progress(1, violation=f"{scan[0] - scan[1]:.3g}")
         if steps == 0 and cnt == 0:
             break  # stalled: no new member and no step (rounding); reported unconverged
-    return n_inner, n_outer, converged, gap, n_rows, prof
+    return n_inner, n_outer, converged, gap, n_rows, clock.seconds
+
+
+class _PhaseClock:
+    """Process CPU seconds per phase of the outer loop (:data:`PROFILE_PHASES`): each lap
+    charges the time since the previous mark to one phase, so the phases add up to the
+    loop's time. A handful of clock reads per outer iteration, against the kernel rows
+    of a whole working set, so the loop is always timed."""
+
+    def __init__(self):
+        self.seconds = np.zeros(len(PROFILE_PHASES))
+        self.mark = time.process_time()
+
+    def restart(self):
+        """Start the next lap now."""
+        self.mark = time.process_time()
+
+    def lap(self, phase, *elsewhere):
+        """Charge the time since the mark to ``phase``, less the seconds ``elsewhere``
+        that are charged to other phases, and start the next lap."""
+        now = time.process_time()
+        spent = now - self.mark
+        for seconds in elsewhere:
+            spent -= seconds
+        self.seconds[phase] += spent
+        self.mark = now
+
+    def charge(self, phase, seconds):
+        """Add ``seconds`` measured by another clock (the threads' own) to ``phase``."""
+        self.seconds[phase] += seconds
 
 
 def _result(problem, alpha, G, out, start, n_samples, cap, tol, upper, y, warn=True):
