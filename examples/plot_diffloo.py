@@ -47,7 +47,7 @@ for criterion in ["diffloo", "ij", "alo", "kfold"]:
         # the point of the comparison.
         warnings.simplefilter("ignore")
         fits[criterion] = bisvm.SelectiveLogisticRegressionCV(
-            criterion=criterion, n_mu=25
+            criterion=criterion, n_mu=20
         ).fit(X, y)
 for criterion, fit in fits.items():
     print(f"{criterion:<8s} mu = {fit.selectivity_:8.4g}: "

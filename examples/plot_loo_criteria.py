@@ -17,7 +17,7 @@ between variable selection and data augmentation and a method for prediction";
 Rad and Maleki, 2020, "A scalable estimate of the out-of-sample prediction error via
 approximate leave-one-out cross-validation"). This example draws it beside exact
 leave-one-out (one refit per left-out row and :math:`\mu`) and 5-fold cross-validation on
-100 rows of scikit-learn's diabetes table. The selective-ridge model and its
+80 rows of scikit-learn's diabetes table. The selective-ridge model and its
 leave-one-out criteria are those of Angulo Yauri (2020), "A method of differential
 cross-validation for choosing the complexity level of generalized linear dependence
 models" (in Russian), master's thesis, MIPT, Moscow.
@@ -34,10 +34,10 @@ import bisvm
 from bisvm import plots
 
 X, y = load_diabetes(return_X_y=True)
-X, y = X[:100], y[:100]
+X, y = X[:80], y[:80]
 
 fits = {
-    name: bisvm.SelectiveRegressionCV(criterion=criterion, n_mu=20).fit(X, y)
+    name: bisvm.SelectiveRegressionCV(criterion=criterion, n_mu=16).fit(X, y)
     for name, criterion in [("ALO", "alo"), ("exact LOO", "loo"), ("5-fold CV", "kfold")]
 }
 for name, fit in fits.items():

@@ -16,7 +16,7 @@ one cultivar against the two others.
 """
 
 # %%
-# Fit on 2B = 20 half-samples
+# Fit on 2B = 16 half-samples
 # ---------------------------
 import matplotlib.pyplot as plt
 import numpy as np
@@ -28,7 +28,7 @@ data = bisvm.load_dataset("wine")
 y = (data.y == 0).astype(int)  # cultivar 0 against the two others
 selector = bisvm.StabilitySelection(
     bisvm.BilevelSVC(random_state=0),
-    n_pairs=10,
+    n_pairs=8,
     threshold=0.7,
     random_state=0,
 ).fit(data.X, y)
