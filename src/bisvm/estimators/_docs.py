@@ -1,14 +1,20 @@
-"""Parameter descriptions shared by the docstrings of the SMO-trained kernel estimators.
+"""Docstring entries shared by the estimators, written once.
 
 :class:`~bisvm.SVC`, :class:`~bisvm.SVR`, :class:`~bisvm.NuSVC`, :class:`~bisvm.NuSVR`
 and :class:`~bisvm.OneClassSVM` take the same kernel and solver parameters with the same
-meaning; each class docstring documents every one of its parameters in full from the
-entries below, so that the five stay in step.
+meaning; each class docstring documents every one of its parameters in full from
+:data:`SMO_PARAMETERS` (:func:`fill_parameters`), so that the five stay in step. The
+methods of one signature across the estimators (``fit``, ``predict``,
+``decision_function``, ...) name the argument and return entries they share in
+:data:`ARGUMENTS` and :data:`RETURNS` through the :func:`method_doc` decorator, which
+writes each method's full numpydoc docstring.
 """
 
 from __future__ import annotations
 
-__all__ = ["SMO_PARAMETERS", "fill_parameters"]
+import textwrap
+
+__all__ = ["ARGUMENTS", "RETURNS", "SMO_PARAMETERS", "fill_parameters", "method_doc"]
 
 SMO_PARAMETERS = {
     "kernel": 'kernel : {"linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed"} '
@@ -48,6 +54,55 @@ SMO_PARAMETERS = {
 }
 
 
+#: numpydoc entries of the arguments that several estimator methods share, by key
+ARGUMENTS = {
+    "X": r"""X : array-like of shape (n_samples, n_features)
+    Samples.""",
+    "X_original": r"""X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Samples, in the original units.""",
+    "X_kernel_sparse": r"""X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Samples, or their kernel values against the training samples when
+    ``kernel="precomputed"``.""",
+    "X_kernel": r"""X : array-like of shape (n_samples, n_features)
+    Samples, or their kernel values against the training samples when
+    ``kernel="precomputed"``.""",
+    "X_all_features": r"""X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Samples with all the features seen in :meth:`fit`; only the stable ones are
+    read.""",
+    "X_sparse": r"""X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Samples.""",
+    "X_train": r"""X : array-like of shape (n_samples, n_features)
+    Training samples.""",
+    "X_train_gram_sparse": r"""X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Training samples, or the (n_samples, n_samples) Gram matrix when
+    ``kernel="precomputed"``.""",
+    "X_train_gram": r"""X : array-like of shape (n_samples, n_features)
+    Training samples, or their Gram matrix when ``kernel="precomputed"``.""",
+    "X_train_sparse": r"""X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    Training samples.""",
+    "sample_weight_C": r"""sample_weight : array-like of shape (n_samples,), default=None
+    Non-negative weights multiplying ``C`` per sample.""",
+    "y_labels": r"""y : array-like of shape (n_samples,)
+    Class labels.""",
+    "y_values": r"""y : array-like of shape (n_samples,)
+    Target values.""",
+    "y_selective": r"""y : array-like of shape (n_samples,)
+    Targets: numbers for the regression, two classes for the classifier.""",
+}
+
+#: numpydoc entries of the return values that several estimator methods share
+RETURNS = {
+    "labels": r"""ndarray of shape (n_samples,)
+    Predicted labels.""",
+    "values": r"""ndarray of shape (n_samples,)
+    Predicted values.""",
+    "proba": r"""ndarray of shape (n_samples, n_classes)
+    Probabilities, columns in the order of ``classes_``.""",
+    "log_proba": r"""ndarray of shape (n_samples, n_classes)
+    The logarithm of :meth:`predict_proba`.""",
+}
+
+
 def fill_parameters(template):
     """Return ``template`` with each line ``{{name}}`` replaced by the entry of ``name``.
 
@@ -71,3 +126,53 @@ def fill_parameters(template):
         else:
             out.append(line)
     return "\n".join(out)
+
+
+def _entry(text):
+    """A numpydoc entry's lines: its first line, then its description four spaces in."""
+    first, _, rest = text.partition("\n")
+    return [first] + textwrap.indent(textwrap.dedent(rest), "    ").split("\n")[
+        : None if rest else 0]
+
+
+def method_doc(summary, *parameters, returns, extended=""):
+    """Return a decorator setting a method's numpydoc docstring from shared entries.
+
+    The estimators' methods of one signature (``fit``, ``predict``,
+    ``decision_function``, ...) take arguments of one meaning; their entries are
+    written once in :data:`ARGUMENTS` and :data:`RETURNS` and named here.
+
+    Parameters
+    ----------
+    summary : str
+        The one-line summary, ending in a period.
+    *parameters : str
+        For each argument, a key of :data:`ARGUMENTS`, or its full numpydoc entry
+        (a ``name : type`` line and its indented description).
+    returns : str
+        A key of :data:`RETURNS`, or the full numpydoc entry of the return value.
+    extended : str, default=""
+        Paragraphs between the summary and the sections, without indentation.
+
+    Returns
+    -------
+    callable
+        The decorator, which sets ``__doc__`` and returns the method unchanged.
+    """
+    lines = [summary, ""]
+    if extended:
+        first, _, rest = extended.partition("\n")
+        lines += [first] + textwrap.dedent(rest).split("\n")[: None if rest else 0] + [""]
+    lines += ["Parameters", "----------"]
+    for entry in parameters:
+        lines += _entry(ARGUMENTS.get(entry, entry))
+    lines += ["", "Returns", "-------"] + _entry(RETURNS.get(returns, returns))
+    pad = " " * 8
+    text = lines[0] + "\n" + "\n".join(pad + line if line else "" for line in lines[1:])
+    text += "\n" + pad
+
+    def decorate(method):
+        method.__doc__ = text
+        return method
+
+    return decorate

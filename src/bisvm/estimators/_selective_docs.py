@@ -10,6 +10,23 @@ from __future__ import annotations
 __all__ = ["CV_DOC", "FIXED_DOC", "fill_docstring"]
 
 
+#: The thesis the four estimators implement, as their References cite it.
+THESIS = """\
+    B. F. Angulo Yauri, "A method of differential cross-validation for choosing the
+    complexity level of generalized linear dependence models" (in Russian), master's
+    thesis, MIPT, Moscow, 2020."""
+
+#: The start of their Examples sections; each estimator's ``<example>`` continues it.
+EXAMPLES = """\
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bisvm import <name>
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(60, 8))
+<example>    """
+
+
 def fill_docstring(template, **fields):
     """Return ``template`` with each ``<name>`` replaced by ``fields[name]``.
 
@@ -25,6 +42,7 @@ def fill_docstring(template, **fields):
     str
         The docstring.
     """
+    template = template.replace("<thesis>", THESIS).replace("<examples>", EXAMPLES)
     for name, text in fields.items():
         template = template.replace(f"<{name}>", text)
     return template
@@ -79,17 +97,9 @@ FIXED_DOC = r"""<summary>
 
     References
     ----------
-    B. F. Angulo Yauri, "A method of differential cross-validation for choosing the
-    complexity level of generalized linear dependence models" (in Russian), master's
-    thesis, MIPT, Moscow, 2020.
+<thesis>
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bisvm import <name>
-    >>> rng = np.random.RandomState(0)
-    >>> X = rng.normal(size=(60, 8))
-<example>    """
+<examples>"""
 
 
 CV_DOC = r"""<summary>
@@ -200,17 +210,9 @@ CV_DOC = r"""<summary>
 
     References
     ----------
-    B. F. Angulo Yauri, "A method of differential cross-validation for choosing the
-    complexity level of generalized linear dependence models" (in Russian), master's
-    thesis, MIPT, Moscow, 2020.
+<thesis>
 
     E. Rad and A. Maleki, "A scalable estimate of the out-of-sample prediction error via
     approximate leave-one-out cross-validation", JRSS B 82, 2020.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bisvm import <name>
-    >>> rng = np.random.RandomState(0)
-    >>> X = rng.normal(size=(60, 8))
-<example>    """
+<examples>"""

@@ -56,6 +56,7 @@ from ..solvers.nystroem import (
     solve_piecewise_l2,
 )
 from ._constraints import positive
+from ._docs import method_doc
 from ._multiclass import class_pairs, ovr_aggregate, votes
 from .svm import SVC
 
@@ -374,25 +375,17 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         uniform = sample_weight is None and self.class_weight is None
         return sw, cw, None if uniform else rw
 
-    def fit(self, X, y, sample_weight=None):
-        """Learn C and the widths on k folds, then refit on all rows.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
+    @method_doc(
+        "Learn C and the widths on k folds, then refit on all rows.",
+        "X_train_sparse",
+        "y_labels",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
             Multiplies C per row (with ``class_weight``) in the tuning and in the refit,
             weighs the rows in the validation criterion and in the standardisation;
-            rows of weight <= 0 are dropped, as :class:`~bisvm.SVC` drops them.
-
-        Returns
-        -------
-        AutoSVC
-            The fitted estimator.
-        """
+            rows of weight <= 0 are dropped, as :class:`~bisvm.SVC` drops them.""",
+        returns=r"""AutoSVC
+            The fitted estimator.""")
+    def fit(self, X, y, sample_weight=None):
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
@@ -505,20 +498,13 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return self._rescale(X)
 
-    def decision_function(self, X):
-        """Evaluate the decision function of the tuned machine.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, in the original units.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
+    @method_doc(
+        "Evaluate the decision function of the tuned machine.",
+        "X_original",
+        returns=r"""ndarray of shape (n_samples,) or (n_samples, n_classes)
             As :meth:`bisvm.SVC.decision_function` of :attr:`estimator_` (or of the
-            Nyström machine).
-        """
+            Nyström machine).""")
+    def decision_function(self, X):
         Xr = self._checked(X)
         if self.estimator_ is None:
             raw, k = self._raw(Xr), self.classes_.size
@@ -527,19 +513,11 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
             return raw if self.multiclass == "ovr" else ovr_aggregate(raw, class_pairs(k, True), k)
         return self.estimator_.decision_function(Xr)
 
+    @method_doc(
+        "Predict the class of each sample with the tuned machine.",
+        "X_original",
+        returns="labels")
     def predict(self, X):
-        """Predict the class of each sample with the tuned machine.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, in the original units.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Predicted labels.
-        """
         Xr = self._checked(X)
         if self.estimator_ is None:
             raw, k = self._raw(Xr), self.classes_.size
@@ -556,36 +534,21 @@ class AutoSVC(SelectorMixin, ClassifierMixin, BaseEstimator):
         return True
 
     @available_if(_has_proba)
+    @method_doc(
+        "Estimate the Platt-calibrated class probabilities (``probability=True``).",
+        "X_original",
+        returns=r"""ndarray of shape (n_samples, n_classes)
+            :meth:`bisvm.SVC.predict_proba` of :attr:`estimator_`.""")
     def predict_proba(self, X):
-        """Estimate the Platt-calibrated class probabilities (``probability=True``).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, in the original units.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            :meth:`bisvm.SVC.predict_proba` of :attr:`estimator_`.
-        """
         Xr = self._checked(X)
         return self.estimator_.predict_proba(Xr)
 
     @available_if(_has_proba)
+    @method_doc(
+        "Estimate the logarithm of the class probabilities (``probability=True``).",
+        "X_original",
+        returns="log_proba")
     def predict_log_proba(self, X):
-        """Estimate the logarithm of the class probabilities (``probability=True``).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, in the original units.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            The logarithm of :meth:`predict_proba`.
-        """
         return np.log(self.predict_proba(X))
 
     def _get_support_mask(self):

@@ -65,6 +65,7 @@ from ..solvers.nystroem import (
     solve_piecewise_l2,
 )
 from ._constraints import positive
+from ._docs import method_doc
 from .auto_svc import set_learned_widths
 from .kernel_ridge import KernelRidge
 from .svm import SVR
@@ -340,25 +341,17 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
                     f"approximation=None for the exact kernel", UserWarning, stacklevel=3)
         return lower, approx
 
-    def fit(self, X, y, sample_weight=None):
-        """Learn the hyperparameters, then refit on all rows.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Target values.
-        sample_weight : array-like of shape (n_samples,), default=None
+    @method_doc(
+        "Learn the hyperparameters, then refit on all rows.",
+        "X_train_sparse",
+        "y_values",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
             Non-negative row weights: kernel ridge weighs each squared error (and its
             leave-one-out residual) by it, the ε-SVR multiplies the row's C by it, and
-            the standardisation uses weighted moments. Rows of weight 0 are left out.
-
-        Returns
-        -------
-        AutoSVR
-            The fitted estimator.
-        """
+            the standardisation uses weighted moments. Rows of weight 0 are left out.""",
+        returns=r"""AutoSVR
+            The fitted estimator.""")
+    def fit(self, X, y, sample_weight=None):
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
                              y_numeric=True)
@@ -516,19 +509,11 @@ class AutoSVR(SelectorMixin, RegressorMixin, BaseEstimator):
         seed = check_random_state(self.random_state).randint(2**31 - 1)
         return list(KFold(k, shuffle=True, random_state=seed).split(X))
 
+    @method_doc(
+        "Predict the target of each sample, in the target's units.",
+        "X_original",
+        returns="values")
     def predict(self, X):
-        """Predict the target of each sample, in the target's units.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, in the original units.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Predicted values.
-        """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         Xr = self._scaled(X, self.scale_)

@@ -31,6 +31,7 @@ from ..selection.threads import limit_blas
 from ..solvers.primal.lower_level import add_bias_column
 from ._bilevel_common import BilevelFitMixin
 from ._constraints import AUTO_OR_BOOL, BLAS_THREADS, TOL, positive
+from ._docs import method_doc
 from ._sample_weight import checked_sample_weight
 from ._shared import shared_attributes
 from .smoothed_base import CalibratedOvRMixin, SmoothedSVMBase
@@ -456,31 +457,23 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
         self.multiclass = multiclass
         self.groups = groups
 
-    def fit(self, X, y, sample_weight=None, groups=None):
-        """Learn the L1 weights and the SVM.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
+    @method_doc(
+        "Learn the L1 weights and the SVM.",
+        "X_train_sparse",
+        "y_labels",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
             Non-negative row weights: each row's term in the lower-level loss of every
             fold and of the refit (normalised as in :class:`ElasticNetSVC`), in the
             validation criterion's mean and in the standardisation. The folds are drawn
             from the rows as they are: a weight k is k times the say in every loss, not k
-            copies that a split could send to different folds.
-        groups : array-like of shape (n_samples,), default=None
+            copies that a split could send to different folds.""",
+        r"""groups : array-like of shape (n_samples,), default=None
             Sample groups, passed to a group splitter ``cv`` (``GroupKFold``, ...), as
             scikit-learn's ``RFECV`` does; every split of the fit keeps a group on one
-            side.
-
-        Returns
-        -------
-        BilevelSVC
-            The fitted estimator.
-        """
+            side.""",
+        returns=r"""BilevelSVC
+            The fitted estimator.""")
+    def fit(self, X, y, sample_weight=None, groups=None):
         t0 = time.perf_counter()
         self._validate_params()
         X, y = self._validate_xy(X, y)
@@ -561,30 +554,23 @@ class BilevelSVC(CalibratedOvRMixin, BilevelFitMixin, SmoothedSVMBase):
                 f"the intercept-only model is returned (null_test={self.null_test!r}). "
                 + cause, UserWarning, stacklevel=3)
 
+    @method_doc(
+        "Run the thesis's baseline, a grid search over a scalar β.",
+        r"""X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples, with the features seen in :meth:`fit`.""",
+        r"""y : array-like of shape (n_samples,)
+            Binary class labels.""",
+        r"""grid : array-like of float, default=THESIS_GRID
+            The scalar weights β to evaluate (the thesis's 149-point grid by default).""",
+        r"""progress : callable or None, default=None
+            Called with 1 after each grid point.""",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
+            Row weights, as in :meth:`fit`.""",
+        returns=r"""GridResult
+            Values, regularisation path, best β, lower-level solves and seconds.""",
+        extended=r"""The grid is searched on the *same* validation split or folds that :meth:`fit`
+        uses (same ``random_state``), warm-started along the grid. Binary targets only.""")
     def scalar_grid(self, X, y, grid=THESIS_GRID, progress=None, sample_weight=None):
-        """Run the thesis's baseline, a grid search over a scalar β.
-
-        The grid is searched on the *same* validation split or folds that :meth:`fit`
-        uses (same ``random_state``), warm-started along the grid. Binary targets only.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples, with the features seen in :meth:`fit`.
-        y : array-like of shape (n_samples,)
-            Binary class labels.
-        grid : array-like of float, default=THESIS_GRID
-            The scalar weights β to evaluate (the thesis's 149-point grid by default).
-        progress : callable or None, default=None
-            Called with 1 after each grid point.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Row weights, as in :meth:`fit`.
-
-        Returns
-        -------
-        GridResult
-            Values, regularisation path, best β, lower-level solves and seconds.
-        """
         self._validate_params()
         lower = self._lower_level()
         X, y = validate_data(self, X, y, dtype=np.float64, reset=False,

@@ -21,6 +21,7 @@ from ..selection.threads import limit_blas
 from ..solvers.primal.lower_level import LowerLevel, resolve_solver
 from ._bilevel_common import BilevelFitMixin
 from ._constraints import AUTO_OR_BOOL, BLAS_THREADS, TOL, non_negative, positive
+from ._docs import method_doc
 from .smoothed_base import SmoothedPenaltyMixin
 
 __all__ = ["BilevelSVR", "REGRESSION_CRITERIA", "REGRESSION_LOSSES"]
@@ -376,25 +377,18 @@ class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEsti
             penalize_intercept=self._penalize_intercept(), solver=self.solver,
             loss=self.loss, epsilon=float(self.epsilon))
 
+    @method_doc(
+        "Learn the L1 weights and the regression.",
+        "X_train_sparse",
+        r"""y : array-like of shape (n_samples,)
+            One numeric target.""",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights of the loss, the criterion and the standardisation.""",
+        r"""groups : array-like of shape (n_samples,), default=None
+            Sample groups for a group splitter ``cv``.""",
+        returns=r"""BilevelSVR
+            The fitted estimator.""")
     def fit(self, X, y, sample_weight=None, groups=None):
-        """Learn the L1 weights and the regression.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            One numeric target.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative row weights of the loss, the criterion and the standardisation.
-        groups : array-like of shape (n_samples,), default=None
-            Sample groups for a group splitter ``cv``.
-
-        Returns
-        -------
-        BilevelSVR
-            The fitted estimator.
-        """
         t0 = time.perf_counter()
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True,
@@ -467,19 +461,11 @@ class BilevelSVR(BilevelFitMixin, SmoothedPenaltyMixin, RegressorMixin, BaseEsti
                 "can find: check the target, or pass null_test=False.",
                 UserWarning, stacklevel=3)
 
+    @method_doc(
+        r"""Predict :math:`x^\top w + b` in the units of y.""",
+        "X_original",
+        returns="values")
     def predict(self, X):
-        """Predict :math:`x^\\top w + b` in the units of y.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, in the original units.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Predicted values.
-        """
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, dtype=np.float64, accept_sparse=("csr", "csc"),
                           reset=False)

@@ -40,6 +40,7 @@ from ..losses import Logistic
 from ..solvers.primal.kernel import KernelExpansionProblem, solve_kernel_newton
 from ..solvers.primal.lbfgs import minimize_lbfgs
 from ._constraints import KERNEL_PARAMETERS, MAX_ITER, TOL, positive
+from ._docs import method_doc
 from ._verbose import print_solve
 
 __all__ = ["KernelLogisticRegression"]
@@ -206,23 +207,15 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             return check_precomputed(X, n_train=self.n_train_, symmetric=False)
         return check_finite_gram(self.kernel_(X, self.X_fit_), self.kernel, X)
 
+    @method_doc(
+        "Fit one binary problem, or one per class (one-vs-rest).",
+        "X_train_gram",
+        "y_labels",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the rows' losses.""",
+        returns=r"""KernelLogisticRegression
+            The fitted estimator.""")
     def fit(self, X, y, sample_weight=None):
-        """Fit one binary problem, or one per class (one-vs-rest).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training samples, or their Gram matrix when ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,)
-            Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights of the rows' losses.
-
-        Returns
-        -------
-        KernelLogisticRegression
-            The fitted estimator.
-        """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
@@ -288,43 +281,25 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         self.objective_ = np.array(objs)
         return self
 
-    def decision_function(self, X):
-        """Evaluate :math:`f(x) = \\sum_j \\beta_j k(x, x_j) + b`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
+    @method_doc(
+        r"""Evaluate :math:`f(x) = \sum_j \beta_j k(x, x_j) + b`.""",
+        "X_kernel",
+        returns=r"""ndarray of shape (n_samples,) or (n_samples, n_classes)
             The decision value (two classes; positive means ``classes_[1]``) or the
-            one-vs-rest values.
-        """
+            one-vs-rest values.""")
+    def decision_function(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         F = self._gram(X, fit=False) @ self.dual_coef_.T + self.intercept_
         return F[:, 0] if self.classes_.size == 2 else F
 
+    @method_doc(
+        "Estimate the class probabilities.",
+        "X_kernel",
+        returns="proba",
+        extended=r""":math:`\sigma(f)` for two classes, else the one-vs-rest sigmoids normalised to
+        sum to one.""")
     def predict_proba(self, X):
-        """Estimate the class probabilities.
-
-        :math:`\\sigma(f)` for two classes, else the one-vs-rest sigmoids normalised to
-        sum to one.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Probabilities, columns in the order of ``classes_``.
-        """
         F = self.decision_function(X)
         if self.classes_.size == 2:
             p = expit(F)
@@ -332,37 +307,19 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         P = expit(F)
         return P / P.sum(axis=1, keepdims=True)
 
+    @method_doc(
+        "Estimate the logarithm of the class probabilities.",
+        "X_kernel",
+        returns="log_proba")
     def predict_log_proba(self, X):
-        """Estimate the logarithm of the class probabilities.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            The logarithm of :meth:`predict_proba`.
-        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
+    @method_doc(
+        "Predict the class with the largest decision value.",
+        "X_kernel",
+        returns="labels")
     def predict(self, X):
-        """Predict the class with the largest decision value.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Predicted labels.
-        """
         F = self.decision_function(X)
         if self.classes_.size == 2:
             return self.classes_[(F > 0).astype(int)]

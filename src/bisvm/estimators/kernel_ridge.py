@@ -36,6 +36,7 @@ from bisvm.kernels import (
 from bisvm.selection.kernel_ridge_loo import kernel_ridge_fit
 
 from ._constraints import KERNEL_PARAMETERS, positive
+from ._docs import method_doc
 
 __all__ = ["KernelRidge"]
 
@@ -126,26 +127,18 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         self.coef0 = coef0
         self.fit_intercept = fit_intercept
 
+    @method_doc(
+        "Fit by one Cholesky factorisation of :math:`SKS + C I`.",
+        "X_train_gram",
+        r"""y : array-like of shape (n_samples,) or (n_samples, n_targets)
+            Numeric targets.""",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative finite weights (``ValueError`` otherwise).""",
+        returns=r"""KernelRidge
+            The fitted estimator.""",
+        extended=r"""Sample weights :math:`s_n` enter by the change of variables
+        :math:`\tilde K = SKS`, :math:`\tilde y = Sy`, :math:`S = \mathrm{diag}(\sqrt{s})`.""")
     def fit(self, X, y, sample_weight=None):
-        """Fit by one Cholesky factorisation of :math:`SKS + C I`.
-
-        Sample weights :math:`s_n` enter by the change of variables
-        :math:`\\tilde K = SKS`, :math:`\\tilde y = Sy`, :math:`S = \\mathrm{diag}(\\sqrt{s})`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training samples, or their Gram matrix when ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,) or (n_samples, n_targets)
-            Numeric targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative finite weights (``ValueError`` otherwise).
-
-        Returns
-        -------
-        KernelRidge
-            The fitted estimator.
-        """
         self._validate_params()
         y_kind = np.asarray(y).dtype.kind
         if y_kind in "USV":
@@ -180,20 +173,12 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         self.loo_mse_ = float(mse[0]) if ravel else mse
         return self
 
+    @method_doc(
+        r"""Predict :math:`f(x) = \sum_n \theta_n k(x, x_n) + b`.""",
+        "X_kernel",
+        returns=r"""ndarray of shape (n_samples,) or (n_samples, n_targets)
+            Predicted values.""")
     def predict(self, X):
-        r"""Predict :math:`f(x) = \sum_n \theta_n k(x, x_n) + b`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_targets)
-            Predicted values.
-        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if self.kernel == "precomputed":

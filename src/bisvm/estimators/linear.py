@@ -66,6 +66,7 @@ from ..solvers.primal.l1_cd import solve_l1_cd
 from ..solvers.primal.l1_linear import solve_l1_hinge_lp
 from ..solvers.problems import LinearProblem, augment_intercept
 from ._constraints import DUAL, MAX_ITER, TOL, check_intercept_scaling, positive
+from ._docs import method_doc
 
 __all__ = ["LinearSVC", "primal_objective"]
 
@@ -342,23 +343,14 @@ class LinearSVC(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
                              "dual=True")
         return "dual_cd" if dual else ("finite_newton" if self.penalty == "l2" else "l1_sq")
 
+    @method_doc(
+        "Fit one binary problem (two classes) or one per class (one-vs-rest).",
+        "X_train_sparse",
+        "y_labels",
+        "sample_weight_C",
+        returns=r"""LinearSVC
+            The fitted estimator.""")
     def fit(self, X, y, sample_weight=None):
-        """Fit one binary problem (two classes) or one per class (one-vs-rest).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights multiplying ``C`` per sample.
-
-        Returns
-        -------
-        LinearSVC
-            The fitted estimator.
-        """
         self._validate_params()
         previous = self._warm_state(X)
         # CSR float64 with int32 or int64 indices reaches the solvers as it is

@@ -34,6 +34,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, indexable, validate_data
 
 from ._constraints import N_JOBS, NumberInterval
+from ._docs import method_doc
 from .linear import LinearSVC
 
 __all__ = ["LinearSVCCV", "LinearSVCPath", "linear_svc_path"]
@@ -314,25 +315,16 @@ class LinearSVCCV(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
                   if k not in ("C", "warm_start")}
         return LinearSVC(**params)
 
+    @method_doc(
+        "Score every ``C`` on every fold along warm paths; refit at the best.",
+        "X_train_sparse",
+        "y_labels",
+        "sample_weight_C",
+        r"""groups : array-like of shape (n_samples,), default=None
+            Group labels for a group splitter (``cv``).""",
+        returns=r"""LinearSVCCV
+            The fitted estimator.""")
     def fit(self, X, y, sample_weight=None, groups=None):
-        """Score every ``C`` on every fold along warm paths; refit at the best.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights multiplying ``C`` per sample.
-        groups : array-like of shape (n_samples,), default=None
-            Group labels for a group splitter (``cv``).
-
-        Returns
-        -------
-        LinearSVCCV
-            The fitted estimator.
-        """
         self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, order="C",
                              accept_large_sparse=True)
@@ -371,20 +363,13 @@ class LinearSVCCV(LinearClassifierMixin, SparseCoefMixin, BaseEstimator):
                 setattr(self, name, getattr(self.best_estimator_, name))
         return self
 
+    @method_doc(
+        "Evaluate the decision function of the refitted model (``refit=True`` only).",
+        "X_sparse",
+        returns=r"""ndarray of shape (n_samples,) or (n_samples, n_classes)
+            :math:`x^\top w + b` of each binary problem, as
+            :meth:`bisvm.LinearSVC.decision_function`.""")
     def decision_function(self, X):
-        """Evaluate the decision function of the refitted model (``refit=True`` only).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
-            :math:`x^\\top w + b` of each binary problem, as
-            :meth:`bisvm.LinearSVC.decision_function`.
-        """
         if not hasattr(self, "coef_"):
             raise NotFittedError("LinearSVCCV predicts only when fitted with refit=True")
         return super().decision_function(X)

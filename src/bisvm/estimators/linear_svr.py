@@ -41,6 +41,7 @@ from ..solvers.dual.dual_cd import STOPPING_RULES, solve_dual_cd_svr, svr_primal
 from ..solvers.primal.svr_finite_newton import solve_svr_finite_newton
 from ..solvers.problems import LinearProblem
 from ._constraints import DUAL, MAX_ITER, TOL, check_intercept_scaling, non_negative, positive
+from ._docs import method_doc
 
 __all__ = ["LinearSVR"]
 
@@ -198,23 +199,15 @@ class LinearSVR(RegressorMixin, LinearModel):
                 "solved in the dual only; use dual=True")
         return bool(dual)
 
+    @method_doc(
+        "Fit the regression.",
+        "X_train_sparse",
+        "y_values",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies ``C`` per sample; samples of weight 0 are left out.""",
+        returns=r"""LinearSVR
+            The fitted estimator.""")
     def fit(self, X, y, sample_weight=None):
-        """Fit the regression.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Target values.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Multiplies ``C`` per sample; samples of weight 0 are left out.
-
-        Returns
-        -------
-        LinearSVR
-            The fitted estimator.
-        """
         self._validate_params()
         previous = getattr(self, "_warm", None) if self.warm_start else None
         # CSR float64 with int32 or int64 indices reaches the solvers as it is
@@ -275,24 +268,17 @@ class LinearSVR(RegressorMixin, LinearModel):
         self._warm = (float(self.C), X.shape, dual)
         return self
 
-    def primal_objective(self, X, y, sample_weight=None):
-        r"""Evaluate the primal objective of the fitted model on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-        y : array-like of shape (n_samples,)
-            Their targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample multipliers of ``C``.
-
-        Returns
-        -------
-        float
+    @method_doc(
+        "Evaluate the primal objective of the fitted model on ``(X, y)``.",
+        "X_sparse",
+        r"""y : array-like of shape (n_samples,)
+            Their targets.""",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample multipliers of ``C``.""",
+        returns=r"""float
             :math:`\tfrac12\lVert w\rVert^2 + C\sum_i s_i\xi_i(w)`, the intercept's
-            feature included in :math:`w`.
-        """
+            feature included in :math:`w`.""")
+    def primal_objective(self, X, y, sample_weight=None):
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
         w = np.r_[self.coef_, self.intercept_[0] / bias] if bias > 0 else self.coef_
         sw = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight)

@@ -21,7 +21,7 @@ from sklearn.base import OutlierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from bisvm.estimators._constraints import NU, positive
-from bisvm.estimators._docs import fill_parameters
+from bisvm.estimators._docs import fill_parameters, method_doc
 from bisvm.estimators._smo_base import BaseSMO, positive_weight_rows
 from bisvm.estimators.svm import SVC, SVR
 from bisvm.solvers.dual.nu_smo import nu_svc_dual, nu_svc_scaling, nu_svr_dual, one_class_dual
@@ -392,23 +392,17 @@ class OneClassSVM(OutlierMixin, BaseSMO):
         self.verbose = verbose
         self.n_jobs = n_jobs
 
+    @method_doc(
+        "Estimate the support of the distribution of ``X``.",
+        r"""X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples, or their Gram matrix when ``kernel="precomputed"``.""",
+        r"""y : None
+            Ignored; present for the scikit-learn API.""",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies each sample's bound; samples of weight zero or below are dropped.""",
+        returns=r"""OneClassSVM
+            The fitted estimator.""")
     def fit(self, X, y=None, sample_weight=None):
-        """Estimate the support of the distribution of ``X``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples, or their Gram matrix when ``kernel="precomputed"``.
-        y : None
-            Ignored; present for the scikit-learn API.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Multiplies each sample's bound; samples of weight zero or below are dropped.
-
-        Returns
-        -------
-        OneClassSVM
-            The fitted estimator.
-        """
         self._validate_params()
         X, _ = self._validate_X_train(X)
         sw = self._sample_weight(sample_weight, X)
@@ -428,54 +422,30 @@ class OneClassSVM(OutlierMixin, BaseSMO):
         self._store_dual(res.dual_coef[sv][None, :])
         return self
 
+    @method_doc(
+        "Evaluate the signed distance to the estimated support.",
+        "X_kernel_sparse",
+        returns=r"""ndarray of shape (n_samples,)
+            :math:`f(x) = \sum_i \alpha_i k(x_i, x) - \rho`: positive for inliers,
+            negative for outliers.""")
     def decision_function(self, X):
-        """Evaluate the signed distance to the estimated support.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            :math:`f(x) = \\sum_i \\alpha_i k(x_i, x) - \\rho`: positive for inliers,
-            negative for outliers.
-        """
         K = self._kernel_to_sv(X)
         return K @ self._dual_dense()[0] + self.intercept_[0]
 
+    @method_doc(
+        "Evaluate the unshifted score of each sample.",
+        "X_kernel_sparse",
+        returns=r"""ndarray of shape (n_samples,)
+            :math:`\sum_i \alpha_i k(x_i, x)`, the decision function plus ``offset_``.""")
     def score_samples(self, X):
-        """Evaluate the unshifted score of each sample.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            :math:`\\sum_i \\alpha_i k(x_i, x)`, the decision function plus ``offset_``.
-        """
         return self.decision_function(X) + self.offset_
 
+    @method_doc(
+        "Tell inliers from outliers.",
+        "X_kernel_sparse",
+        returns=r"""ndarray of shape (n_samples,)
+            +1 where :math:`f(x) > 0` (LIBSVM's sign rule), -1 elsewhere.""")
     def predict(self, X):
-        """Tell inliers from outliers.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            +1 where :math:`f(x) > 0` (LIBSVM's sign rule), -1 elsewhere.
-        """
         return np.where(self.decision_function(X) > 0, 1, -1)
 
     @property

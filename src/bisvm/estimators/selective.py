@@ -43,6 +43,7 @@ from ._constraints import (
     non_negative,
     positive,
 )
+from ._docs import method_doc
 from ._selective_docs import CV_DOC, FIXED_DOC, fill_docstring
 from ._verbose import print_solve
 
@@ -99,68 +100,39 @@ class _SelectiveMixin:
 
 
 class _ClassifierMethods:
+    @method_doc(
+        r"""Evaluate the linear score :math:`z = x^\top a + b`.""",
+        "X",
+        returns=r"""ndarray of shape (n_samples,)
+            The scores, positive for ``classes_[1]``.""")
     def decision_function(self, X):
-        """Evaluate the linear score :math:`z = x^\\top a + b`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            The scores, positive for ``classes_[1]``.
-        """
         return self._decision(X)
 
+    @method_doc(
+        r"""Predict the class of the sign of :math:`x^\top a + b`.""",
+        "X",
+        returns=r"""ndarray of shape (n_samples,)
+            ``classes_[1]`` where the score is positive, else ``classes_[0]``.""",
+        extended="The threshold is 0, where the logistic model's probability is one half.")
     def predict(self, X):
-        """Predict the class of the sign of :math:`x^\\top a + b`.
-
-        The threshold is 0, where the logistic model's probability is one half.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            ``classes_[1]`` where the score is positive, else ``classes_[0]``.
-        """
         d = self._decision(X)
         return self.classes_[(d > 0).astype(int)]
 
+    @method_doc(
+        r"""Estimate the class probabilities :math:`(1 - \sigma(z), \sigma(z))`.""",
+        "X",
+        returns=r"""ndarray of shape (n_samples, 2)
+            Probabilities, columns in the order of ``classes_``.""")
     def predict_proba(self, X):
-        """Estimate the class probabilities :math:`(1 - \\sigma(z), \\sigma(z))`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            Probabilities, columns in the order of ``classes_``.
-        """
         p = expit(self.decision_function(X))
         return np.column_stack([1.0 - p, p])
 
+    @method_doc(
+        "Estimate the logarithm of the class probabilities.",
+        "X",
+        returns=r"""ndarray of shape (n_samples, 2)
+            The logarithm of :meth:`predict_proba`, floored at :math:`\log 10^{-300}`.""")
     def predict_log_proba(self, X):
-        """Estimate the logarithm of the class probabilities.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            The logarithm of :meth:`predict_proba`, floored at :math:`\\log 10^{-300}`.
-        """
         return np.log(np.clip(self.predict_proba(X), 1e-300, None))
 
     def __sklearn_tags__(self):
@@ -170,19 +142,11 @@ class _ClassifierMethods:
 
 
 class _RegressorMethods:
+    @method_doc(
+        r"""Predict :math:`x^\top a + b`.""",
+        "X",
+        returns="values")
     def predict(self, X):
-        """Predict :math:`x^\\top a + b`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Predicted values.
-        """
         return self._decision(X)
 
 
@@ -205,24 +169,15 @@ class _SelectiveFixed(_SelectiveMixin, BaseEstimator):
         self.max_iter = max_iter
         self.verbose = verbose
 
+    @method_doc(
+        "Fit by the dual Newton method, warm-started along a short μ path.",
+        "X_train",
+        "y_selective",
+        returns=r"""SelectiveRegression or SelectiveLogisticRegression
+            The fitted estimator.""",
+        extended=r"""The path starts from the empty model at :math:`\mu_{max}`: a cold start far
+        below :math:`\mu_{max}` can ask for more kink constraints than objects.""")
     def fit(self, X, y):
-        """Fit by the dual Newton method, warm-started along a short μ path.
-
-        The path starts from the empty model at :math:`\\mu_{max}`: a cold start far
-        below :math:`\\mu_{max}` can ask for more kink constraints than objects.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Targets: numbers for the regression, two classes for the classifier.
-
-        Returns
-        -------
-        SelectiveRegression or SelectiveLogisticRegression
-            The fitted estimator.
-        """
         self._validate_params()
         mu, ridge = float(self.selectivity), float(self.ridge)
         X, y = self._prepare(X, y)
@@ -313,21 +268,13 @@ class _SelectiveCV(_SelectiveMixin, BaseEstimator):
         self.blas_threads = blas_threads
         self.verbose = verbose
 
+    @method_doc(
+        "Fit the μ path, score every μ by ``criterion``, keep the one ``selection_rule`` picks.",
+        "X_train",
+        "y_selective",
+        returns=r"""SelectiveRegressionCV or SelectiveLogisticRegressionCV
+            The fitted estimator.""")
     def fit(self, X, y):
-        """Fit the μ path, score every μ by ``criterion``, keep the one ``selection_rule`` picks.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Targets: numbers for the regression, two classes for the classifier.
-
-        Returns
-        -------
-        SelectiveRegressionCV or SelectiveLogisticRegressionCV
-            The fitted estimator.
-        """
         self._validate_params()
         if self.scoring == "error" and (self._loss != "logistic" or self.criterion not in (
                 "alo", "loo", "kfold")):

@@ -24,6 +24,7 @@ from ..data.standardize import ColumnStandardizer
 from ..selection.bilevel import LOWER_SOLVERS, LowerLevel
 from ..solvers.primal.lower_level import add_bias_column, mean_second_moment
 from ._constraints import non_negative, positive
+from ._docs import method_doc
 
 __all__ = ["SmoothedSVMBase", "CalibratedOvRMixin", "SmoothedPenaltyMixin"]
 
@@ -223,37 +224,22 @@ class CalibratedOvRMixin:
         slopes = getattr(self, "probability_slope_", None)
         return np.ones(self.coef_.shape[0]) if slopes is None else np.atleast_1d(slopes)
 
+    @method_doc(
+        "Evaluate the decision function, on the calibrated scale for several classes.",
+        "X_original",
+        returns=r"""ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Binary: :math:`x^\top w + b` (positive means ``classes_[1]``). Multiclass:
+            the one-vs-rest values :math:`a_k(x^\top w_k + b_k)` on the calibrated
+            scale, whose arg-max is the prediction.""")
     def decision_function(self, X):
-        """Evaluate the decision function, on the calibrated scale for several classes.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, in the original units.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Binary: :math:`x^\\top w + b` (positive means ``classes_[1]``). Multiclass:
-            the one-vs-rest values :math:`a_k(x^\\top w_k + b_k)` on the calibrated
-            scale, whose arg-max is the prediction.
-        """
         f = super().decision_function(X)
         return f if f.ndim == 1 else f * self._slopes()
 
+    @method_doc(
+        "Estimate the logarithm of the class probabilities, without underflow.",
+        "X_original",
+        returns="log_proba")
     def predict_log_proba(self, X):
-        """Estimate the logarithm of the class probabilities, without underflow.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, in the original units.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            The logarithm of :meth:`predict_proba`.
-        """
         check_is_fitted(self, "probability_slope_")
         f = super().decision_function(X)
         a = self._slopes()
@@ -263,36 +249,22 @@ class CalibratedOvRMixin:
         logp = -np.logaddexp(0.0, -(f * a))
         return logp - logsumexp(logp, axis=1, keepdims=True)
 
+    @method_doc(
+        "Estimate the class probabilities from the Platt slopes.",
+        "X_original",
+        returns=r"""ndarray of shape (n_samples, n_classes)
+            :math:`(1 - \sigma(af), \sigma(af))` for two classes, else the one-vs-rest
+            sigmoids normalised to sum to one; columns in the order of ``classes_``.""")
     def predict_proba(self, X):
-        """Estimate the class probabilities from the Platt slopes.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, in the original units.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            :math:`(1 - \\sigma(af), \\sigma(af))` for two classes, else the one-vs-rest
-            sigmoids normalised to sum to one; columns in the order of ``classes_``.
-        """
         return np.exp(self.predict_log_proba(X))
 
-    def predict(self, X):
-        """Predict the class of highest probability.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, in the original units.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
+    @method_doc(
+        "Predict the class of highest probability.",
+        "X_original",
+        returns=r"""ndarray of shape (n_samples,)
             The arg-max of :meth:`predict_proba` (the sign of the decision function
-            for two classes).
-        """
+            for two classes).""")
+    def predict(self, X):
         if getattr(self, "probability_slope_", None) is None:
             return super().predict(X)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -32,6 +32,7 @@ from ..selection.bilevel import make_hyper_model, resolve_solver
 from ..selection.bilevel_fit import feature_groups
 from ..selection.importance import support_mask
 from ._constraints import positive
+from ._docs import method_doc
 from ._sample_weight import checked_sample_weight
 from ._verbose import print_solve
 from .bilevel_svc import BilevelSVC
@@ -180,26 +181,18 @@ class ElasticNetSVC(SmoothedSVMBase):
         self.max_iter = max_iter
         self.verbose = verbose
 
-    def fit(self, X, y, sample_weight=None):
-        r"""Fit one binary problem, or one per class (one-vs-rest).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
+    @method_doc(
+        "Fit one binary problem, or one per class (one-vs-rest).",
+        "X_train_sparse",
+        "y_labels",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
             Non-negative row weights of the loss terms,
             :math:`\frac{1}{\sum_i s_i}\sum_i s_i\ell_i`, and of the standardisation: an
             integer weight k fits the same model as k copies of the row, and a zero
-            weight the model without it.
-
-        Returns
-        -------
-        ElasticNetSVC
-            The fitted estimator.
-        """
+            weight the model without it.""",
+        returns=r"""ElasticNetSVC
+            The fitted estimator.""")
+    def fit(self, X, y, sample_weight=None):
         self._validate_params()
         X, y = self._validate_xy(X, y)
         lower = replace(self._lower_level(), max_iter=int(self.max_iter))

@@ -42,6 +42,7 @@ from ..selection.stability import (
     unimodal_false_selection_bound,
 )
 from ._constraints import N_JOBS, NumberInterval, int_at_least
+from ._docs import method_doc
 
 __all__ = ["StabilitySelection", "PriorClassifier", "MeanRegressor", "default_estimator"]
 
@@ -331,25 +332,18 @@ class StabilitySelection(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
             params["groups"] = groups
         return params
 
+    @method_doc(
+        "Fit on the complementary pairs, keep the stable features and refit on them.",
+        "X_train_sparse",
+        r"""y : array-like of shape (n_samples,)
+            Targets, as the estimator takes them.""",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
+            Passed to the estimator's fits; zero-weight rows are left out.""",
+        r"""groups : array-like of shape (n_samples,), default=None
+            Sample groups: each group's rows stay on one side of every pair.""",
+        returns=r"""StabilitySelection
+            The fitted selector.""")
     def fit(self, X, y, sample_weight=None, groups=None):
-        """Fit on the complementary pairs, keep the stable features and refit on them.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples.
-        y : array-like of shape (n_samples,)
-            Targets, as the estimator takes them.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Passed to the estimator's fits; zero-weight rows are left out.
-        groups : array-like of shape (n_samples,), default=None
-            Sample groups: each group's rows stay on one side of every pair.
-
-        Returns
-        -------
-        StabilitySelection
-            The fitted selector.
-        """
         t0 = time.perf_counter()
         self._validate_params()
         base = self._base()
@@ -456,96 +450,56 @@ class StabilitySelection(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         return self.estimator_.classes_
 
     @available_if(_delegates("predict"))
+    @method_doc(
+        "Predict with ``estimator_`` on the stable features.",
+        "X_all_features",
+        returns=r"""ndarray of shape (n_samples,)
+            ``estimator_.predict`` of the restricted samples.""")
     def predict(self, X):
-        """Predict with ``estimator_`` on the stable features.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples with all the features seen in :meth:`fit`; only the stable ones are
-            read.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            ``estimator_.predict`` of the restricted samples.
-        """
         Xs = self._restricted(X)
         return self.estimator_.predict(Xs)
 
     @available_if(_delegates("decision_function"))
+    @method_doc(
+        "Evaluate ``estimator_.decision_function`` on the stable features.",
+        "X_all_features",
+        returns=r"""ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The decision values of the restricted samples.""")
     def decision_function(self, X):
-        """Evaluate ``estimator_.decision_function`` on the stable features.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples with all the features seen in :meth:`fit`; only the stable ones are
-            read.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
-            The decision values of the restricted samples.
-        """
         Xs = self._restricted(X)
         return self.estimator_.decision_function(Xs)
 
     @available_if(_delegates("predict_proba"))
+    @method_doc(
+        "Estimate class probabilities with ``estimator_`` on the stable features.",
+        "X_all_features",
+        returns=r"""ndarray of shape (n_samples, n_classes)
+            ``estimator_.predict_proba`` of the restricted samples.""")
     def predict_proba(self, X):
-        """Estimate class probabilities with ``estimator_`` on the stable features.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples with all the features seen in :meth:`fit`; only the stable ones are
-            read.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            ``estimator_.predict_proba`` of the restricted samples.
-        """
         Xs = self._restricted(X)
         return self.estimator_.predict_proba(Xs)
 
     @available_if(_delegates("predict_log_proba"))
+    @method_doc(
+        "Estimate log-probabilities with ``estimator_`` on the stable features.",
+        "X_all_features",
+        returns=r"""ndarray of shape (n_samples, n_classes)
+            ``estimator_.predict_log_proba`` of the restricted samples.""")
     def predict_log_proba(self, X):
-        """Estimate log-probabilities with ``estimator_`` on the stable features.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples with all the features seen in :meth:`fit`; only the stable ones are
-            read.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            ``estimator_.predict_log_proba`` of the restricted samples.
-        """
         Xs = self._restricted(X)
         return self.estimator_.predict_log_proba(Xs)
 
     @available_if(_delegates("score"))
+    @method_doc(
+        "Score ``estimator_`` on the stable features.",
+        "X_all_features",
+        r"""y : array-like of shape (n_samples,)
+            True targets.""",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the samples in the score.""",
+        returns=r"""float
+            ``estimator_.score`` of the restricted samples (accuracy or R²).""")
     def score(self, X, y, sample_weight=None):
-        """Score ``estimator_`` on the stable features.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples with all the features seen in :meth:`fit`; only the stable ones are
-            read.
-        y : array-like of shape (n_samples,)
-            True targets.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the samples in the score.
-
-        Returns
-        -------
-        float
-            ``estimator_.score`` of the restricted samples (accuracy or R²).
-        """
         kw = {} if sample_weight is None else {"sample_weight": sample_weight}
         Xs = self._restricted(X)
         return self.estimator_.score(Xs, y, **kw)

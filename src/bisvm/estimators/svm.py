@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bisvm.estimators._calibration import couple, fit_platt, sigmoid_prob
 from bisvm.estimators._constraints import positive
-from bisvm.estimators._docs import fill_parameters
+from bisvm.estimators._docs import fill_parameters, method_doc
 from bisvm.estimators._multiclass import (
     class_pairs,
     dual_layout,
@@ -241,25 +241,16 @@ class SVC(ClassifierMixin, BaseSMO):
         if self.probability and not np.isfinite(float(self.C)):
             raise ValueError("probability=True needs a finite C")
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the machine of each pair of classes (or each class for ``"ovr"``).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples, or the (n_samples, n_samples) Gram matrix when
-            ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,)
-            Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
+    @method_doc(
+        r"""Fit the machine of each pair of classes (or each class for ``"ovr"``).""",
+        "X_train_gram_sparse",
+        "y_labels",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
             Finite weights multiplying ``C`` per sample. Samples of weight zero or below
-            are dropped, as LIBSVM drops them (they cannot be support vectors).
-
-        Returns
-        -------
-        SVC
-            The fitted estimator.
-        """
+            are dropped, as LIBSVM drops them (they cannot be support vectors).""",
+        returns=r"""SVC
+            The fitted estimator.""")
+    def fit(self, X, y, sample_weight=None):
         self._validate_params()
         self._check_combinations()
         X, y = self._validate_X_train(X, y)
@@ -411,22 +402,14 @@ class SVC(ClassifierMixin, BaseSMO):
             dual, intercept = -dual, -intercept
         return pair_decisions(Ksv, dual, intercept, self.n_support_, self._pairs)
 
-    def decision_function(self, X):
-        """Evaluate the decision function of each machine.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_pairs)
+    @method_doc(
+        "Evaluate the decision function of each machine.",
+        "X_kernel_sparse",
+        returns=r"""ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_pairs)
             For two classes, :math:`f(x)` (positive means ``classes_[1]``); else the
             one-vs-rest values or, with ``decision_function_shape="ovo"``, the pairwise
-            values.
-        """
+            values.""")
+    def decision_function(self, X):
         raw = self._pair_decisions(self._kernel_to_sv(X))
         k = self.classes_.size
         if k == 2:
@@ -435,26 +418,16 @@ class SVC(ClassifierMixin, BaseSMO):
             return raw
         return ovr_aggregate(raw, self._pairs, k)
 
-    def predict(self, X):
-        """Predict the class of each sample.
-
-        Pairwise votes for ``multiclass="ovo"``, the largest decision value for
+    @method_doc(
+        "Predict the class of each sample.",
+        "X_kernel_sparse",
+        returns="labels",
+        extended=r"""Pairwise votes for ``multiclass="ovo"``, the largest decision value for
         ``"ovr"``, the arg-max of :meth:`predict_proba` when ``probability=True``.
         ``break_ties=True`` with ``decision_function_shape="ovo"`` is refused before
         ``X`` is read, as scikit-learn does: ties are broken by the ``"ovr"`` aggregate,
-        which that shape does not compute.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Predicted labels.
-        """
+        which that shape does not compute.""")
+    def predict(self, X):
         check_is_fitted(self)
         if self.break_ties and self.decision_function_shape == "ovo":
             raise ValueError(
@@ -487,24 +460,14 @@ class SVC(ClassifierMixin, BaseSMO):
             )
 
     @available_if(_check_proba)
-    def predict_proba(self, X):
-        """Estimate the class probabilities (``probability=True`` only).
-
-        Platt's sigmoid :math:`1/(1 + e^{A f + B})` on each machine's decision value,
+    @method_doc(
+        "Estimate the class probabilities (``probability=True`` only).",
+        "X_kernel_sparse",
+        returns="proba",
+        extended=r"""Platt's sigmoid :math:`1/(1 + e^{A f + B})` on each machine's decision value,
         then the pairwise coupling of Wu, Lin & Weng (2004) for ``"ovo"`` or a
-        normalisation to sum one for ``"ovr"``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Probabilities, columns in the order of ``classes_``.
-        """
+        normalisation to sum one for ``"ovr"``.""")
+    def predict_proba(self, X):
         self._check_fitted_proba()
         raw = self._pair_decisions(self._kernel_to_sv(X))
         k = self.classes_.size
@@ -527,20 +490,11 @@ class SVC(ClassifierMixin, BaseSMO):
         return out
 
     @available_if(_check_proba)
+    @method_doc(
+        "Estimate the logarithm of the class probabilities (``probability=True`` only).",
+        "X_kernel_sparse",
+        returns="log_proba")
     def predict_log_proba(self, X):
-        """Estimate the logarithm of the class probabilities (``probability=True`` only).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            The logarithm of :meth:`predict_proba`.
-        """
         return np.log(self.predict_proba(X))
 
     @property

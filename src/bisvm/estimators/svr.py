@@ -15,7 +15,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from bisvm.estimators._constraints import non_negative, positive
-from bisvm.estimators._docs import fill_parameters
+from bisvm.estimators._docs import fill_parameters, method_doc
 from bisvm.estimators._smo_base import BaseSMO, positive_weight_rows, warm_alpha
 from bisvm.solvers.dual.smo import epsilon_svr_dual
 
@@ -150,25 +150,16 @@ class SVR(RegressorMixin, BaseSMO):
         return epsilon_svr_dual(X, y, self._solve_kernel, float(self.C), float(self.epsilon),
                                 weights=w)
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the regressor.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training samples, or the (n_samples, n_samples) Gram matrix when
-            ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,)
-            Target values.
-        sample_weight : array-like of shape (n_samples,), default=None
+    @method_doc(
+        "Fit the regressor.",
+        "X_train_gram_sparse",
+        "y_values",
+        r"""sample_weight : array-like of shape (n_samples,), default=None
             Finite weights multiplying ``C`` per sample. Samples of weight zero or below
-            are dropped, as in LIBSVM.
-
-        Returns
-        -------
-        SVR
-            The fitted estimator.
-        """
+            are dropped, as in LIBSVM.""",
+        returns=r"""SVR
+            The fitted estimator.""")
+    def fit(self, X, y, sample_weight=None):
         self._validate_params()
         X, y = self._validate_X_train(X, y, y_numeric=True)
         sw = self._sample_weight(sample_weight, X)
@@ -198,23 +189,13 @@ class SVR(RegressorMixin, BaseSMO):
         self.support_vectors_ = self._support_vectors(X, self.support_)
         self._store_dual(beta[sv][None, :])
 
+    @method_doc(
+        "Predict the target of each sample.",
+        "X_kernel_sparse",
+        returns="values",
+        extended=r""":math:`f(x) = \sum_i \beta_i k(x_i, x) + b` with :math:`\beta` = ``dual_coef_``
+        and :math:`b` = ``intercept_``.""")
     def predict(self, X):
-        """Predict the target of each sample.
-
-        :math:`f(x) = \\sum_i \\beta_i k(x_i, x) + b` with :math:`\\beta` = ``dual_coef_``
-        and :math:`b` = ``intercept_``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples, or their kernel values against the training samples when
-            ``kernel="precomputed"``.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Predicted values.
-        """
         K = self._kernel_to_sv(X)
         return K @ self._dual_dense()[0] + self.intercept_[0]
 
