@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -301,3 +302,36 @@ def is_sparse(X):
 
 def py_scalar(v):
     return v.item() if isinstance(v, np.generic) else v
+
+
+#: File extensions and the reader of each.
+TABLE_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".txt": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".svm": "svmlight",
+    ".svmlight": "svmlight",
+    ".libsvm": "svmlight",
+}
+
+
+def table_format(path, fmt):
+    """The reader of a file: ``fmt`` when given (aliases resolved), else by extension."""
+    if fmt is not None:
+        f = str(fmt).lower()
+        f = {"tsv": "csv", "libsvm": "svmlight", "pq": "parquet"}.get(f, f)
+        if f not in ("csv", "parquet", "svmlight"):
+            raise DataError(
+                f"{path}: unknown format {fmt!r}; use csv, parquet or svmlight", path=str(path)
+            )
+        return f
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext not in TABLE_FORMATS:
+        raise DataError(
+            f"{path}: cannot tell the format from the extension {ext or '(none)'!r}; "
+            f"use one of {', '.join(TABLE_FORMATS)} or pass fmt='csv'|'parquet'|'svmlight'",
+            path=str(path),
+        )
+    return TABLE_FORMATS[ext]

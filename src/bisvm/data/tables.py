@@ -15,38 +15,9 @@ from .records import (
     check_schema,
     looks_like_classes,
     short_list,
+    table_format,
 )
 from .svmlight import check_sparse_option, read_svmlight
-
-_FORMATS = {
-    ".csv": "csv",
-    ".tsv": "csv",
-    ".txt": "csv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".svm": "svmlight",
-    ".svmlight": "svmlight",
-    ".libsvm": "svmlight",
-}
-
-
-def _fmt_for(path, fmt):
-    if fmt is not None:
-        f = str(fmt).lower()
-        f = {"tsv": "csv", "libsvm": "svmlight", "pq": "parquet"}.get(f, f)
-        if f not in ("csv", "parquet", "svmlight"):
-            raise DataError(
-                f"{path}: unknown format {fmt!r}; use csv, parquet or svmlight", path=str(path)
-            )
-        return f
-    ext = os.path.splitext(str(path))[1].lower()
-    if ext not in _FORMATS:
-        raise DataError(
-            f"{path}: cannot tell the format from the extension {ext or '(none)'!r}; "
-            f"use one of {', '.join(_FORMATS)} or pass fmt='csv'|'parquet'|'svmlight'",
-            path=str(path),
-        )
-    return _FORMATS[ext]
 
 
 def read_table(
@@ -140,7 +111,7 @@ def read_table(
     """
     path_str = os.fspath(path) if not isinstance(path, str) else path
     check_sparse_option(sparse)
-    kind = _fmt_for(path_str, fmt)
+    kind = table_format(path_str, fmt)
     if not os.path.exists(path_str):
         raise DataError(f"{path_str}: no such file", path=path_str)
     if os.path.isdir(path_str):
