@@ -330,7 +330,7 @@ def main(argv=None):
         f"* **Where the printed criterion fails.** DiffLOO as printed chose the empty model "
         f"(0 features) on {empty['diffloo']}/{n_seeds} seeds of (i) and "
         f"{port_printed} on the portfolio problem: it is exactly 0 there, the global minimum of a "
-        "non-negative criterion (erratum 5). The exact derivative behaves the same "
+        "non-negative criterion. The exact derivative behaves the same "
         f"({empty['diffloo_exact']}/{n_seeds}). The interior optima reported in the thesis "
         "cannot be obtained from the criterion as printed; a derivative of the LOO loss "
         "is not a LOO loss.")
@@ -377,7 +377,7 @@ def main(argv=None):
 
 DOC_HEAD = r"""# Differential cross-validation: selective ridge, leave-one-out for one fit
 
-Seed 004 (`../shared/reference/seed-004.md`) picks the selectivity μ of a selective-ridge
+Angulo Yauri (2020) picks the selectivity μ of a selective-ridge
 ("reverse Huber") linear or logistic regression by *DiffLOO*: train once per μ and read a
 leave-one-out quality off the fit. This page documents what `bisvm` implements, where the
 thesis as printed fails, and which criterion the CV estimators use by default.
@@ -390,7 +390,7 @@ m.selectivity_, m.support_, m.selectivity_path_, m.criterion_path_, m.n_active_p
 
 ## The model and the solver
 
-Training criterion (seed 004 (9)): γ Σᵢ pen_μ(aᵢ) + Σₜ q(yₜ, xₜᵀa + b), with
+Training criterion (Angulo Yauri 2020, eq. (9)): γ Σᵢ pen_μ(aᵢ) + Σₜ q(yₜ, xₜᵀa + b), with
 pen_μ(a) = 2μ|a| for |a| ≤ μ and μ² + a² beyond, q = (y − z)² or ln(1 + e^{−yz}); the
 intercept b (unpenalised) is an option beyond the document. `selectivity` is μ, `ridge` γ.
 
@@ -401,14 +401,14 @@ the log grid μ_l = 10^(−8l/m) μ_max with warm starts (Algorithm B) — with 
 that the tests show to be necessary:
 
 * **The exact dual** W(λ) = ½ Σᵢ max(0, (xᵢᵀλ)² − μ²) + Σₜ φₜ(λₜ), *with* the −μ² terms
-  (erratum 1). Its duality gap with the primal is reported (`duality_gap_`) and is ~1e-13
+  (the thesis prints the dual without them). Its duality gap with the primal is reported (`duality_gap_`) and is ~1e-13
   at every solution in the tests.
 * **Kink features.** The dual is not differentiable where |xᵢᵀλ| = μ, and its minimiser
   generically sits there: these are exactly the features whose coefficient lies in
   0 < |aᵢ| ≤ μ, the linear part of pen_μ (with one object and one feature,
   a = (xy − γμ)/x²). The thesis's map "aᵢ = xᵢᵀλ if |xᵢᵀλ| > μ, else 0" cannot represent
   them, so the printed iteration alternates between putting such a feature in and out —
-  the non-convergence noted in erratum 8. On the synthetic problems most selected
+  the non-convergence of the printed iteration. On the synthetic problems most selected
   features are of this kind (e.g. 24 kink features and 1 ridge feature at μ = 0.01 μ_max
   in a 30 × 60 regression). The solver keeps them in a third set pinned by
   xᵢᵀλ = ±μ, whose Lagrange multipliers are their coefficients (the intercept is one
@@ -457,12 +457,12 @@ the active set unchanged, ALO equals exact LOO by refitting.
 
 1. It is **exactly 0 at the empty model** (μ ≥ μ_max: no feature, zero leverage), a
    non-negative criterion's global minimum; its arg-min over the grid is therefore the
-   empty model, on every problem below (erratum 5). The exact derivative has the same
+   empty model, on every problem below. The exact derivative has the same
    trivial minimum (without intercept), and it also tends to 0 in the interpolating
    regime. A *derivative* of the LOO loss is not a LOO loss: the training loss has to be
    added (`"ij"`), or the deletion taken to p = 1 (`"alo"`).
 2. The logistic formula (123) omits the per-object weight q''ⱼ: it is 4–∞ times the
-   derivative, by a factor that varies per object (erratum 4).
+   derivative, by a factor that varies per object.
 3. For regression it is half the derivative (harmless), but its leverage treats every
    active feature as a ridge feature; with kink features present (the usual case) it is
    not the derivative of anything (`tests/selection/test_loo.py`, finite-difference test).
