@@ -2,7 +2,7 @@
 test R² over the split seeds (± its standard error), the features kept, the CPU seconds
 of the fit; the candidate (``bisvm``) against the best baseline of each table with the
 paired standard error of their difference over the seeds; the informative columns kept
-on the synthetic problems, per seed; and one line per target of the issue.
+on the synthetic problems, per seed; and one line per target of the panel.
 
 The paired standard error of the difference is sd(R²_cand − R²_base)/√k over the k seeds
 both methods completed (the seeds share the split, so the difference removes the split's
@@ -166,7 +166,7 @@ def _synthetic_rows(by, methods):
 
 
 def _summary(tables, by, cand):
-    """One line per target of the issue for the candidate (figures only where it ran)."""
+    """One line per target of the panel for the candidate (figures only where it ran)."""
     lines = []
     if not any(_ok(by.get((t, cand), [])) for t in tables):
         return [f"- `{cand}`: no record yet (run with `--methods {cand} --reuse`)."]
@@ -271,7 +271,7 @@ def write_report(records, out, commands, quick):
               "Cell: informative kept / 20 (+ other columns kept), per seed.", ""]
     lines += _md(["problem", "method", "per seed", "seeds with all 20"],
                  _synthetic_rows(by, methods))
-    lines += ["", "## Targets of the issue", ""] + _summary(tables, by, CANDIDATE)
+    lines += ["", "## Targets of the panel", ""] + _summary(tables, by, CANDIDATE)
     if any((t, REFERENCE) in by for t in tables):
         lines += ["", f"For reference, the same lines with bisvm's present regressor "
                       f"{LABELS[REFERENCE]} in the candidate's place (against the best "

@@ -67,7 +67,7 @@ def _sparse(n_train, n_test, d, k, density):
     return Spec("sparse", n_train, n_test, d, k, density=density)
 
 
-# The shapes of issue #11 (training matrix = the stated shape) and the --quick sizes.
+# The target shapes (training matrix = the stated shape) and the --quick sizes.
 PROBLEMS = {
     "leukemia": _dense(72, 2000, 7129, 30, 1.0),
     "wide": _dense(200, 2000, 2000, 20, 0.8),

@@ -1,4 +1,4 @@
-"""The report of ``bench_wide.py``: means over seeds, the targets of issue #11 for
+"""The report of ``bench_wide.py``: means over seeds, the targets for
 ``BilevelSVC()`` and whether each holds, the ratios bisvm ÷ each peer, the start-up
 costs; written as markdown and as JSON (with every run's raw numbers)."""
 
@@ -9,7 +9,7 @@ import statistics
 
 PEERS = ("sparho-wl1", "sparho-l1log", "logregcv", "svc-grid")
 BISVM = ("bisvm", "bisvm-scalar")
-# CPU-second limits of issue #11 for BilevelSVC() (vector, defaults); on the leukemia
+# CPU-second limits for BilevelSVC() (vector, defaults); on the leukemia
 # shape it must also be no slower than sparho's per-feature weighted L1 in the same run.
 TIME_TARGETS = {"leukemia": 2.0, "wide": 2.0, "sparse": 60.0, "tall": 120.0}
 ACCURACY_MARGIN = 0.01
@@ -143,7 +143,7 @@ def write_report(out, meta, runs):
     problems = list(meta["problems"])
     tools = list(meta["tools"])
     summary = [summarize(runs, p, t) for p in problems for t in tools]
-    title = "# bisvm `BilevelSVC` on wide, sparse and tall data (issue #11)"
+    title = "# bisvm `BilevelSVC` on wide, sparse and tall data"
     L = [title + (" — quick sizes" if meta["quick"] else ""),
          "", f"`{meta['command']}` — {meta['date_utc']}, bisvm commit {meta['bisvm_commit']}.",
          f"Machine: {meta['machine']}. Every fit in its own process with "

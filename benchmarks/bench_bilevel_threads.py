@@ -1,4 +1,4 @@
-"""BLAS threads of a ``BilevelSVC`` fit on small Gram-sized problems (issue #12 item 3).
+"""BLAS threads of a ``BilevelSVC`` fit on small Gram-sized problems.
 
 The fit of ``BilevelSVC()`` on bench_wide's 200 × 2,000 problem runs hundreds of small
 factorisations (the n × n sample-space Newton system of each fold, ~160 × 160). This

@@ -1,6 +1,8 @@
-"""Leave-one-out along the whole μ path at the cost of one fit per μ (issue 5, seed 004).
+"""Leave-one-out along the whole μ path at the cost of one fit per μ (Angulo Yauri, 2020).
 
-The thesis's synthetic logistic problem (200 objects, 400 features, 2 informative,
+The synthetic logistic problem of B. F. Angulo Yauri's master's thesis (MIPT, 2020),
+"A method of differential cross-validation for choosing the complexity level of
+generalized linear dependence models" (200 objects, 400 features, 2 informative,
 γ = 1, no intercept). In the same run:
 
 * A: the μ path (Algorithm B, warm starts) with the four cheap criteria (printed DiffLOO,
@@ -81,7 +83,8 @@ def main(argv=None):
     lines = [
         f"# bench_diffloo{' (quick)' if args.quick else ''}",
         "",
-        f"Synthetic logistic problem of seed 004 §5.2: N = {X.shape[0]}, n = {X.shape[1]}, "
+        f"Synthetic logistic problem of Angulo Yauri (2020, ch. 5): N = {X.shape[0]}, "
+        f"n = {X.shape[1]}, "
         f"{n_mu}-point μ path (10^-8 μ_max .. μ_max), γ = {ridge}, warm starts. "
         f"Machine: {platform.machine()}, Python {platform.python_version()}, one BLAS thread.",
         "",

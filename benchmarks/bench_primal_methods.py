@@ -1,6 +1,7 @@
-"""The comparison of seed 002 §3.5, measured: gradient descent, Newton (Cholesky), BFGS,
-L-BFGS, nonlinear conjugate gradient, block coordinate descent and (squared hinge only)
-the finite Newton method, on the same strongly convex problems
+"""The comparison of J. Filipczuk (2013, ch. 3), "Ottimizzazione dei Metodi Kernel"
+(thesis, in Italian), measured: gradient descent, Newton (Cholesky), BFGS, L-BFGS,
+nonlinear conjugate gradient, block coordinate descent and (squared hinge only) the finite
+Newton method, on the same strongly convex problems
 
     F(w) = (1/n) Σ ℓ(y_i, x_iᵀw) + (α/2)‖w‖²,   ℓ ∈ {squared hinge, logistic,
                                                    smoothed hinge μ=0.25, squared},
@@ -146,7 +147,7 @@ def main():
     head = ["problem", "method", "iterations to 1e-8", "evaluations to 1e-8",
             "seconds to 1e-8", "final rel. gap", "iterations (total)", "seconds (total)"]
     lines = [
-        "# Primal methods of seed 002 §3 on the same problems",
+        "# Primal methods of Filipczuk (2013, ch. 3) on the same problems",
         "",
         f"`python benchmarks/bench_primal_methods.py{' --quick' if args.quick else ''}` — "
         f"n={n}, d={d}+1, α={args.alpha}, every method run to ‖∇F‖ ≤ {TOL:g}; "

@@ -1,4 +1,4 @@
-"""The whole Rosset–Zhu path (seed 002 §6.2) against refitting scikit-learn's nearest
+"""The whole Rosset–Zhu path (Filipczuk 2013, ch. 6) against refitting scikit-learn's nearest
 equivalent at each λ of a grid.
 
 Problem: the L1-regularised L2-SVM without ridge term and without intercept,

@@ -10,7 +10,7 @@ dual objectives, and the peak resident memory added by the fit.
 
 Usage::
 
-    python benchmarks/bench_svc.py            # the workloads of issue 3
+    python benchmarks/bench_svc.py            # the full-size workloads
     python benchmarks/bench_svc.py --quick    # smaller sizes, one repeat (a minute or two)
 
 Writes ``benchmarks/results/bench_svc.md`` (``bench_svc_quick.md`` with ``--quick``).

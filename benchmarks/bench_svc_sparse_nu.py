@@ -1,7 +1,7 @@
 """bisvm's kernel SVMs on sparse input and the ν formulations beside scikit-learn's
 (LIBSVM), in one run, single-threaded, CPU time.
 
-Workloads (issue 14):
+Workloads:
 
 * ``sparse_rbf_svc``: SVC, RBF kernel (gamma='scale'), on a 20,000 × 20,000 CSR matrix
   of density 0.002 (uniform(0, 1) values; labels from a noisy linear score);

@@ -1,5 +1,5 @@
 """bisvm's ``BilevelSVC`` on wide, sparse and tall data, beside the tools a user would
-pick instead (issue #11), in one run:
+pick instead, in one run:
 
 * ``bisvm`` — ``BilevelSVC()`` (vector model: one learned L1 weight per feature,
   defaults); ``bisvm-scalar`` — ``BilevelSVC(model="scalar")``;
@@ -25,7 +25,7 @@ problem of the same kind (start-up, reported apart), then the real fit: CPU seco
 (``time.process_time``, all threads of the process) and wall seconds. A fit longer than
 ``--timeout`` seconds is stopped and reported as such. The report gives, per problem and
 tool, the means over seeds of time, test accuracy, features kept and informative features
-kept; the targets of issue #11 for ``BilevelSVC()`` with whether each holds; and the
+kept; the targets for ``BilevelSVC()`` with whether each holds; and the
 ratios bisvm ÷ each peer.
 Writes ``benchmarks/results/bench_wide.md`` and ``.json`` (``bench_wide_quick.*`` with
 ``--quick``).

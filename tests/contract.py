@@ -1,4 +1,4 @@
-"""The solver contract of issue #16, checked on a result: one frozen
+"""The solver contract, checked on a result: one frozen
 :class:`~bisvm.solvers.base.SolverResult` with typed fields and a named certificate.
 
 Imported by the per-family contract tests (``tests/solvers/*/test_contract_*.py``);

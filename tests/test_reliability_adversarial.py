@@ -1,10 +1,10 @@
 """Adversarial inputs for every public estimator, the data readers, the model loader and
-the CLI (issue 7, part 2): each input gets its documented behaviour -- a correct answer,
+the CLI: each input gets its documented behaviour -- a correct answer,
 or a ``ValueError``/``TypeError`` (``DataError``/``ModelFileError`` for files, exit code 2
 and one line on stderr for the CLI) that names the problem. Nothing is silently wrong.
 
 Known bugs are marked ``xfail(strict=True)`` with the precise defect; they are listed in
-``docs/reliability.md``.
+``docs/guide/reliability.md``.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def test_non_finite_targets_are_refused(name, bad):
         ALL[name]().fit(X, y)
 
 
-HUGE_BUGS = {}  # every huge-value bug found is fixed (docs/reliability.md, bugs 2-5)
+HUGE_BUGS = {}  # every huge-value bug found is fixed (docs/guide/reliability.md, bugs 2-5)
 
 
 @pytest.mark.parametrize(
@@ -436,7 +436,7 @@ def test_sparse_with_explicit_zeros_equals_dense(params):
         np.testing.assert_allclose(got, ref, atol=1e-6 * max(1, np.abs(ref).max()))
 
 
-# SVC and SVR take sparse input since issue 14 (tests/test_svm_sparse.py)
+# SVC and SVR take sparse input (tests/estimators/test_svm_sparse.py)
 @pytest.mark.parametrize("name", sorted(set(ALL) - {"LinearSVC", "BilevelSVC", "ElasticNetSVC",
                                                     "SVC", "SVR"}))
 def test_dense_only_estimators_refuse_sparse_with_a_message(name):
@@ -582,8 +582,8 @@ def test_zero_weight_equals_dropping_the_sample(name):
     np.testing.assert_allclose(a, b, atol=1e-5 * max(1, np.abs(b).max()))
 
 
-# SVC and SVR drop the samples of negative weight, as LIBSVM does (issue 14;
-# tests/test_svm_sparse.py::test_negative_weights_drop_samples)
+# SVC and SVR drop the samples of negative weight, as LIBSVM does
+# (tests/estimators/test_svm_sparse.py::test_negative_weights_drop_samples)
 @pytest.mark.parametrize("name", [n for n in WEIGHTED if n not in ("SVC", "SVR")])
 def test_negative_sample_weight_is_refused(name):
     """Bug 9 (fixed): every weighted estimator refuses a negative weight at its boundary,

@@ -1,4 +1,4 @@
-"""Determinism (issue 7, part 4): the same data, parameters and ``random_state`` give
+"""Determinism: the same data, parameters and ``random_state`` give
 bit-identical fitted models -- fit after fit, after fitting other data first, in a fresh
 interpreter, and with ``n_jobs=1`` or ``2`` for the parallel work of
 :mod:`bisvm.parallel`.

@@ -1,4 +1,4 @@
-"""Issue 7 part 5: fuzzing the file readers, the model loader and ``bisvm predict`` with a
+"""Fuzzing the file readers, the model loader and ``bisvm predict`` with a
 time bound.
 
 Each test runs one batch of random and mutated files in a fresh interpreter

@@ -1,4 +1,4 @@
-"""Property-based reliability tests of every public estimator (issue 7, part 1).
+"""Property-based reliability tests of every public estimator.
 
 For random shapes (n = 2, d = 1, d >> n included), random parameters drawn from the ranges
 each estimator documents and random label encodings (strings, {0, 1}, {-1, 1}, booleans),

@@ -1,4 +1,4 @@
-"""Numerical stress (issue 7, part 3): hard margins, ill-conditioning, vanishing smoothing,
+"""Numerical stress: hard margins, ill-conditioning, vanishing smoothing,
 degenerate kernels and iteration caps, each checked against an independent reference
 (scipy's SLSQP on the exact QP, LIBSVM through scikit-learn, closed forms, first-order
 optimality computed here).
@@ -255,7 +255,7 @@ def test_elastic_net_svc_as_smoothing_vanishes(solver, mu, gamma):
 
 
 def test_elastic_net_svc_lbfgs_at_vanishing_smoothing_documented_behaviour():
-    """Bug 11, documented (docs/reliability.md): at μ = γ = 1e-6 the curvature of the
+    """Bug 11, documented (docs/guide/reliability.md): at μ = γ = 1e-6 the curvature of the
     lower level reaches ~1/μ and L-BFGS (function-value line search) stalls above
     tol = 1e-8 on this 40 × 4 problem (in 53 of 240 measured cases at μ or γ <= 1e-5).
     The documented behaviour: a ConvergenceWarning that names the cause and the remedy

@@ -87,7 +87,7 @@ NOT_APPLICABLE = {
     "test_svm.py::test_linearsvc_parameters[42-False-l1-hinge]": _L1_HINGE,
     "test_svm.py::test_bad_input":
         "expects predict on sparse X after a dense fit to raise (LIBSVM keeps one "
-        "representation per model); bisvm predicts either way, as issue #14 asks",
+        "representation per model); bisvm predicts either way",
     "test_svm.py::test_svr_errors":
         "expects fit to accept a callable kernel whose Gram matrix has the wrong shape "
         "(LIBSVM reads it unchecked) and predict to fail; bisvm refuses it at fit",
@@ -122,7 +122,7 @@ TRIMMED = {
 }
 
 # ---------------------------------------------------------------------------------------
-# Known disagreements being worked on (issue #14): strict expected failures until they
+# Known disagreements being worked on: strict expected failures until they
 # are fixed; remove the entries then (a strict XPASS fails
 # test_every_applicable_sklearn_test_passes, so a stale entry cannot go unnoticed).
 # ---------------------------------------------------------------------------------------

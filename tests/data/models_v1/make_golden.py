@@ -1,6 +1,6 @@
 """Write one model file per bisvm estimator class and the predictions it gave when saved.
 
-Run once, before issue #16 moved modules (commit 3218a71): ``python
+Run once, before the solver modules moved (commit 3218a71): ``python
 tests/data/models_v1/make_golden.py``. ``tests/test_persistence_golden.py`` loads every
 file with today's code and checks the predictions, so a move that changes a class's module
 or fields (which model files record) fails there.
