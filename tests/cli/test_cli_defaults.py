@@ -422,7 +422,7 @@ def test_the_scan_finds_the_flags_of_known_messages():
     assert "--drop-column" in message_flags(data / "tables.py")
     assert "--drop-missing" in message_flags(data / "records.py")
     assert "--sparse" in message_flags(data / "svmlight.py")
-    assert "--l1-smoothing" in message_flags(SRC / "cli" / "common.py")
+    assert "--l1-smoothing" in message_flags(SRC / "cli" / "defaults.py")
 
 
 def test_every_flag_a_message_names_is_an_option():

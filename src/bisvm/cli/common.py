@@ -20,7 +20,7 @@ from .argtypes import (  # noqa: F401  (the subcommands' argument types, re-expo
     positive_int,
     share,
 )
-from .defaults import choices, default, default_text
+from .defaults import check_exact_l1, choices, default, default_text  # noqa: F401
 from .output import (  # noqa: F401  (re-exported for the subcommands)
     add_output_args,
     add_progress_args,
@@ -408,18 +408,6 @@ def add_bilevel_options(g):
     g.add_argument("--max-iter", type=positive_int("--max-iter"),
                    default=default("BilevelSVC", "max_iter"),
                    help="outer iterations cap (default %(default)s, the estimators')")
-
-
-def check_exact_l1(value, estimator):
-    """Refuse ``--l1-smoothing 0`` (the exact L1 penalty, BilevelSVC's) and ``auto``
-    (BilevelSVR's rule) for an ``estimator`` (class name) that does not take it."""
-    if value == "auto" and estimator not in ("BilevelSVR",):
-        raise ValueError(f"--l1-smoothing auto is the regression's rule (BilevelSVR); "
-                         f"{estimator} takes a number >= 0")
-    if value == 0 and estimator == "BilevelSVR":
-        raise ValueError("--l1-smoothing 0 (the exact L1 penalty) is available for "
-                         "classification only; a regression (BilevelSVR) needs a positive "
-                         "--l1-smoothing or auto")
 
 
 def print_selected(r):

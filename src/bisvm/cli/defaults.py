@@ -19,7 +19,8 @@ from __future__ import annotations
 import dataclasses
 import pprint
 
-__all__ = ["ESTIMATOR_DEFAULTS", "ESTIMATOR_CHOICES", "CLI_DIFFERENCES", "Difference",
+__all__ = ["check_exact_l1", "ESTIMATOR_DEFAULTS", "ESTIMATOR_CHOICES", "CLI_DIFFERENCES",
+           "Difference",
            "CHOICE_EXCLUSIONS", "option_choices",
            "default", "choices", "default_text", "estimator_default", "estimator_choices",
            "snapshot", "format_snapshot", "classification_defaults", "difference"]
@@ -268,3 +269,15 @@ def format_snapshot():
     current_defaults, current_choices = snapshot()
     return ("ESTIMATOR_DEFAULTS = " + pprint.pformat(current_defaults, sort_dicts=True)
             + "\n\nESTIMATOR_CHOICES = " + pprint.pformat(current_choices, sort_dicts=True))
+
+
+def check_exact_l1(value, estimator):
+    """Refuse ``--l1-smoothing 0`` (the exact L1 penalty, BilevelSVC's) and ``auto``
+    (BilevelSVR's rule) for an ``estimator`` (class name) that does not take it."""
+    if value == "auto" and estimator not in ("BilevelSVR",):
+        raise ValueError(f"--l1-smoothing auto is the regression's rule (BilevelSVR); "
+                         f"{estimator} takes a number >= 0")
+    if value == 0 and estimator == "BilevelSVR":
+        raise ValueError("--l1-smoothing 0 (the exact L1 penalty) is available for "
+                         "classification only; a regression (BilevelSVR) needs a positive "
+                         "--l1-smoothing or auto")

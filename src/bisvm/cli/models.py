@@ -6,7 +6,7 @@ import importlib
 import math
 from dataclasses import dataclass, field
 
-from .defaults import choices, difference, option_choices
+from .defaults import check_exact_l1, choices, difference, option_choices
 
 
 @dataclass(frozen=True)
@@ -213,8 +213,6 @@ def build_estimator(args, spec, feature_names, *, groups=None, skip=()):
                              + (f" (it applies to {', '.join(users)})" if users else ""))
         params[pname] = v
     if "l1_smoothing" in params:
-        from .common import check_exact_l1
-
         check_exact_l1(params["l1_smoothing"], cls.__name__)
     # the feature-groups parameter is feature_groups, or groups for an estimator that
     # names it so; the CLI's option is --groups for both
