@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -68,6 +69,8 @@ def main():
     ap.add_argument("--label-head", default="head")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--out", default="bench_kernel_speed_ab",
+                    help="name of the result files in results/ (.md and .json)")
     args = ap.parse_args()
     names = args.only or list(WORKLOADS)
     cpu = {name: {"base": [], "head": []} for name in names}
@@ -91,7 +94,7 @@ def main():
                     f"{n_sv[name]['base']} / {n_sv[name]['head']} |")
         out[name] = {"base_cpu_s": cpu[name]["base"], "head_cpu_s": cpu[name]["head"],
                      "ratio_of_medians": h / b, "n_sv": n_sv[name]}
-    command = "python benchmarks/bench_kernel_speed_ab.py " + " ".join(sys.argv[1:])
+    command = "python benchmarks/bench_kernel_speed_ab.py " + shlex.join(sys.argv[1:])
     lines = [
         "# Kernel SVM speed: two source trees side by side", "",
         f"Produced by `{command}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
@@ -107,8 +110,8 @@ def main():
         "|---|---|---|---|---|", *rows, ""]
     results = HERE / "results"
     results.mkdir(exist_ok=True)
-    (results / "bench_kernel_speed_ab.md").write_text("\n".join(lines) + "\n")
-    (results / "bench_kernel_speed_ab.json").write_text(
+    (results / f"{args.out}.md").write_text("\n".join(lines) + "\n")
+    (results / f"{args.out}.json").write_text(
         json.dumps({"command": command, "base": args.label_base, "head": args.label_head,
                     "load_average": loads, "workloads": out}, indent=1) + "\n")
 
