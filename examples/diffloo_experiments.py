@@ -401,8 +401,8 @@ the log grid μ_l = 10^(−8l/m) μ_max with warm starts (Algorithm B) — with 
 that the tests show to be necessary:
 
 * **The exact dual** W(λ) = ½ Σᵢ max(0, (xᵢᵀλ)² − μ²) + Σₜ φₜ(λₜ), *with* the −μ² terms
-  (the thesis prints the dual without them). Its duality gap with the primal is reported (`duality_gap_`) and is ~1e-13
-  at every solution in the tests.
+  (the thesis prints the dual without them). Its duality gap with the primal is
+  reported (`duality_gap_`) and is ~1e-13 at every solution in the tests.
 * **Kink features.** The dual is not differentiable where |xᵢᵀλ| = μ, and its minimiser
   generically sits there: these are exactly the features whose coefficient lies in
   0 < |aᵢ| ≤ μ, the linear part of pen_μ (with one object and one feature,

@@ -1,4 +1,5 @@
-"""Reproduce the experiments of the bilevel sparse-SVM thesis (González Vallejo 2024, chapter 6) and write
+"""Reproduce the experiments of the bilevel sparse-SVM thesis (González Vallejo 2024,
+chapter 6) and write
 ``docs/reproduction.md`` with our figures beside the thesis's, plus PNG figures in
 ``docs/figures/``.
 
