@@ -195,7 +195,7 @@ def main():
         return
     names = args.only or list(WORKLOADS)
     rows, checks, profiles = single_thread_section(names)
-    lines = _header("Kernel SVM speed against CPU peers (issue 15)")
+    lines = _header("Kernel SVM speed against CPU peers")
     lines += ["## One thread, CPU time", "",
               "| workload | bisvm | scikit-learn | sklearnex | libsvm-official | ÷ sklearn "
               "| ÷ sklearnex | ÷ libsvm | ÷ best peer |",
