@@ -221,3 +221,47 @@ def test_bound_holds_for_several_pairs():
     assert bound == pytest.approx(40.0)
     se = np.std(counts) / math.sqrt(R)
     assert np.mean(counts) + 4 * se < bound
+
+
+def _l1_svc():
+    from sklearn.svm import LinearSVC
+
+    return LinearSVC(penalty="l1", dual=False, C=0.05)
+
+
+def test_a_pipeline_selection_is_its_last_step_traced_to_the_input_columns():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.feature_selection import SelectKBest, f_classif
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    scaled = make_pipeline(StandardScaler(), _l1_svc()).fit(X, y)
+    np.testing.assert_array_equal(selected_features(scaled, 30),
+                                  scaled[-1].coef_.ravel() != 0)
+    # a selector step first: the last step's columns are the selector's kept columns
+    picked = make_pipeline(SelectKBest(f_classif, k=10), StandardScaler(), _l1_svc()).fit(X, y)
+    kept = np.flatnonzero(picked[0].get_support())[picked[-1].coef_.ravel() != 0]
+    np.testing.assert_array_equal(np.flatnonzero(selected_features(picked, 30)), kept)
+
+
+def test_a_pipeline_fitted_on_a_dataframe_is_traced_by_column_name():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    pipe = make_pipeline(StandardScaler(), _l1_svc()).fit(X, y)
+    np.testing.assert_array_equal(selected_features(pipe, X.shape[1]),
+                                  pipe[-1].coef_.ravel() != 0)
+
+
+def test_a_pipeline_that_mixes_columns_is_refused_by_name():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.decomposition import PCA
+    from sklearn.pipeline import make_pipeline
+
+    X, y = load_breast_cancer(return_X_y=True)
+    pipe = make_pipeline(PCA(n_components=5), _l1_svc()).fit(X, y)
+    with pytest.raises(TypeError, match="make new features .*pca0"):
+        selected_features(pipe, 30)

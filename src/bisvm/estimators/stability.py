@@ -182,7 +182,8 @@ class StabilitySelection(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     estimator : estimator, default=None
         Fitted on each subsample (a clone); what it selects is read from
         ``get_support()``, ``support_``, the nonzero columns of ``coef_`` or the
-        positive ``feature_importances_``
+        positive ``feature_importances_``, or, for a Pipeline, from its last step
+        traced back through steps that keep or select columns
         (:func:`~bisvm.selection.stability.selected_features`). None:
         :func:`default_estimator`, bisvm's ``BilevelSVC()`` (see the Notes). When its
         ``random_state`` is None, each fit gets its own seed drawn from

@@ -34,6 +34,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.pipeline import Pipeline
 
 __all__ = [
     "complementary_pairs",
@@ -148,7 +149,11 @@ def selected_features(estimator, n_features):
 
     Read, in this order, from ``get_support()`` (scikit-learn selectors, bisvm's
     sparse estimators), ``support_``, the nonzero columns of ``coef_`` (in any class
-    row), or the positive ``feature_importances_``.
+    row), or the positive ``feature_importances_``. A :class:`~sklearn.pipeline.Pipeline`
+    is read from its last step, whose columns are traced back to the input through the
+    earlier steps' ``get_feature_names_out``: this holds for steps that keep or select
+    columns (scalers, imputers, selectors), not for steps that mix them (PCA), which are
+    refused.
 
     Raises
     ------
@@ -166,6 +171,8 @@ def selected_features(estimator, n_features):
         mask = np.any(np.atleast_2d(coef) != 0, axis=0)
     elif hasattr(estimator, "feature_importances_"):
         mask = np.asarray(estimator.feature_importances_) > 0
+    elif isinstance(estimator, Pipeline):
+        mask = _pipeline_selection(estimator, n_features)
     else:
         raise TypeError(
             f"{type(estimator).__name__} exposes no selection: stability selection needs "
@@ -310,3 +317,30 @@ def unimodal_false_selection_bound(average_selected, n_features, threshold, n_pa
     else:
         c = 4 * (1 - tau + 1 / (2 * B)) / (1 + 1 / B)
     return c * q**2 / p
+
+
+def _pipeline_selection(pipeline, n_features):
+    """The last step's selection of a fitted ``pipeline``, as a mask over its input
+    columns: the earlier steps' output names must all be input column names."""
+    names = getattr(pipeline, "feature_names_in_", None)
+    if names is None:
+        names = np.asarray([f"x{j}" for j in range(n_features)], dtype=object)
+    names = np.asarray(names, dtype=object)
+    try:
+        out = np.asarray(pipeline[:-1].get_feature_names_out(names), dtype=object)
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise TypeError(
+            "a Pipeline's selection is read from its last step, traced back through the "
+            "earlier steps' get_feature_names_out, which failed: " + str(exc)
+        ) from exc
+    column = {name: j for j, name in enumerate(names)}
+    unknown = [str(name) for name in out if name not in column]
+    if unknown:
+        raise TypeError(
+            "a Pipeline's selection can be read only through steps that keep or select "
+            f"input columns; its steps make new features ({', '.join(unknown[:3])})"
+        )
+    inner = selected_features(pipeline[-1], len(out))
+    mask = np.zeros(n_features, dtype=bool)
+    mask[[column[name] for name in out[inner]]] = True
+    return mask
