@@ -339,6 +339,7 @@ class SumPenalty(SmoothPenalty, OnePassPenalty, InPlaceHessianPenalty,
     _one_pass: tuple = field(init=False, repr=False, compare=False)
     _in_place: tuple = field(init=False, repr=False, compare=False)
     _stoppers: tuple = field(init=False, repr=False, compare=False)
+    _no_curvature: object = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         for t in self.terms:
@@ -351,6 +352,9 @@ class SumPenalty(SmoothPenalty, OnePassPenalty, InPlaceHessianPenalty,
                                                     for t in self.terms))
         object.__setattr__(self, "_stoppers", tuple(t for t in self.terms
                                                     if provides(t, StopAtZeroPenalty)))
+        # the first term without curvature, which makes structured_hessian unavailable
+        object.__setattr__(self, "_no_curvature", next(
+            (t for t in self.terms if not provides(t, CurvaturePenalty)), None))
 
     def value(self, w):
         return sum(t.value(w) for t in self.terms)
@@ -393,10 +397,10 @@ class SumPenalty(SmoothPenalty, OnePassPenalty, InPlaceHessianPenalty,
         ``curvature``, and at most one of them a rank-one part per group)."""
         diag = np.zeros(w.shape[0])
         u, groups = None, None
+        if self._no_curvature is not None:
+            raise TypeError(f"a structured Hessian needs the curvature of every term; "
+                            f"{type(self._no_curvature).__name__} has none")
         for t in self.terms:
-            if not provides(t, CurvaturePenalty):
-                raise TypeError(f"a structured Hessian needs the curvature of every term; "
-                                f"{type(t).__name__} has none")
             c, ut = t.curvature(w)
             diag += c
             if ut is not None:
