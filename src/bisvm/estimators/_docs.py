@@ -54,6 +54,17 @@ SMO_PARAMETERS = {
 }
 
 
+#: fitted attributes of the estimators that train one machine (SVR, NuSVR, OneClassSVM)
+SMO_PARAMETERS["one_machine_attributes"] = """coef_ : ndarray of shape (1, n_features)
+    Primal weights, for the linear kernel only.
+n_iter_ : int
+    SMO iterations.
+fit_status_ : int
+    0 when SMO converged, 1 otherwise.
+shape_fit_ : tuple of int
+    Shape of the training ``X``."""
+
+
 #: numpydoc entries of the arguments that several estimator methods share, by key
 ARGUMENTS = {
     "X": r"""X : array-like of shape (n_samples, n_features)
@@ -110,7 +121,8 @@ def fill_parameters(template):
     ----------
     template : str
         A class docstring; a line holding only ``{{name}}`` (any indentation) stands for
-        the numpydoc entry of the parameter ``name`` of :data:`SMO_PARAMETERS`.
+        the numpydoc entry ``name`` of :data:`SMO_PARAMETERS` (a parameter, or the
+        fitted attributes shared by the one-machine estimators).
 
     Returns
     -------

@@ -217,14 +217,7 @@ class NuSVR(SVR):
         The intercept.
     n_support_ : ndarray of shape (1,)
         Number of support vectors.
-    coef_ : ndarray of shape (1, n_features)
-        Primal weights, for the linear kernel only.
-    n_iter_ : int
-        SMO iterations.
-    fit_status_ : int
-        0 when SMO converged, 1 otherwise.
-    shape_fit_ : tuple of int
-        Shape of the training ``X``.
+    {{one_machine_attributes}}
     epsilon_ : float
         The tube half-width found, :math:`-r` of the solver.
 
@@ -330,14 +323,7 @@ class OneClassSVM(OutlierMixin, BaseSMO):
         :math:`-\rho`.
     n_support_ : ndarray of shape (1,)
         Number of support vectors.
-    coef_ : ndarray of shape (1, n_features)
-        Primal weights, for the linear kernel only.
-    n_iter_ : int
-        SMO iterations.
-    fit_status_ : int
-        0 when SMO converged, 1 otherwise.
-    shape_fit_ : tuple of int
-        Shape of the training ``X``.
+    {{one_machine_attributes}}
     offset_ : ndarray of shape (1,)
         ``-intercept_``, so that ``score_samples(X) = decision_function(X) + offset_``.
 

@@ -66,14 +66,7 @@ class SVR(RegressorMixin, BaseSMO):
         The intercept :math:`b = -\rho`.
     n_support_ : ndarray of shape (1,)
         Number of support vectors.
-    coef_ : ndarray of shape (1, n_features)
-        Primal weights, for the linear kernel only.
-    n_iter_ : int
-        SMO iterations.
-    fit_status_ : int
-        0 when SMO converged, 1 otherwise.
-    shape_fit_ : tuple of int
-        Shape of the training ``X``.
+    {{one_machine_attributes}}
 
     See Also
     --------
